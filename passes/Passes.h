@@ -1,0 +1,34 @@
+//===- Passes.h - AMK passes and pipelines ----------------------*- C++ -*-===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_PASSES_PASSES_H
+#define AMK_PASSES_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace amk {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+/// The pipeline `amk-default`: what `amk-opt` runs on a model when the user
+/// asks for the default (today: canonicalization, then the summary).
+void buildDefaultPipeline(mlir::OpPassManager &pm);
+
+/// Registers every AMK pass and named pipeline with the global registry.
+void registerAllPasses();
+
+/// Registers every dialect AMK's passes and tools may create or read.
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+} // namespace amk
+
+#endif // AMK_PASSES_PASSES_H

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every system package AMK needs. Idempotent: when everything is
+# already present it only checks and returns in about a second.
+set -euo pipefail
+
+PKGS=(
+  # Toolchain and build.
+  cmake ninja-build g++ lld-22 clang-22 libclang-rt-22-dev
+  # LLVM/MLIR 22 (the -tools packages are required by find_package(MLIR)).
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  # ONNX protobuf schema and parser.
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # Libraries.
+  nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
+  # Conformance data and the model zoo generator.
+  libonnx-testdata python3-torch python3-torchvision python3-onnx python3-numpy
+  # Miscellaneous.
+  python3-yaml
+)
+
+SUDO_CMD=""
+[ "$(id -u)" -eq 0 ] || SUDO_CMD="sudo"
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[setup] installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO_CMD apt-get update -qq
+  $SUDO_CMD apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "[setup] all system packages present"
+fi
+
+# Node.js runs the ONNX Runtime reference (scripts/ort/). Debian 12's nodejs
+# conflicts with the npm shipped on some images, so we only install it when
+# no node is on PATH at all.
+if ! command -v node >/dev/null 2>&1; then
+  echo "[setup] installing nodejs and npm"
+  $SUDO_CMD apt-get install -y -qq --no-install-recommends nodejs npm
+fi

@@ -1,0 +1,177 @@
+//===- amk-opt.cpp - AMK optimizer driver ---------------------------------===//
+//
+// Part of AMK. `mlir-opt` with every AMK dialect and pass, which also reads
+// ONNX models (`.onnx`, `.onnxtxt`, or any input that is not MLIR) and
+// writes one when `-o` ends in `.onnx` or `.onnxtxt`:
+//
+//   amk-opt model.onnx --pass-pipeline='builtin.module(amk-default)' \
+//       -o out.onnx
+//
+// An ONNX input is imported, handed to MlirOptMain as bytecode (so weights
+// are not printed and re-parsed as text), and an ONNX output is produced
+// by reading MlirOptMain's bytecode result back and exporting it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/ONNX/ONNXNames.h"
+#include "passes/Passes.h"
+#include "translate/ONNXExport.h"
+#include "translate/ONNXImport.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+static llvm::cl::OptionCategory onnxCat("ONNX input/output options");
+static llvm::cl::opt<size_t> resourceThreshold(
+    "onnx-resource-threshold",
+    llvm::cl::desc("Tensors larger than this many bytes are imported as "
+                   "dense_resource blobs"),
+    llvm::cl::init(1024), llvm::cl::cat(onnxCat));
+static llvm::cl::opt<bool> inferShapes(
+    "onnx-infer-shapes",
+    llvm::cl::desc("Run ONNX shape inference when importing a model"),
+    llvm::cl::init(true), llvm::cl::cat(onnxCat));
+static llvm::cl::opt<std::string> externalData(
+    "onnx-external-data",
+    llvm::cl::desc("With an ONNX output: write initializers larger than "
+                   "--onnx-external-threshold bytes to this file, placed "
+                   "next to the output model"),
+    llvm::cl::init(""), llvm::cl::cat(onnxCat));
+static llvm::cl::opt<size_t> externalThreshold(
+    "onnx-external-threshold",
+    llvm::cl::desc("Size above which initializers go to --onnx-external-data"),
+    llvm::cl::init(1024), llvm::cl::cat(onnxCat));
+
+/// Whether `path` holds an ONNX model rather than MLIR text or bytecode.
+static bool isONNXInput(llvm::StringRef path) {
+  if (path.ends_with(".onnx") || path.ends_with(".onnxtxt"))
+    return true;
+  if (path.ends_with(".mlir") || path.ends_with(".mlirbc") || path == "-")
+    return false;
+  auto buf = llvm::MemoryBuffer::getFileSlice(path, 64, 0);
+  if (!buf)
+    return false;
+  llvm::StringRef head = (*buf)->getBuffer();
+  // MLIR bytecode starts with "ML\xefR"; MLIR text is printable. ONNX
+  // protobufs start with a binary field tag.
+  if (head.starts_with("ML\xef" "R"))
+    return false;
+  return !head.empty() && static_cast<unsigned char>(head[0]) < 0x20 &&
+         !llvm::isSpace(head[0]);
+}
+
+static bool isONNXOutput(llvm::StringRef path) {
+  return path.ends_with(".onnx") || path.ends_with(".onnxtxt");
+}
+
+/// Imports an ONNX model and returns it as an in-memory bytecode buffer.
+static std::unique_ptr<llvm::MemoryBuffer>
+importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
+  MLIRContext ctx(registry);
+  llvm::SourceMgr sm;
+  SourceMgrDiagnosticHandler handler(sm, &ctx);
+  amk::onnx::attachONNXNodeNotes(&ctx);
+  amk::ONNXImportOptions opts;
+  opts.resourceThreshold = resourceThreshold;
+  opts.inferShapes = inferShapes;
+  OwningOpRef<ModuleOp> module = amk::importONNXFile(path, &ctx, opts);
+  if (!module)
+    return nullptr;
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  if (failed(writeBytecodeToFile(*module, os)))
+    return nullptr;
+  module = nullptr; // Free the weights before MlirOptMain parses its copy.
+  return llvm::MemoryBuffer::getMemBufferCopy(bytes, path);
+}
+
+static LogicalResult exportResult(llvm::StringRef bytecode,
+                                  llvm::StringRef path,
+                                  DialectRegistry &registry) {
+  MLIRContext ctx(registry);
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(bytecode, path,
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sm, &ctx);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
+  if (!module)
+    return failure();
+  amk::ONNXExportOptions opts;
+  opts.text = path.ends_with(".onnxtxt");
+  opts.externalDataFile = externalData;
+  opts.externalDataThreshold = externalThreshold;
+  return amk::exportONNXToFile(*module, path, opts);
+}
+
+int main(int argc, char **argv) {
+  registerTransformsPasses();
+  amk::registerAllPasses();
+  DialectRegistry registry;
+  amk::registerAllDialects(registry);
+
+  auto [inputFile, outputFile] = registerAndParseCLIOptions(
+      argc, argv, "AMK optimizer driver (reads and writes MLIR or ONNX)",
+      registry);
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return asMainReturnCode(
+        MlirOptMain(argc, argv, inputFile, outputFile, registry));
+  // Diagnostics from passes on imported models name the ONNX node.
+  MlirOptMainConfig base = config;
+  config.setPassPipelineSetupFn([base](PassManager &pm) {
+    amk::onnx::attachONNXNodeNotes(pm.getContext());
+    return base.setupPassPipeline(pm);
+  });
+
+  bool onnxIn = isONNXInput(inputFile);
+  bool onnxOut = isONNXOutput(outputFile);
+  std::unique_ptr<llvm::MemoryBuffer> input;
+  if (onnxIn) {
+    input = importToBytecode(inputFile, registry);
+    if (!input)
+      return EXIT_FAILURE;
+  } else {
+    std::string error;
+    input = openInputFile(inputFile, &error);
+    if (!input) {
+      llvm::errs() << error << "\n";
+      return EXIT_FAILURE;
+    }
+  }
+
+  if (!onnxOut) {
+    std::string error;
+    auto output = openOutputFile(outputFile, &error);
+    if (!output) {
+      llvm::errs() << error << "\n";
+      return EXIT_FAILURE;
+    }
+    if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+      return EXIT_FAILURE;
+    output->keep();
+    return EXIT_SUCCESS;
+  }
+
+  config.emitBytecode(true);
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  if (failed(MlirOptMain(os, std::move(input), registry, config)))
+    return EXIT_FAILURE;
+  return failed(exportResult(result, outputFile, registry)) ? EXIT_FAILURE
+                                                            : EXIT_SUCCESS;
+}
