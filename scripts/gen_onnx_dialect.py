@@ -247,10 +247,10 @@ def ods_attr(kind, default, uniform_default, required_everywhere):
     if uniform_default and default is not None and kind in (
             'INT', 'FLOAT', 'STRING'):
         if kind == 'INT':
-            return f'DefaultValuedAttr<{base}, "{int(default)}">'
+            return f'DefaultValuedOptionalAttr<{base}, "{int(default)}">'
         if kind == 'FLOAT':
-            return f'DefaultValuedAttr<{base}, "{fmt_float(default)}">'
-        return f'DefaultValuedStrAttr<{base}, "{default}">'
+            return f'DefaultValuedOptionalAttr<{base}, "{fmt_float(default)}">'
+        return f'DefaultValuedOptionalStrAttr<{base}, "{default}">'
     return f'OptionalAttr<{base}>'
 
 
@@ -326,7 +326,8 @@ def emit_op(u):
             if a in v.attrs and v.attrs[a][1] is not None:
                 default = v.attrs[a][1]
         # Defaults equal in every version that has the attribute make a
-        # DefaultValuedAttr; version-dependent ones (Softmax axis) stay
+        # DefaultValuedOptionalAttr (returned when absent, never stored);
+        # version-dependent ones (Softmax axis) stay
         # optional and are resolved by helpers that know the version.
         uniform = len(defaults) == 1
         args.append(f'{ods_attr(kind, default, uniform, required_everywhere)}'

@@ -41,3 +41,19 @@ if ! command -v node >/dev/null 2>&1; then
   echo "[setup] installing nodejs and npm"
   $SUDO_CMD apt-get install -y -qq --no-install-recommends nodejs npm
 fi
+
+# ONNX Runtime for reference numerics and speed baselines, from the npm
+# registry into third_party/ (not committed). --ignore-scripts: the package's
+# install step downloads GPU libraries and fails offline.
+ORT_VERSION=1.30.0
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ORT_DIR="$ROOT/third_party"
+if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ] ||
+   ! grep -q "\"version\": \"$ORT_VERSION\"" "$ORT_DIR/node_modules/onnxruntime-node/package.json"; then
+  echo "[setup] installing onnxruntime-node@$ORT_VERSION"
+  mkdir -p "$ORT_DIR"
+  (cd "$ORT_DIR" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error \
+     --prefix "$ORT_DIR" "onnxruntime-node@$ORT_VERSION" >/dev/null)
+else
+  echo "[setup] onnxruntime-node $ORT_VERSION present"
+fi

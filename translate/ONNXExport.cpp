@@ -401,7 +401,7 @@ LogicalResult ModelExporter::exportTypedOp(Operation *op,
                         ArrayRef<onnx::ParamInfo> params, bool isInput,
                         auto add) -> LogicalResult {
     size_t fixed =
-        slots.size() - (slots.back().option == ParamOption::Variadic ? 1 : 0);
+        onnx::getNumFixedSlots(slots);
     // Every present value must belong to a parameter of this version.
     for (auto [i, val] : llvm::enumerate(values)) {
       if (isa<NoneType>(val.getType()))
@@ -608,6 +608,17 @@ LogicalResult ModelExporter::exportGraph(Region &region,
   return success();
 }
 
+static bool usesDefaultDomain(const ::onnx::GraphProto &graph) {
+  for (const auto &node : graph.node()) {
+    if (node.domain().empty() || node.domain() == "ai.onnx")
+      return true;
+    for (const auto &attr : node.attribute())
+      if (attr.has_g() && usesDefaultDomain(attr.g()))
+        return true;
+  }
+  return false;
+}
+
 LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
   func::FuncOp func = module.lookupSymbol<func::FuncOp>("main_graph");
   if (!func) {
@@ -657,11 +668,6 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
       imp->set_domain(domain == onnx::kDefaultDomain ? "" : domain.str());
       imp->set_version(cast<IntegerAttr>(kv.getValue()).getInt());
     }
-  if (!hasDefault) {
-    auto *imp = model.add_opset_import();
-    imp->set_domain("");
-    imp->set_version(onnx::kDefaultOpset);
-  }
 
   // Names: graph inputs and outputs first, so they keep their names.
   Region &body = func.getBody();
@@ -705,6 +711,13 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
     }
   if (external)
     external->close();
+  // A module written by hand may use typed ops without recording an opset:
+  // they are at the default opset, which the model must then import.
+  if (!hasDefault && usesDefaultDomain(*graph)) {
+    auto *imp = model.add_opset_import();
+    imp->set_domain("");
+    imp->set_version(onnx::kDefaultOpset);
+  }
   return success();
 }
 

@@ -187,10 +187,12 @@ LogicalResult ModelImporter::readOpsets(const ::onnx::ModelProto &model) {
   auto it = opsets.find("ai.onnx");
   if (it == opsets.end())
     return success(); // A model of custom domains only.
-  if (it->second < onnx::kMinOpset || it->second > onnx::kMaxOpset)
+  // Older opsets are accepted node by node: an operator whose version at
+  // that opset is still live at opset 7 (Elu-6, Not-1) is modeled.
+  if (it->second < 1 || it->second > onnx::kMaxOpset)
     return fail(fileLoc, "opset ", it->second,
-                " of ai.onnx is not supported; AMK supports opsets ",
-                onnx::kMinOpset, " to ", onnx::kMaxOpset);
+                " of ai.onnx is not supported; AMK supports opsets up to ",
+                onnx::kMaxOpset);
   return success();
 }
 
@@ -828,6 +830,14 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
                   node.op_type(), "' in domain ai.onnx");
     if (!onnx::isUntypedVersion(node.op_type(), opset)) {
       v = info->selectVersion(opset);
+      if (!v && opset < onnx::kMinOpset)
+        return fail(loc, nodeDesc(node), ": the version of ", node.op_type(),
+                    " in force at opset ", opset,
+                    " is not supported; AMK models the operator versions "
+                    "live in opsets ",
+                    onnx::kMinOpset, "-", onnx::kMaxOpset,
+                    " (convert the model to opset ", onnx::kMinOpset,
+                    " or newer)");
       if (!v)
         return fail(loc, nodeDesc(node), ": operator ", node.op_type(),
                     " does not exist at opset ", opset,
@@ -860,8 +870,7 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
     if (static_cast<size_t>(node.input_size()) > maxIn)
       return fail(loc, nodeDesc(node), ": ", versionName(), " takes at most ",
                   params.size(), " inputs, got ", node.input_size());
-    size_t fixed = slots.size() -
-                   (slots.back().option == ParamOption::Variadic ? 1 : 0);
+    size_t fixed = onnx::getNumFixedSlots(slots);
     operands.assign(fixed, nullptr);
     for (int i = 0; i < node.input_size(); ++i) {
       size_t pi = std::min<size_t>(i, params.size() - 1);
@@ -950,8 +959,7 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
                              params.size())
       return fail(loc, nodeDesc(node), ": ", versionName(), " has at most ",
                   params.size(), " outputs, got ", node.output_size());
-    size_t fixed = slots.size() -
-                   (slots.back().option == ParamOption::Variadic ? 1 : 0);
+    size_t fixed = onnx::getNumFixedSlots(slots);
     resultNames.assign(fixed, "");
     for (int i = 0; i < node.output_size(); ++i) {
       size_t pi = std::min<size_t>(i, params.size() - 1);

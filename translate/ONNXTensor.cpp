@@ -374,6 +374,19 @@ convertTensorProto(::onnx::TensorProto &tensor, MLIRContext *ctx,
           llvm::ArrayRef<char>(bytes->data(), bytes->size()), align, false)));
 }
 
+llvm::Expected<ElementsAttr> elementsFromRaw(RankedTensorType type,
+                                             llvm::StringRef raw) {
+  auto dt = onnx::getDataType(type.getElementType());
+  if (!dt || *dt == onnx::DataType::STRING)
+    return makeError("not a numeric element type");
+  uint64_t expected = rawSize(*dt, type.getNumElements());
+  if (raw.size() != expected)
+    return makeError(llvm::formatv("{0} bytes of data for a tensor that needs "
+                                   "{1}",
+                                   raw.size(), expected));
+  return denseFromRaw(type, *dt, raw);
+}
+
 llvm::Expected<std::string> getRawBytes(ElementsAttr attr) {
   auto type = cast<ShapedType>(attr.getType());
   auto dt = onnx::getDataType(type.getElementType());

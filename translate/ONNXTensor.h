@@ -49,6 +49,11 @@ convertTensorProto(::onnx::TensorProto &tensor, mlir::MLIRContext *ctx,
 llvm::Error exportElementsAttr(mlir::ElementsAttr attr,
                                ::onnx::TensorProto &tensor);
 
+/// An inline elements attribute from raw bytes in ONNX layout; checks that
+/// the size matches the type.
+llvm::Expected<mlir::ElementsAttr> elementsFromRaw(mlir::RankedTensorType type,
+                                                   llvm::StringRef raw);
+
 /// Raw little-endian bytes of a numeric ElementsAttr in ONNX layout (bool:
 /// one byte per element; int4: two per byte, low nibble first).
 llvm::Expected<std::string> getRawBytes(mlir::ElementsAttr attr);

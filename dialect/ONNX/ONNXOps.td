@@ -104,7 +104,7 @@ def ONNX_AffineGridOp : ONNX_Op<"AffineGrid", [Pure]> {
   let arguments = (ins
     ONNX_Value:$theta,
     ONNX_Value:$size,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$align_corners
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$align_corners
   );
   let results = (outs
     ONNX_Value:$grid
@@ -146,9 +146,9 @@ def ONNX_ArgMaxOp : ONNX_Op<"ArgMax", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$data,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$select_last_index
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$select_last_index
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -173,9 +173,9 @@ def ONNX_ArgMinOp : ONNX_Op<"ArgMin", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$data,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$select_last_index
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$select_last_index
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -284,9 +284,9 @@ def ONNX_AveragePoolOp : ONNX_Op<"AveragePool", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$ceil_mode,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$count_include_pad,
+    DefaultValuedOptionalStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$ceil_mode,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$count_include_pad,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
     DenseI64ArrayAttr:$kernel_shape,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
@@ -314,10 +314,10 @@ def ONNX_BatchNormalizationOp : ONNX_Op<"BatchNormalization", [Pure]> {
     ONNX_Value:$B,
     ONNX_Value:$input_mean,
     ONNX_Value:$input_var,
-    DefaultValuedAttr<F32Attr, "9.999999747378752e-06f">:$epsilon,
-    DefaultValuedAttr<F32Attr, "0.8999999761581421f">:$momentum,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$spatial,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$training_mode
+    DefaultValuedOptionalAttr<F32Attr, "9.999999747378752e-06f">:$epsilon,
+    DefaultValuedOptionalAttr<F32Attr, "0.8999999761581421f">:$momentum,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$spatial,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$training_mode
   );
   let results = (outs
     ONNX_Value:$Y,
@@ -471,8 +471,8 @@ def ONNX_BlackmanWindowOp : ONNX_Op<"BlackmanWindow", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$size,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$output_datatype,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$periodic
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$output_datatype,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$periodic
   );
   let results = (outs
     ONNX_Value:$output
@@ -498,7 +498,7 @@ def ONNX_CastOp : ONNX_Op<"Cast", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$input,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$saturate,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$saturate,
     ONNX_IntAttr:$to
   );
   let results = (outs
@@ -519,7 +519,7 @@ def ONNX_CastLikeOp : ONNX_Op<"CastLike", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input,
     ONNX_Value:$target_type,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$saturate
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$saturate
   );
   let results = (outs
     ONNX_Value:$output
@@ -563,7 +563,7 @@ def ONNX_CeluOp : ONNX_Op<"Celu", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<F32Attr, "1.0f">:$alpha
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$alpha
   );
   let results = (outs
     ONNX_Value:$Y
@@ -613,8 +613,8 @@ def ONNX_ClipOp : ONNX_Op<"Clip", [Pure]> {
     ONNX_Value:$input,
     ONNX_OptValue:$min_input,
     ONNX_OptValue:$max_input,
-    DefaultValuedAttr<F32Attr, "::std::numeric_limits<float>::max()">:$max,
-    DefaultValuedAttr<F32Attr, "::std::numeric_limits<float>::lowest()">:$min
+    DefaultValuedOptionalAttr<F32Attr, "::std::numeric_limits<float>::max()">:$max,
+    DefaultValuedOptionalAttr<F32Attr, "::std::numeric_limits<float>::lowest()">:$min
   );
   let results = (outs
     ONNX_Value:$output
@@ -706,7 +706,7 @@ def ONNX_ConcatFromSequenceOp : ONNX_Op<"ConcatFromSequence", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input_sequence,
     ONNX_IntAttr:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$new_axis
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$new_axis
   );
   let results = (outs
     ONNX_Value:$concat_result
@@ -784,9 +784,9 @@ def ONNX_ConvOp : ONNX_Op<"Conv", [Pure]> {
     ONNX_Value:$X,
     ONNX_Value:$W,
     ONNX_OptValue:$B,
-    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    DefaultValuedOptionalStrAttr<StrAttr, "NOTSET">:$auto_pad,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$group,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$group,
     OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides
@@ -809,9 +809,9 @@ def ONNX_ConvIntegerOp : ONNX_Op<"ConvInteger", [Pure]> {
     ONNX_Value:$w,
     ONNX_OptValue:$x_zero_point,
     ONNX_OptValue:$w_zero_point,
-    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    DefaultValuedOptionalStrAttr<StrAttr, "NOTSET">:$auto_pad,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$group,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$group,
     OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides
@@ -839,9 +839,9 @@ def ONNX_ConvTransposeOp : ONNX_Op<"ConvTranspose", [Pure]> {
     ONNX_Value:$X,
     ONNX_Value:$W,
     ONNX_OptValue:$B,
-    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    DefaultValuedOptionalStrAttr<StrAttr, "NOTSET">:$auto_pad,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$group,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$group,
     OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
     OptionalAttr<DenseI64ArrayAttr>:$output_padding,
     OptionalAttr<DenseI64ArrayAttr>:$output_shape,
@@ -907,8 +907,8 @@ def ONNX_CumSumOp : ONNX_Op<"CumSum", [Pure]> {
   let arguments = (ins
     ONNX_Value:$x,
     ONNX_Value:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$exclusive,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$reverse
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$exclusive,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$reverse
   );
   let results = (outs
     ONNX_Value:$y
@@ -933,9 +933,9 @@ def ONNX_DFTOp : ONNX_Op<"DFT", [Pure]> {
     ONNX_Value:$input,
     ONNX_OptValue:$dft_length,
     ONNX_OptValue:$axis_input,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$inverse,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$onesided
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$inverse,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$onesided
   );
   let results = (outs
     ONNX_Value:$output
@@ -962,9 +962,9 @@ def ONNX_DeformConvOp : ONNX_Op<"DeformConv", [Pure]> {
     ONNX_OptValue:$B,
     ONNX_OptValue:$mask,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$group,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$group,
     OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$offset_group,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$offset_group,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides
   );
@@ -991,7 +991,7 @@ def ONNX_DepthToSpaceOp : ONNX_Op<"DepthToSpace", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input,
     ONNX_IntAttr:$blocksize,
-    DefaultValuedStrAttr<StrAttr, "DCR">:$mode
+    DefaultValuedOptionalStrAttr<StrAttr, "DCR">:$mode
   );
   let results = (outs
     ONNX_Value:$output
@@ -1013,8 +1013,8 @@ def ONNX_DequantizeLinearOp : ONNX_Op<"DequantizeLinear", [Pure]> {
     ONNX_Value:$x,
     ONNX_Value:$x_scale,
     ONNX_OptValue:$x_zero_point,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$block_size
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$block_size
   );
   let results = (outs
     ONNX_Value:$y
@@ -1081,7 +1081,7 @@ def ONNX_DropoutOp : ONNX_Op<"Dropout", []> {
     ONNX_Value:$data,
     ONNX_OptValue:$ratio_input,
     ONNX_OptValue:$training_mode,
-    DefaultValuedAttr<F32Attr, "0.5f">:$ratio,
+    DefaultValuedOptionalAttr<F32Attr, "0.5f">:$ratio,
     OptionalAttr<ONNX_IntAttr>:$seed
   );
   let results = (outs
@@ -1145,7 +1145,7 @@ def ONNX_EluOp : ONNX_Op<"Elu", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<F32Attr, "1.0f">:$alpha
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$alpha
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1255,7 +1255,7 @@ def ONNX_EyeLikeOp : ONNX_Op<"EyeLike", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input,
     OptionalAttr<ONNX_IntAttr>:$dtype,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$k
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$k
   );
   let results = (outs
     ONNX_Value:$output
@@ -1281,7 +1281,7 @@ def ONNX_FlattenOp : ONNX_Op<"Flatten", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$input,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$axis
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$axis
   );
   let results = (outs
     ONNX_Value:$output
@@ -1330,10 +1330,10 @@ def ONNX_GRUOp : ONNX_Op<"GRU", [Pure]> {
     OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
     OptionalAttr<StrArrayAttr>:$activations,
     OptionalAttr<F32Attr>:$clip,
-    DefaultValuedStrAttr<StrAttr, "forward">:$direction,
+    DefaultValuedOptionalStrAttr<StrAttr, "forward">:$direction,
     OptionalAttr<ONNX_IntAttr>:$hidden_size,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$layout,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$linear_before_reset
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$layout,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$linear_before_reset
   );
   let results = (outs
     ONNX_OptValue:$Y,
@@ -1359,7 +1359,7 @@ def ONNX_GatherOp : ONNX_Op<"Gather", [Pure]> {
   let arguments = (ins
     ONNX_Value:$data,
     ONNX_Value:$indices,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis
   );
   let results = (outs
     ONNX_Value:$output
@@ -1378,7 +1378,7 @@ def ONNX_GatherElementsOp : ONNX_Op<"GatherElements", [Pure]> {
   let arguments = (ins
     ONNX_Value:$data,
     ONNX_Value:$indices,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis
   );
   let results = (outs
     ONNX_Value:$output
@@ -1403,7 +1403,7 @@ def ONNX_GatherNDOp : ONNX_Op<"GatherND", [Pure]> {
   let arguments = (ins
     ONNX_Value:$data,
     ONNX_Value:$indices,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$batch_dims
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$batch_dims
   );
   let results = (outs
     ONNX_Value:$output
@@ -1425,7 +1425,7 @@ def ONNX_GeluOp : ONNX_Op<"Gelu", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedStrAttr<StrAttr, "none">:$approximate
+    DefaultValuedOptionalStrAttr<StrAttr, "none">:$approximate
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1452,10 +1452,10 @@ def ONNX_GemmOp : ONNX_Op<"Gemm", [Pure]> {
     ONNX_Value:$A,
     ONNX_Value:$B,
     ONNX_OptValue:$C,
-    DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
-    DefaultValuedAttr<F32Attr, "1.0f">:$beta,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$transA,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$transB
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$alpha,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$beta,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$transA,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$transB
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1493,7 +1493,7 @@ def ONNX_GlobalLpPoolOp : ONNX_Op<"GlobalLpPool", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<ONNX_IntAttr, "2">:$p
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "2">:$p
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1575,9 +1575,9 @@ def ONNX_GridSampleOp : ONNX_Op<"GridSample", [Pure]> {
   let arguments = (ins
     ONNX_Value:$X,
     ONNX_Value:$grid,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$align_corners,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$align_corners,
     OptionalAttr<StrAttr>:$mode,
-    DefaultValuedStrAttr<StrAttr, "zeros">:$padding_mode
+    DefaultValuedOptionalStrAttr<StrAttr, "zeros">:$padding_mode
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1602,9 +1602,9 @@ def ONNX_GroupNormalizationOp : ONNX_Op<"GroupNormalization", [Pure]> {
     ONNX_Value:$X,
     ONNX_Value:$scale,
     ONNX_Value:$bias,
-    DefaultValuedAttr<F32Attr, "1e-05f">:$epsilon,
+    DefaultValuedOptionalAttr<F32Attr, "1e-05f">:$epsilon,
     ONNX_IntAttr:$num_groups,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$stash_type
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$stash_type
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1626,8 +1626,8 @@ def ONNX_HammingWindowOp : ONNX_Op<"HammingWindow", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$size,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$output_datatype,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$periodic
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$output_datatype,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$periodic
   );
   let results = (outs
     ONNX_Value:$output
@@ -1649,8 +1649,8 @@ def ONNX_HannWindowOp : ONNX_Op<"HannWindow", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$size,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$output_datatype,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$periodic
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$output_datatype,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$periodic
   );
   let results = (outs
     ONNX_Value:$output
@@ -1672,8 +1672,8 @@ def ONNX_HardSigmoidOp : ONNX_Op<"HardSigmoid", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<F32Attr, "0.20000000298023224f">:$alpha,
-    DefaultValuedAttr<F32Attr, "0.5f">:$beta
+    DefaultValuedOptionalAttr<F32Attr, "0.20000000298023224f">:$alpha,
+    DefaultValuedOptionalAttr<F32Attr, "0.5f">:$beta
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1788,7 +1788,7 @@ def ONNX_ImageDecoderOp : ONNX_Op<"ImageDecoder", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$encoded_stream,
-    DefaultValuedStrAttr<StrAttr, "RGB">:$pixel_format
+    DefaultValuedOptionalStrAttr<StrAttr, "RGB">:$pixel_format
   );
   let results = (outs
     ONNX_Value:$image
@@ -1812,7 +1812,7 @@ def ONNX_InstanceNormalizationOp : ONNX_Op<"InstanceNormalization", [Pure]> {
     ONNX_Value:$input,
     ONNX_Value:$scale,
     ONNX_Value:$B,
-    DefaultValuedAttr<F32Attr, "9.999999747378752e-06f">:$epsilon
+    DefaultValuedOptionalAttr<F32Attr, "9.999999747378752e-06f">:$epsilon
   );
   let results = (outs
     ONNX_Value:$output
@@ -1835,8 +1835,8 @@ def ONNX_IsInfOp : ONNX_Op<"IsInf", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$detect_negative,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$detect_positive
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$detect_negative,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$detect_positive
   );
   let results = (outs
     ONNX_Value:$Y
@@ -1882,9 +1882,9 @@ def ONNX_LRNOp : ONNX_Op<"LRN", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<F32Attr, "9.999999747378752e-05f">:$alpha,
-    DefaultValuedAttr<F32Attr, "0.75f">:$beta,
-    DefaultValuedAttr<F32Attr, "1.0f">:$bias,
+    DefaultValuedOptionalAttr<F32Attr, "9.999999747378752e-05f">:$alpha,
+    DefaultValuedOptionalAttr<F32Attr, "0.75f">:$beta,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$bias,
     ONNX_IntAttr:$size
   );
   let results = (outs
@@ -1919,10 +1919,10 @@ def ONNX_LSTMOp : ONNX_Op<"LSTM", [Pure]> {
     OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
     OptionalAttr<StrArrayAttr>:$activations,
     OptionalAttr<F32Attr>:$clip,
-    DefaultValuedStrAttr<StrAttr, "forward">:$direction,
+    DefaultValuedOptionalStrAttr<StrAttr, "forward">:$direction,
     OptionalAttr<ONNX_IntAttr>:$hidden_size,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$input_forget,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$layout
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$input_forget,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$layout
   );
   let results = (outs
     ONNX_OptValue:$Y,
@@ -1948,9 +1948,9 @@ def ONNX_LayerNormalizationOp : ONNX_Op<"LayerNormalization", [Pure]> {
     ONNX_Value:$X,
     ONNX_Value:$Scale,
     ONNX_OptValue:$B,
-    DefaultValuedAttr<ONNX_IntAttr, "-1">:$axis,
-    DefaultValuedAttr<F32Attr, "9.999999747378752e-06f">:$epsilon,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$stash_type
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "-1">:$axis,
+    DefaultValuedOptionalAttr<F32Attr, "9.999999747378752e-06f">:$epsilon,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$stash_type
   );
   let results = (outs
     ONNX_Value:$Y,
@@ -1970,7 +1970,7 @@ def ONNX_LeakyReluOp : ONNX_Op<"LeakyRelu", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<F32Attr, "0.009999999776482582f">:$alpha
+    DefaultValuedOptionalAttr<F32Attr, "0.009999999776482582f">:$alpha
   );
   let results = (outs
     ONNX_Value:$Y
@@ -2094,8 +2094,8 @@ def ONNX_LpNormalizationOp : ONNX_Op<"LpNormalization", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$input,
-    DefaultValuedAttr<ONNX_IntAttr, "-1">:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "2">:$p
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "-1">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "2">:$p
   );
   let results = (outs
     ONNX_Value:$output
@@ -2119,11 +2119,11 @@ def ONNX_LpPoolOp : ONNX_Op<"LpPool", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$ceil_mode,
+    DefaultValuedOptionalStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$ceil_mode,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
     DenseI64ArrayAttr:$kernel_shape,
-    DefaultValuedAttr<ONNX_IntAttr, "2">:$p,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "2">:$p,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides
   );
@@ -2213,12 +2213,12 @@ def ONNX_MaxPoolOp : ONNX_Op<"MaxPool", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$ceil_mode,
+    DefaultValuedOptionalStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$ceil_mode,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
     DenseI64ArrayAttr:$kernel_shape,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$storage_order,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$storage_order,
     OptionalAttr<DenseI64ArrayAttr>:$strides
   );
   let results = (outs
@@ -2239,7 +2239,7 @@ def ONNX_MaxRoiPoolOp : ONNX_Op<"MaxRoiPool", [Pure]> {
     ONNX_Value:$X,
     ONNX_Value:$rois,
     DenseI64ArrayAttr:$pooled_shape,
-    DefaultValuedAttr<F32Attr, "1.0f">:$spatial_scale
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$spatial_scale
   );
   let results = (outs
     ONNX_Value:$Y
@@ -2333,7 +2333,7 @@ def ONNX_MelWeightMatrixOp : ONNX_Op<"MelWeightMatrix", [Pure]> {
     ONNX_Value:$sample_rate,
     ONNX_Value:$lower_edge_hertz,
     ONNX_Value:$upper_edge_hertz,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$output_datatype
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$output_datatype
   );
   let results = (outs
     ONNX_Value:$output
@@ -2397,7 +2397,7 @@ def ONNX_ModOp : ONNX_Op<"Mod", [Pure]> {
   let arguments = (ins
     ONNX_Value:$A,
     ONNX_Value:$B,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$fmod
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$fmod
   );
   let results = (outs
     ONNX_Value:$C
@@ -2438,8 +2438,8 @@ def ONNX_MultinomialOp : ONNX_Op<"Multinomial", []> {
   }];
   let arguments = (ins
     ONNX_Value:$input,
-    DefaultValuedAttr<ONNX_IntAttr, "6">:$dtype,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$sample_size,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "6">:$dtype,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$sample_size,
     OptionalAttr<F32Attr>:$seed
   );
   let results = (outs
@@ -2488,7 +2488,7 @@ def ONNX_NegativeLogLikelihoodLossOp : ONNX_Op<"NegativeLogLikelihoodLoss", [Pur
     ONNX_Value:$target,
     ONNX_OptValue:$weight,
     OptionalAttr<ONNX_IntAttr>:$ignore_index,
-    DefaultValuedStrAttr<StrAttr, "mean">:$reduction
+    DefaultValuedOptionalStrAttr<StrAttr, "mean">:$reduction
   );
   let results = (outs
     ONNX_Value:$loss
@@ -2515,7 +2515,7 @@ def ONNX_NonMaxSuppressionOp : ONNX_Op<"NonMaxSuppression", [Pure]> {
     ONNX_OptValue:$max_output_boxes_per_class,
     ONNX_OptValue:$iou_threshold,
     ONNX_OptValue:$score_threshold,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$center_point_box
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$center_point_box
   );
   let results = (outs
     ONNX_Value:$selected_indices
@@ -2583,7 +2583,7 @@ def ONNX_OneHotOp : ONNX_Op<"OneHot", [Pure]> {
     ONNX_Value:$indices,
     ONNX_Value:$depth,
     ONNX_Value:$values,
-    DefaultValuedAttr<ONNX_IntAttr, "-1">:$axis
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "-1">:$axis
   );
   let results = (outs
     ONNX_Value:$output
@@ -2715,9 +2715,9 @@ def ONNX_PadOp : ONNX_Op<"Pad", [Pure]> {
     ONNX_OptValue:$pads_input,
     ONNX_OptValue:$constant_value,
     ONNX_OptValue:$axes,
-    DefaultValuedStrAttr<StrAttr, "constant">:$mode,
+    DefaultValuedOptionalStrAttr<StrAttr, "constant">:$mode,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
-    DefaultValuedAttr<F32Attr, "0.0f">:$value
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$value
   );
   let results = (outs
     ONNX_Value:$output
@@ -2767,9 +2767,9 @@ def ONNX_QLinearConvOp : ONNX_Op<"QLinearConv", [Pure]> {
     ONNX_Value:$y_scale,
     ONNX_Value:$y_zero_point,
     ONNX_OptValue:$B,
-    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    DefaultValuedOptionalStrAttr<StrAttr, "NOTSET">:$auto_pad,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$group,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$group,
     OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides
@@ -2823,10 +2823,10 @@ def ONNX_QuantizeLinearOp : ONNX_Op<"QuantizeLinear", [Pure]> {
     ONNX_Value:$x,
     ONNX_Value:$y_scale,
     ONNX_OptValue:$y_zero_point,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$block_size,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$output_dtype,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$saturate
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$block_size,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$output_dtype,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$saturate
   );
   let results = (outs
     ONNX_Value:$y
@@ -2858,9 +2858,9 @@ def ONNX_RNNOp : ONNX_Op<"RNN", [Pure]> {
     OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
     OptionalAttr<StrArrayAttr>:$activations,
     OptionalAttr<F32Attr>:$clip,
-    DefaultValuedStrAttr<StrAttr, "forward">:$direction,
+    DefaultValuedOptionalStrAttr<StrAttr, "forward">:$direction,
     OptionalAttr<ONNX_IntAttr>:$hidden_size,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$layout
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$layout
   );
   let results = (outs
     ONNX_OptValue:$Y,
@@ -2882,9 +2882,9 @@ def ONNX_RandomNormalOp : ONNX_Op<"RandomNormal", []> {
     - v1: () -> (output); attributes: dtype, mean, scale, seed, shape
   }];
   let arguments = (ins
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$dtype,
-    DefaultValuedAttr<F32Attr, "0.0f">:$mean,
-    DefaultValuedAttr<F32Attr, "1.0f">:$scale,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$dtype,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$mean,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$scale,
     OptionalAttr<F32Attr>:$seed,
     DenseI64ArrayAttr:$shape
   );
@@ -2909,8 +2909,8 @@ def ONNX_RandomNormalLikeOp : ONNX_Op<"RandomNormalLike", []> {
   let arguments = (ins
     ONNX_Value:$input,
     OptionalAttr<ONNX_IntAttr>:$dtype,
-    DefaultValuedAttr<F32Attr, "0.0f">:$mean,
-    DefaultValuedAttr<F32Attr, "1.0f">:$scale,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$mean,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$scale,
     OptionalAttr<F32Attr>:$seed
   );
   let results = (outs
@@ -2932,9 +2932,9 @@ def ONNX_RandomUniformOp : ONNX_Op<"RandomUniform", []> {
     - v1: () -> (output); attributes: dtype, high, low, seed, shape
   }];
   let arguments = (ins
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$dtype,
-    DefaultValuedAttr<F32Attr, "1.0f">:$high,
-    DefaultValuedAttr<F32Attr, "0.0f">:$low,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$dtype,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$high,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$low,
     OptionalAttr<F32Attr>:$seed,
     DenseI64ArrayAttr:$shape
   );
@@ -2959,8 +2959,8 @@ def ONNX_RandomUniformLikeOp : ONNX_Op<"RandomUniformLike", []> {
   let arguments = (ins
     ONNX_Value:$input,
     OptionalAttr<ONNX_IntAttr>:$dtype,
-    DefaultValuedAttr<F32Attr, "1.0f">:$high,
-    DefaultValuedAttr<F32Attr, "0.0f">:$low,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$high,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$low,
     OptionalAttr<F32Attr>:$seed
   );
   let results = (outs
@@ -3033,8 +3033,8 @@ def ONNX_ReduceL1Op : ONNX_Op<"ReduceL1", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3061,8 +3061,8 @@ def ONNX_ReduceL2Op : ONNX_Op<"ReduceL2", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3089,8 +3089,8 @@ def ONNX_ReduceLogSumOp : ONNX_Op<"ReduceLogSum", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3117,8 +3117,8 @@ def ONNX_ReduceLogSumExpOp : ONNX_Op<"ReduceLogSumExp", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3147,8 +3147,8 @@ def ONNX_ReduceMaxOp : ONNX_Op<"ReduceMax", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3175,8 +3175,8 @@ def ONNX_ReduceMeanOp : ONNX_Op<"ReduceMean", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3205,8 +3205,8 @@ def ONNX_ReduceMinOp : ONNX_Op<"ReduceMin", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3233,8 +3233,8 @@ def ONNX_ReduceProdOp : ONNX_Op<"ReduceProd", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3260,8 +3260,8 @@ def ONNX_ReduceSumOp : ONNX_Op<"ReduceSum", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3288,8 +3288,8 @@ def ONNX_ReduceSumSquareOp : ONNX_Op<"ReduceSumSquare", [Pure]> {
     ONNX_Value:$data,
     ONNX_OptValue:$axes_input,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$noop_with_empty_axes
   );
   let results = (outs
     ONNX_Value:$reduced
@@ -3361,7 +3361,7 @@ def ONNX_ReshapeOp : ONNX_Op<"Reshape", [Pure]> {
   let arguments = (ins
     ONNX_Value:$data,
     ONNX_Value:$shape,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$allowzero
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$allowzero
   );
   let results = (outs
     ONNX_Value:$reshaped
@@ -3385,15 +3385,15 @@ def ONNX_ResizeOp : ONNX_Op<"Resize", [Pure]> {
     ONNX_OptValue:$roi,
     ONNX_OptValue:$scales,
     ONNX_OptValue:$sizes,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$antialias,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$antialias,
     OptionalAttr<DenseI64ArrayAttr>:$axes,
-    DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
-    DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$exclude_outside,
-    DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value,
-    DefaultValuedStrAttr<StrAttr, "stretch">:$keep_aspect_ratio_policy,
-    DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
-    DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode
+    DefaultValuedOptionalStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
+    DefaultValuedOptionalAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$exclude_outside,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$extrapolation_value,
+    DefaultValuedOptionalStrAttr<StrAttr, "stretch">:$keep_aspect_ratio_policy,
+    DefaultValuedOptionalStrAttr<StrAttr, "nearest">:$mode,
+    DefaultValuedOptionalStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode
   );
   let results = (outs
     ONNX_Value:$Y
@@ -3416,8 +3416,8 @@ def ONNX_ReverseSequenceOp : ONNX_Op<"ReverseSequence", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input,
     ONNX_Value:$sequence_lens,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$batch_axis,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$time_axis
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$batch_axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$time_axis
   );
   let results = (outs
     ONNX_Value:$Y
@@ -3442,12 +3442,12 @@ def ONNX_RoiAlignOp : ONNX_Op<"RoiAlign", [Pure]> {
     ONNX_Value:$X,
     ONNX_Value:$rois,
     ONNX_Value:$batch_indices,
-    DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
-    DefaultValuedStrAttr<StrAttr, "avg">:$mode,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$output_height,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$output_width,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$sampling_ratio,
-    DefaultValuedAttr<F32Attr, "1.0f">:$spatial_scale
+    DefaultValuedOptionalStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
+    DefaultValuedOptionalStrAttr<StrAttr, "avg">:$mode,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$output_height,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$output_width,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$sampling_ratio,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$spatial_scale
   );
   let results = (outs
     ONNX_Value:$Y
@@ -3493,7 +3493,7 @@ def ONNX_STFTOp : ONNX_Op<"STFT", [Pure]> {
     ONNX_Value:$frame_step,
     ONNX_OptValue:$window,
     ONNX_OptValue:$frame_length,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$onesided
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$onesided
   );
   let results = (outs
     ONNX_Value:$output
@@ -3549,7 +3549,7 @@ def ONNX_ScatterOp : ONNX_Op<"Scatter", [Pure]> {
     ONNX_Value:$data,
     ONNX_Value:$indices,
     ONNX_Value:$updates,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis
   );
   let results = (outs
     ONNX_Value:$output
@@ -3576,8 +3576,8 @@ def ONNX_ScatterElementsOp : ONNX_Op<"ScatterElements", [Pure]> {
     ONNX_Value:$data,
     ONNX_Value:$indices,
     ONNX_Value:$updates,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis,
-    DefaultValuedStrAttr<StrAttr, "none">:$reduction
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis,
+    DefaultValuedOptionalStrAttr<StrAttr, "none">:$reduction
   );
   let results = (outs
     ONNX_Value:$output
@@ -3604,7 +3604,7 @@ def ONNX_ScatterNDOp : ONNX_Op<"ScatterND", [Pure]> {
     ONNX_Value:$data,
     ONNX_Value:$indices,
     ONNX_Value:$updates,
-    DefaultValuedStrAttr<StrAttr, "none">:$reduction
+    DefaultValuedOptionalStrAttr<StrAttr, "none">:$reduction
   );
   let results = (outs
     ONNX_Value:$output
@@ -3626,8 +3626,8 @@ def ONNX_SeluOp : ONNX_Op<"Selu", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<F32Attr, "1.6732631921768188f">:$alpha,
-    DefaultValuedAttr<F32Attr, "1.0507010221481323f">:$gamma
+    DefaultValuedOptionalAttr<F32Attr, "1.6732631921768188f">:$alpha,
+    DefaultValuedOptionalAttr<F32Attr, "1.0507010221481323f">:$gamma
   );
   let results = (outs
     ONNX_Value:$Y
@@ -3807,7 +3807,7 @@ def ONNX_ShapeOp : ONNX_Op<"Shape", [Pure]> {
   let arguments = (ins
     ONNX_Value:$data,
     OptionalAttr<ONNX_IntAttr>:$end,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$start
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$start
   );
   let results = (outs
     ONNX_Value:$shape
@@ -3829,8 +3829,8 @@ def ONNX_ShrinkOp : ONNX_Op<"Shrink", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$input,
-    DefaultValuedAttr<F32Attr, "0.0f">:$bias,
-    DefaultValuedAttr<F32Attr, "0.5f">:$lambd
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$bias,
+    DefaultValuedOptionalAttr<F32Attr, "0.5f">:$lambd
   );
   let results = (outs
     ONNX_Value:$output
@@ -4016,7 +4016,7 @@ def ONNX_SoftmaxCrossEntropyLossOp : ONNX_Op<"SoftmaxCrossEntropyLoss", [Pure]> 
     ONNX_Value:$labels,
     ONNX_OptValue:$weights,
     OptionalAttr<ONNX_IntAttr>:$ignore_index,
-    DefaultValuedStrAttr<StrAttr, "mean">:$reduction
+    DefaultValuedOptionalStrAttr<StrAttr, "mean">:$reduction
   );
   let results = (outs
     ONNX_Value:$output,
@@ -4103,7 +4103,7 @@ def ONNX_SplitOp : ONNX_Op<"Split", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input,
     ONNX_OptValue:$split_input,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis,
     OptionalAttr<ONNX_IntAttr>:$num_outputs,
     OptionalAttr<DenseI64ArrayAttr>:$split
   );
@@ -4123,8 +4123,8 @@ def ONNX_SplitToSequenceOp : ONNX_Op<"SplitToSequence", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input,
     ONNX_OptValue:$split,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$keepdims
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$keepdims
   );
   let results = (outs
     ONNX_Value:$output_sequence
@@ -4216,8 +4216,8 @@ def ONNX_StringNormalizerOp : ONNX_Op<"StringNormalizer", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedStrAttr<StrAttr, "NONE">:$case_change_action,
-    DefaultValuedAttr<ONNX_IntAttr, "0">:$is_case_sensitive,
+    DefaultValuedOptionalStrAttr<StrAttr, "NONE">:$case_change_action,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "0">:$is_case_sensitive,
     OptionalAttr<StrAttr>:$locale,
     OptionalAttr<StrArrayAttr>:$stopwords
   );
@@ -4375,7 +4375,7 @@ def ONNX_ThresholdedReluOp : ONNX_Op<"ThresholdedRelu", [Pure]> {
   }];
   let arguments = (ins
     ONNX_Value:$X,
-    DefaultValuedAttr<F32Attr, "1.0f">:$alpha
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$alpha
   );
   let results = (outs
     ONNX_Value:$Y
@@ -4423,10 +4423,10 @@ def ONNX_TopKOp : ONNX_Op<"TopK", [Pure]> {
   let arguments = (ins
     ONNX_Value:$X,
     ONNX_OptValue:$K_input,
-    DefaultValuedAttr<ONNX_IntAttr, "-1">:$axis,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "-1">:$axis,
     OptionalAttr<ONNX_IntAttr>:$k,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$largest,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$sorted
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$largest,
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$sorted
   );
   let results = (outs
     ONNX_Value:$Values,
@@ -4469,7 +4469,7 @@ def ONNX_TriluOp : ONNX_Op<"Trilu", [Pure]> {
   let arguments = (ins
     ONNX_Value:$input,
     ONNX_OptValue:$k,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$upper
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$upper
   );
   let results = (outs
     ONNX_Value:$output
@@ -4492,7 +4492,7 @@ def ONNX_UniqueOp : ONNX_Op<"Unique", [Pure]> {
   let arguments = (ins
     ONNX_Value:$X,
     OptionalAttr<ONNX_IntAttr>:$axis,
-    DefaultValuedAttr<ONNX_IntAttr, "1">:$sorted
+    DefaultValuedOptionalAttr<ONNX_IntAttr, "1">:$sorted
   );
   let results = (outs
     ONNX_Value:$Y,
@@ -4546,7 +4546,7 @@ def ONNX_UpsampleOp : ONNX_Op<"Upsample", [Pure]> {
   let arguments = (ins
     ONNX_Value:$X,
     ONNX_OptValue:$scales_input,
-    DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
+    DefaultValuedOptionalStrAttr<StrAttr, "nearest">:$mode,
     OptionalAttr<DenseF32ArrayAttr>:$scales
   );
   let results = (outs

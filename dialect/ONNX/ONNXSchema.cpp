@@ -316,10 +316,9 @@ LogicalResult verifyAgainstSchema(Operation *op) {
   if (!info)
     return op->emitOpError("has no ONNX schema");
   int64_t opset = getDefaultOpset(op);
-  if (opset < kMinOpset || opset > kMaxOpset)
+  if (opset < 1 || opset > kMaxOpset)
     return op->emitOpError() << "is in a module of opset " << opset
-                             << "; AMK supports opsets " << kMinOpset << "-"
-                             << kMaxOpset;
+                             << "; AMK supports opsets up to " << kMaxOpset;
   const VersionInfo *v = info->selectVersion(opset);
   if (!v)
     return op->emitOpError()

@@ -107,6 +107,13 @@ struct SlotInfo {
   ParamOption option;
 };
 
+/// Number of slots before the variadic one (all of them if none is).
+inline size_t getNumFixedSlots(llvm::ArrayRef<SlotInfo> slots) {
+  return slots.size() -
+         (!slots.empty() && slots.back().option == ParamOption::Variadic ? 1
+                                                                         : 0);
+}
+
 struct OpInfo {
   const char *name;
   TableSpan<VersionInfo> versions;

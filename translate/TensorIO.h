@@ -1,0 +1,47 @@
+//===- TensorIO.h - Tensor files: ONNX TensorProto and NumPy .npy -*- C++ -*-===//
+//
+// Part of AMK. Reads and writes single tensors as ONNX TensorProto (`.pb`,
+// the format of the ONNX backend test data) or NumPy `.npy` (version 1.0,
+// C order, little endian), and makes seeded random inputs. Debian ships no
+// C++ .npy library, and the format is a 10-line header, so it is written
+// here (docs/dependencies.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_TRANSLATE_TENSORIO_H
+#define AMK_TRANSLATE_TENSORIO_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace amk {
+
+/// Reads a tensor from `path` (.pb or .npy, chosen by content). The name
+/// stored in a .pb file is returned through `name` when given.
+llvm::Expected<mlir::ElementsAttr> readTensorFile(llvm::StringRef path,
+                                                  mlir::MLIRContext *ctx,
+                                                  std::string *name = nullptr);
+
+/// Writes `value` to `path`: .npy when the path ends in ".npy", else a
+/// TensorProto named `name`.
+llvm::Error writeTensorFile(llvm::StringRef path, mlir::ElementsAttr value,
+                            llvm::StringRef name = "");
+
+/// Parses an in-memory .npy file.
+llvm::Expected<mlir::ElementsAttr> parseNpy(llvm::StringRef bytes,
+                                            mlir::MLIRContext *ctx);
+/// Serializes a numeric tensor as .npy.
+llvm::Expected<std::string> serializeNpy(mlir::ElementsAttr value);
+
+/// A tensor of `type` (static shape) with values from a generator seeded
+/// with `seed`: floats uniform in [-1, 1), integers in [0, 10), bools
+/// fair coins. Deterministic across machines.
+mlir::ElementsAttr makeRandomTensor(mlir::ShapedType type, uint64_t seed);
+
+} // namespace amk
+
+#endif // AMK_TRANSLATE_TENSORIO_H
