@@ -6,6 +6,7 @@
 
 #include "translate/ONNXExport.h"
 #include "translate/ONNXTensor.h"
+#include "translate/ONNXText.h"
 
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
@@ -19,7 +20,6 @@
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <onnx/defs/printer.h>
 #include <onnx/onnx_pb.h>
 
 #include <fcntl.h>
@@ -27,7 +27,6 @@
 
 #include <climits>
 #include <fstream>
-#include <sstream>
 
 using namespace mlir;
 
@@ -496,6 +495,16 @@ LogicalResult ModelExporter::exportInitializer(onnx::ConstantOp op,
   t->set_name(nameOf(op.getResult()));
   if (auto err = exportElementsAttr(*op.getValue(), *t))
     return fail(op, llvm::toString(std::move(err)));
+  // An initializer that is also a graph input (IR < 4 models).
+  if (op->hasAttr("onnx.input_name")) {
+    auto *vi = graph.add_input();
+    vi->set_name(t->name());
+    auto *tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(t->data_type());
+    auto *shape = tt->mutable_shape();
+    for (int64_t d : t->dims())
+      shape->add_dim()->set_dim_value(d);
+  }
   if (options.externalDataFile.empty() ||
       t->raw_data().size() <= options.externalDataThreshold)
     return success();
@@ -642,9 +651,7 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
   };
   // IR version 8 (ONNX 1.10) reads in every runtime we test against.
   model.set_ir_version(getInt("onnx.ir_version", 8));
-  model.set_producer_name(getStr("onnx.producer_name").empty()
-                              ? "amk"
-                              : getStr("onnx.producer_name"));
+  model.set_producer_name(getStr("onnx.producer_name"));
   model.set_producer_version(getStr("onnx.producer_version"));
   model.set_domain(getStr("onnx.domain"));
   model.set_doc_string(getStr("onnx.doc_string"));
@@ -683,6 +690,9 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
     wanted.push_back(n ? n.str() : "output_" + std::to_string(i));
   }
   reserveOutputs(ret, wanted, /*strict=*/true);
+  for (auto cst : body.getOps<onnx::ConstantOp>())
+    if (auto n = cst->getAttrOfType<StringAttr>("onnx.input_name"))
+      claimName(cst.getResult(), n.getValue());
   assignNames(body);
 
   auto *graph = model.mutable_graph();
@@ -694,21 +704,6 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
     graph->set_doc_string(d.str());
   if (failed(exportGraph(body, *graph, func)))
     return failure();
-  // Initializers that were also inputs in the original model (IR < 4).
-  if (auto inits = func->getAttrOfType<ArrayAttr>("onnx.initializer_inputs"))
-    for (Attribute a : inits) {
-      llvm::StringRef name = cast<StringAttr>(a).getValue();
-      for (const auto &init : graph->initializer())
-        if (init.name() == name) {
-          auto *vi = graph->add_input();
-          vi->set_name(name.str());
-          auto *tt = vi->mutable_type()->mutable_tensor_type();
-          tt->set_elem_type(init.data_type());
-          auto *shape = tt->mutable_shape();
-          for (int64_t d : init.dims())
-            shape->add_dim()->set_dim_value(d);
-        }
-    }
   if (external)
     external->close();
   // A module written by hand may use typed ops without recording an opset:
@@ -719,20 +714,6 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
     imp->set_version(onnx::kDefaultOpset);
   }
   return success();
-}
-
-/// Writes the header of the ONNX text syntax, then libonnx's graph printer.
-void printText(const ::onnx::ModelProto &model, llvm::raw_ostream &os) {
-  std::ostringstream ss;
-  ss << "<\n  ir_version: " << model.ir_version() << ",\n  opset_import: [";
-  for (int i = 0; i < model.opset_import_size(); ++i)
-    ss << (i ? ", " : "") << "\"" << model.opset_import(i).domain()
-       << "\" : " << model.opset_import(i).version();
-  ss << "]";
-  if (!model.producer_name().empty())
-    ss << ",\n  producer_name: \"" << model.producer_name() << "\"";
-  ss << "\n>\n" << model.graph();
-  os << ss.str();
 }
 
 LogicalResult exportModel(ModuleOp module, const ONNXExportOptions &options,
@@ -758,7 +739,7 @@ LogicalResult exportONNXToStream(ModuleOp module, llvm::raw_ostream &os,
   if (failed(exportModel(module, opts, ".", model)))
     return failure();
   if (options.text) {
-    printText(model, os);
+    printONNXText(model, os);
     return success();
   }
   std::string bytes;
@@ -783,7 +764,7 @@ LogicalResult exportONNXToFile(ModuleOp module, llvm::StringRef path,
     if (ec)
       return module.emitError() << "cannot write '" << path
                                 << "': " << ec.message();
-    printText(model, os);
+    printONNXText(model, os);
     return success();
   }
   int fd = ::open(path.str().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

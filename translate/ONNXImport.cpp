@@ -45,6 +45,10 @@ using namespace mlir;
 namespace amk {
 namespace {
 
+/// Discardable attribute of an onnx.Constant whose initializer is also a
+/// graph input (IR < 4): the input's name.
+constexpr llvm::StringLiteral kInputNameAttr = "onnx.input_name";
+
 using onnx::AttrKind;
 using onnx::OpInfo;
 using onnx::ParamOption;
@@ -164,6 +168,8 @@ private:
   llvm::StringMap<Type> knownTypes;
   /// The NoValue op of the block being built.
   llvm::DenseMap<Block *, Value> noValues;
+  /// Main-graph inputs that are also initializers.
+  llvm::StringSet<> initializerInputs;
   std::optional<ImportError> error;
 
 public:
@@ -368,6 +374,10 @@ LogicalResult ModelImporter::importInitializers(::onnx::GraphProto &graph,
         builder, loc, TypeRange{value->getType()}, ValueRange{},
         ArrayRef<NamedAttribute>{builder.getNamedAttr("value", *value)});
     scope.define(init.name(), op.getResult());
+    // The name is part of the model's interface here, so it is kept as an
+    // attribute rather than only in the location.
+    if (initializerInputs.contains(init.name()))
+      op->setAttr(kInputNameAttr, builder.getStringAttr(init.name()));
   }
   for (auto &sparse : *graph.mutable_sparse_initializer()) {
     const std::string &name = sparse.values().name();
@@ -508,7 +518,6 @@ LogicalResult ModelImporter::importMainGraph(::onnx::GraphProto &graph,
 
   SmallVector<Type> argTypes;
   SmallVector<const ::onnx::ValueInfoProto *> args;
-  SmallVector<Attribute> initializerInputs;
   llvm::StringSet<> inputNames;
   for (const auto &in : graph.input()) {
     if (in.name().empty())
@@ -517,8 +526,8 @@ LogicalResult ModelImporter::importMainGraph(::onnx::GraphProto &graph,
       return fail(fileLoc, "graph input '", in.name(), "' is listed twice");
     if (initNames.contains(in.name())) {
       // IR < 4 style: an input with a default value. AMK compiles it as a
-      // constant and remembers that it was an input (see docs).
-      initializerInputs.push_back(builder.getStringAttr(in.name()));
+      // constant; importInitializers marks it so export restores the input.
+      initializerInputs.insert(in.name());
       continue;
     }
     auto t = convertValueInfoType(in);
@@ -546,9 +555,6 @@ LogicalResult ModelImporter::importMainGraph(::onnx::GraphProto &graph,
     func->setAttr("onnx.graph_name", builder.getStringAttr(graph.name()));
   if (!graph.doc_string().empty())
     func->setAttr("onnx.doc_string", builder.getStringAttr(graph.doc_string()));
-  if (!initializerInputs.empty())
-    func->setAttr("onnx.initializer_inputs",
-                  builder.getArrayAttr(initializerInputs));
   Block *entry = func.addEntryBlock();
   Scope scope(nullptr);
   for (auto [i, vi] : llvm::enumerate(args)) {
@@ -1061,12 +1067,21 @@ OwningOpRef<ModuleOp> ModelImporter::run(::onnx::ModelProto &model) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
+/// Protobuf's default nesting limit (100 messages) stops at about 30 levels
+/// of subgraphs, before the importer's own, clearer depth check; each graph
+/// level costs three messages (graph, node, attribute).
+constexpr int kProtoRecursionLimit = 1000;
+constexpr llvm::StringLiteral kCorruptMessage =
+    "not a valid ONNX model (the protobuf is truncated or corrupt, or nests "
+    "messages more than 1000 deep)";
+
 /// Parses a binary ModelProto without protobuf's 64 MB default limit.
 bool parseBinary(llvm::StringRef bytes, ::onnx::ModelProto &model) {
   google::protobuf::io::ArrayInputStream raw(bytes.data(),
                                              static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT_MAX);
+  coded.SetRecursionLimit(kProtoRecursionLimit);
   return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
 }
 
@@ -1148,8 +1163,7 @@ OwningOpRef<ModuleOp> importONNXBuffer(llvm::StringRef bytes,
       return nullptr;
     }
   } else if (!parseBinary(bytes, model)) {
-    emitError(fileLoc) << "not a valid ONNX model (the protobuf is "
-                          "truncated or corrupt)";
+    emitError(fileLoc) << kCorruptMessage;
     return nullptr;
   }
   return importModel(model, path, ctx, options);
@@ -1184,12 +1198,12 @@ OwningOpRef<ModuleOp> importONNXFile(llvm::StringRef path, MLIRContext *ctx,
     google::protobuf::io::FileInputStream raw(fd);
     google::protobuf::io::CodedInputStream coded(&raw);
     coded.SetTotalBytesLimit(INT_MAX);
+    coded.SetRecursionLimit(kProtoRecursionLimit);
     bool ok = model.ParseFromCodedStream(&coded) &&
               coded.ConsumedEntireMessage();
     ::close(fd);
     if (!ok) {
-      emitError(fileLoc) << "not a valid ONNX model (the protobuf is "
-                            "truncated or corrupt)";
+      emitError(fileLoc) << kCorruptMessage;
       return nullptr;
     }
   }

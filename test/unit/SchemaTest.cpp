@@ -1,0 +1,103 @@
+//===- SchemaTest.cpp - The generated ONNX schema table -------------------===//
+
+#include "dialect/ONNX/ONNXDialect.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "gtest/gtest.h"
+
+using namespace amk::onnx;
+
+namespace {
+
+// The operators the foundation issue requires as typed ops.
+const char *const kRequiredOps[] = {
+    "Conv", "ConvTranspose", "BatchNormalization", "InstanceNormalization",
+    "LayerNormalization", "Relu", "LeakyRelu", "PRelu", "Clip", "Sigmoid",
+    "HardSigmoid", "HardSwish", "Tanh", "Erf", "Gelu", "Softmax",
+    "LogSoftmax", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Reciprocal",
+    "Exp", "Log", "Neg", "Abs", "Floor", "Ceil", "Max", "Min", "Sum", "Mean",
+    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where",
+    "Not", "And", "Or", "MatMul", "Gemm", "Einsum", "Transpose", "Reshape",
+    "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice", "Gather",
+    "GatherElements", "Expand", "Tile", "Pad", "Shape", "Size",
+    "ConstantOfShape", "Constant", "Identity", "Cast", "Range", "ReduceMean",
+    "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ArgMax",
+    "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize",
+    "Upsample", "DepthToSpace", "SpaceToDepth", "Dropout", "QuantizeLinear",
+    "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv",
+    "QLinearMatMul", "ConvInteger", "MatMulInteger", "LSTM", "GRU", "If",
+    "Loop", "TopK", "NonZero", "ScatterND", "CumSum"};
+
+TEST(Schema, EveryRequiredOperatorIsTypedAndRegistered) {
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<ONNXDialect>();
+  for (const char *name : kRequiredOps) {
+    SCOPED_TRACE(name);
+    EXPECT_NE(lookupOpInfo(name), nullptr);
+    EXPECT_TRUE(mlir::RegisteredOperationName::lookup(
+                    (llvm::Twine("onnx.") + name).str(), &ctx)
+                    .has_value());
+  }
+}
+
+TEST(Schema, VersionSelectionFollowsTheOpset) {
+  const OpInfo *resize = lookupOpInfo("Resize");
+  ASSERT_NE(resize, nullptr);
+  EXPECT_EQ(resize->selectVersion(9), nullptr); // Resize is new in 10.
+  EXPECT_EQ(resize->selectVersion(10)->since, 10);
+  EXPECT_EQ(resize->selectVersion(12)->since, 11);
+  EXPECT_EQ(resize->selectVersion(21)->since, 19);
+  const OpInfo *gelu = lookupOpInfo("Gelu");
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(gelu->selectVersion(19), nullptr);
+  EXPECT_EQ(gelu->selectVersion(20)->since, 20);
+}
+
+TEST(Schema, OldInputsMapToTheirUnionSlotByName) {
+  // Resize-10's second input is `scales`, which is slot 2 from v11 on.
+  const VersionInfo *v10 = lookupOpInfo("Resize")->selectVersion(10);
+  ASSERT_EQ(v10->inputs.size, 2u);
+  EXPECT_STREQ(v10->inputs.get()[1].name, "scales");
+  EXPECT_EQ(v10->inputs.get()[1].slot, 2u);
+}
+
+TEST(Schema, AttributeKindsAndRequiredness) {
+  const VersionInfo *cast13 = lookupOpInfo("Cast")->selectVersion(13);
+  const AttrInfo *to = cast13->findAttr("to");
+  ASSERT_NE(to, nullptr);
+  EXPECT_EQ(to->kind, AttrKind::INT);
+  EXPECT_TRUE(to->required);
+  EXPECT_EQ(cast13->findAttr("saturate"), nullptr); // New in 19.
+  EXPECT_NE(lookupOpInfo("Cast")->selectVersion(19)->findAttr("saturate"),
+            nullptr);
+}
+
+TEST(Schema, OpsetEighteenReductionsTakeAxesAsInput) {
+  const OpInfo *rm = lookupOpInfo("ReduceMean");
+  EXPECT_NE(rm->selectVersion(17)->findAttr("axes"), nullptr);
+  EXPECT_EQ(rm->selectVersion(18)->findAttr("axes"), nullptr);
+  EXPECT_EQ(rm->selectVersion(18)->inputs.size, 2u);
+}
+
+TEST(Schema, UntypedVersions) {
+  EXPECT_TRUE(isUntypedVersion("Scan", 8));
+  EXPECT_FALSE(isUntypedVersion("Scan", 9));
+  EXPECT_FALSE(isUntypedVersion("Conv", 8));
+}
+
+TEST(Types, EveryDataTypeRoundTrips) {
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<ONNXDialect>();
+  for (int32_t dt = 1; dt <= 22; ++dt) {
+    SCOPED_TRACE(dt);
+    mlir::Type t = getElementType(&ctx, dt);
+    ASSERT_TRUE(t);
+    auto back = getDataType(t);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(static_cast<int32_t>(*back), dt);
+  }
+  EXPECT_FALSE(getElementType(&ctx, 0));
+  EXPECT_FALSE(getElementType(&ctx, 99));
+}
+
+} // namespace

@@ -1,0 +1,23 @@
+//===- ONNXText.h - Printer for the ONNX text syntax ------------*- C++ -*-===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_TRANSLATE_ONNXTEXT_H
+#define AMK_TRANSLATE_ONNXTEXT_H
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace onnx {
+class ModelProto;
+} // namespace onnx
+
+namespace amk {
+
+/// Prints `model` in the ONNX text syntax that libonnx's parser reads.
+void printONNXText(const ::onnx::ModelProto &model, llvm::raw_ostream &os);
+
+} // namespace amk
+
+#endif // AMK_TRANSLATE_ONNXTEXT_H
