@@ -679,12 +679,45 @@ LogicalResult ConstantOp::verify() {
   auto result = dyn_cast<TensorType>(getOutput().getType());
   if (!result)
     return success();
+  // The type each value form implies.
+  Builder b(getContext());
+  ShapedType implied;
+  StringRef form;
   if (auto v = getValueAttr()) {
-    auto vt = cast<ShapedType>(v.getType());
-    if (vt.getElementType() != result.getElementType() ||
-        (result.hasRank() && result.getShape() != vt.getShape()))
+    implied = cast<ShapedType>(v.getType());
+    form = "value";
+  } else if (auto v = getSparseValueAttr()) {
+    implied = cast<ShapedType>(v.getType());
+    form = "sparse_value";
+  } else if (getValueFloatAttr()) {
+    implied = RankedTensorType::get({}, b.getF32Type());
+    form = "value_float";
+  } else if (auto v = getValueFloatsAttr()) {
+    implied = RankedTensorType::get({v.size()}, b.getF32Type());
+    form = "value_floats";
+  } else if (getValueIntAttr()) {
+    implied = RankedTensorType::get({}, b.getI64Type());
+    form = "value_int";
+  } else if (auto v = getValueIntsAttr()) {
+    implied = RankedTensorType::get({v.size()}, b.getI64Type());
+    form = "value_ints";
+  } else if (getValueStringAttr()) {
+    implied = RankedTensorType::get({}, StringType::get(getContext()));
+    form = "value_string";
+  } else if (auto v = getValueStringsAttr()) {
+    implied = RankedTensorType::get({static_cast<int64_t>(v.size())},
+                                    StringType::get(getContext()));
+    form = "value_strings";
+  }
+  if (implied &&
+      (implied.getElementType() != result.getElementType() ||
+       (result.hasRank() && result.getShape() != implied.getShape()))) {
+    if (form == "value")
       return emitOpError() << "result type " << result
-                           << " differs from the value's type " << vt;
+                           << " differs from the value's type " << implied;
+    return emitOpError() << "result type " << result
+                         << " differs from the type " << implied << " of "
+                         << form;
   }
   return success();
 }
