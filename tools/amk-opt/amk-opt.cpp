@@ -26,6 +26,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -77,9 +78,11 @@ static bool isONNXOutput(llvm::StringRef path) {
   return path.ends_with(".onnx") || path.ends_with(".onnxtxt");
 }
 
-/// Imports an ONNX model and returns it as an in-memory bytecode buffer.
+/// Imports an ONNX model and returns it as an in-memory bytecode buffer that
+/// refers to `storage` (no copy: the weights are the bulk of it).
 static std::unique_ptr<llvm::MemoryBuffer>
-importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
+importToBytecode(llvm::StringRef path, DialectRegistry &registry,
+                 llvm::SmallVectorImpl<char> &storage) {
   MLIRContext ctx(registry);
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
@@ -90,12 +93,12 @@ importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   OwningOpRef<ModuleOp> module = amk::importONNXFile(path, &ctx, opts);
   if (!module)
     return nullptr;
-  std::string bytes;
-  llvm::raw_string_ostream os(bytes);
+  llvm::raw_svector_ostream os(storage);
   if (failed(writeBytecodeToFile(*module, os)))
     return nullptr;
-  module = nullptr; // Free the weights before MlirOptMain parses its copy.
-  return llvm::MemoryBuffer::getMemBufferCopy(bytes, path);
+  return llvm::MemoryBuffer::getMemBuffer(
+      llvm::StringRef(storage.data(), storage.size()), path,
+      /*RequiresNullTerminator=*/false);
 }
 
 static LogicalResult exportResult(llvm::StringRef bytecode,
@@ -141,8 +144,11 @@ int main(int argc, char **argv) {
   bool onnxIn = isONNXInput(inputFile);
   bool onnxOut = isONNXOutput(outputFile);
   std::unique_ptr<llvm::MemoryBuffer> input;
+  llvm::SmallVector<char, 0> bytecode;
   if (onnxIn) {
-    input = importToBytecode(inputFile, registry);
+    // The imported module (and its weights) is freed when importToBytecode
+    // returns, before MlirOptMain parses the bytecode.
+    input = importToBytecode(inputFile, registry, bytecode);
     if (!input)
       return EXIT_FAILURE;
   } else {

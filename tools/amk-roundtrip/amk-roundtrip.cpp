@@ -153,7 +153,14 @@ Result check(llvm::StringRef path, DialectRegistry &registry) {
   llvm::sys::path::append(exported, id + ".onnx");
   if (failed(amk::exportONNXToFile(*a, exported)))
     return {"export-failed", diags, {}};
-  OwningOpRef<ModuleOp> b = amk::importONNXFile(exported, &ctx, opts);
+  // A fresh context: resource names are uniqued per context, so a second
+  // import into the same one would rename every blob.
+  MLIRContext ctxB(registry);
+  ctxB.getDiagEngine().registerHandler([&](Diagnostic &d) {
+    diags += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> b = amk::importONNXFile(exported, &ctxB, opts);
   if (!b)
     return {"reimport-failed", diags, {}};
   if (printHash(*b) != hashA) {

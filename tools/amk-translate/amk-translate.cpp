@@ -97,9 +97,14 @@ int main(int argc, char **argv) {
         amk::onnx::attachONNXNodeNotes(ctx);
         const llvm::MemoryBuffer *buf =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-        auto module = amk::importONNXBuffer(
-            buf->getBuffer(), buf->getBufferIdentifier(), ctx,
-            importOptions());
+        llvm::StringRef name = buf->getBufferIdentifier();
+        // A real file is streamed from disk (the mapped copy is not
+        // touched); standard input is parsed from memory.
+        auto module =
+            name != "<stdin>" && llvm::sys::fs::is_regular_file(name)
+                ? amk::importONNXFile(name, ctx, importOptions())
+                : amk::importONNXBuffer(buf->getBuffer(), name, ctx,
+                                        importOptions());
         return OwningOpRef<Operation *>(module.release());
       },
       [](DialectRegistry &registry) {
