@@ -11,9 +11,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/FileUtilities.h"
-#include <map>
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -49,8 +49,7 @@ struct Summary {
   int64_t ops = 0, generic = 0, params = 0;
 };
 
-class PrintSummaryPass
-    : public amk::impl::PrintSummaryBase<PrintSummaryPass> {
+class PrintSummaryPass : public amk::impl::PrintSummaryBase<PrintSummaryPass> {
 public:
   using PrintSummaryBase::PrintSummaryBase;
 

@@ -55,8 +55,7 @@ private:
                            std::optional<AttrKind> kind,
                            ::onnx::AttributeProto &out);
   LogicalResult exportRegion(Operation *op, Region &region,
-                             llvm::StringRef name,
-                             ::onnx::AttributeProto &out);
+                             llvm::StringRef name, ::onnx::AttributeProto &out);
   LogicalResult exportInitializer(onnx::ConstantOp op,
                                   ::onnx::GraphProto &graph);
   void exportType(Type type, ::onnx::TypeProto &out, ArrayAttr dimParams);
@@ -141,7 +140,7 @@ void ModelExporter::reserveOutputs(Operation *terminator,
       continue;
     }
     if (used.insert(w).second || strict)
-      continue; // Reserved for the Identity node.
+      continue;       // Reserved for the Identity node.
     final[i].clear(); // Taken: use the value's own name.
   }
 }
@@ -309,8 +308,8 @@ LogicalResult ModelExporter::exportAttr(Operation *op, llvm::StringRef name,
       return mismatch();
     out.set_type(P::TENSOR);
     if (auto err = exportElementsAttr(a, *out.mutable_t()))
-      return fail(op, "attribute '" + name + "': " +
-                          llvm::toString(std::move(err)));
+      return fail(op, "attribute '" + name +
+                          "': " + llvm::toString(std::move(err)));
     return success();
   }
   case AttrKind::TENSORS: {
@@ -399,8 +398,7 @@ LogicalResult ModelExporter::exportTypedOp(Operation *op,
   auto emitParams = [&](ValueRange values, ArrayRef<onnx::SlotInfo> slots,
                         ArrayRef<onnx::ParamInfo> params, bool isInput,
                         auto add) -> LogicalResult {
-    size_t fixed =
-        onnx::getNumFixedSlots(slots);
+    size_t fixed = onnx::getNumFixedSlots(slots);
     // Every present value must belong to a parameter of this version.
     for (auto [i, val] : llvm::enumerate(values)) {
       if (isa<NoneType>(val.getType()))
@@ -409,10 +407,10 @@ LogicalResult ModelExporter::exportTypedOp(Operation *op,
       bool mapped = llvm::any_of(
           params, [&](const onnx::ParamInfo &p) { return p.slot == slot; });
       if (!mapped)
-        return fail(op, llvm::Twine(isInput ? "input '" : "output '") +
-                            slots[std::min<size_t>(slot, slots.size() - 1)]
-                                .onnxName +
-                            "' does not exist in " + vname);
+        return fail(
+            op, llvm::Twine(isInput ? "input '" : "output '") +
+                    slots[std::min<size_t>(slot, slots.size() - 1)].onnxName +
+                    "' does not exist in " + vname);
     }
     SmallVector<std::string> out;
     for (const onnx::ParamInfo &p : params) {
@@ -420,8 +418,8 @@ LogicalResult ModelExporter::exportTypedOp(Operation *op,
         out.push_back(p.slot < values.size() ? nameOf(values[p.slot]) : "");
         continue;
       }
-      for (Value val : values.drop_front(std::min<size_t>(fixed,
-                                                          values.size())))
+      for (Value val :
+           values.drop_front(std::min<size_t>(fixed, values.size())))
         out.push_back(nameOf(val));
     }
     while (!out.empty() && out.back().empty())
@@ -430,8 +428,8 @@ LogicalResult ModelExporter::exportTypedOp(Operation *op,
       add(s);
     return success();
   };
-  if (failed(emitParams(op->getOperands(), info->inSlots.get(),
-                        v->inputs.get(), true,
+  if (failed(emitParams(op->getOperands(), info->inSlots.get(), v->inputs.get(),
+                        true,
                         [&](const std::string &s) { node.add_input(s); })) ||
       failed(emitParams(op->getResults(), info->outSlots.get(),
                         v->outputs.get(), false,
@@ -445,8 +443,8 @@ LogicalResult ModelExporter::exportTypedOp(Operation *op,
       continue;
     const onnx::AttrInfo *ai = v->findAttr(name.getValue());
     if (!ai)
-      return fail(op, "attribute '" + name.getValue() +
-                          "' does not exist in " + vname);
+      return fail(op, "attribute '" + name.getValue() + "' does not exist in " +
+                          vname);
     if (failed(exportAttr(op, name.getValue(), attr, ai->kind,
                           *node.add_attribute())))
       return failure();
@@ -543,7 +541,8 @@ LogicalResult ModelExporter::exportOp(Operation *op,
     return success();
   if (auto cst = dyn_cast<onnx::ConstantOp>(op)) {
     bool fromNode = static_cast<bool>(onnx::findNodeAttr(op->getLoc()));
-    if (!fromNode && cst.getValue() && !isa<SparseElementsAttr>(*cst.getValue()))
+    if (!fromNode && cst.getValue() &&
+        !isa<SparseElementsAttr>(*cst.getValue()))
       return exportInitializer(cst, graph);
   }
   ::onnx::NodeProto node;
@@ -585,8 +584,8 @@ LogicalResult ModelExporter::exportGraph(Region &region,
   llvm::DenseSet<Value> outputValues;
   for (auto [i, v] : llvm::enumerate(terminator->getOperands())) {
     std::string have = nameOf(v);
-    std::string name = i < wanted.size() && !wanted[i].empty() ? wanted[i]
-                                                               : have;
+    std::string name =
+        i < wanted.size() && !wanted[i].empty() ? wanted[i] : have;
     if (name != have) {
       auto *id = graph.add_node();
       id->set_op_type("Identity");
@@ -664,8 +663,7 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
       if (auto s = dyn_cast<StringAttr>(kv.getValue()))
         p->set_value(s.str());
     }
-  auto imports =
-      module->getAttrOfType<DictionaryAttr>(onnx::kOpsetImportAttr);
+  auto imports = module->getAttrOfType<DictionaryAttr>(onnx::kOpsetImportAttr);
   bool hasDefault = false;
   if (imports)
     for (NamedAttribute kv : imports) {
@@ -679,8 +677,8 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
   // Names: graph inputs and outputs first, so they keep their names.
   Region &body = func.getBody();
   for (BlockArgument arg : body.getArguments()) {
-    auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                               onnx::kNameAttr);
+    auto n =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), onnx::kNameAttr);
     claimName(arg, n ? n.getValue() : "input");
   }
   Operation *ret = body.front().getTerminator();
@@ -762,8 +760,8 @@ LogicalResult exportONNXToFile(ModuleOp module, llvm::StringRef path,
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (ec)
-      return module.emitError() << "cannot write '" << path
-                                << "': " << ec.message();
+      return module.emitError()
+             << "cannot write '" << path << "': " << ec.message();
     printONNXText(model, os);
     return success();
   }

@@ -20,8 +20,8 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -72,9 +72,7 @@ public:
     }
     return nullptr;
   }
-  bool definesLocally(llvm::StringRef name) const {
-    return values.count(name);
-  }
+  bool definesLocally(llvm::StringRef name) const { return values.count(name); }
   void define(llvm::StringRef name, Value v) { values[name] = v; }
   Scope *parent;
   llvm::StringMap<Value> values;
@@ -206,8 +204,8 @@ void ModelImporter::setModelAttrs(ModuleOp module,
                                   const ::onnx::ModelProto &model) {
   SmallVector<NamedAttribute> imports;
   for (auto &[domain, version] : opsets)
-    imports.push_back(builder.getNamedAttr(
-        domain, builder.getI64IntegerAttr(version)));
+    imports.push_back(
+        builder.getNamedAttr(domain, builder.getI64IntegerAttr(version)));
   module->setAttr(onnx::kOpsetImportAttr, builder.getDictionaryAttr(imports));
   module->setAttr("onnx.ir_version",
                   builder.getI64IntegerAttr(model.ir_version()));
@@ -318,7 +316,7 @@ Value ModelImporter::noValue() {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(block);
   Value v = onnx::NoValueOp::create(builder, fileLoc, builder.getNoneType())
-                  .getResult();
+                .getResult();
   noValues[block] = v;
   return v;
 }
@@ -363,10 +361,9 @@ LogicalResult ModelImporter::importInitializers(::onnx::GraphProto &graph,
     if (init.name().empty())
       return fail(fileLoc, "an initializer has no name");
     if (scope.definesLocally(init.name()))
-      return fail(fileLoc, "initializer '", init.name(),
-                  "' is defined twice");
-    auto value = convertTensor(init, "initializer '" + init.name() + "'",
-                               init.name());
+      return fail(fileLoc, "initializer '", init.name(), "' is defined twice");
+    auto value =
+        convertTensor(init, "initializer '" + init.name() + "'", init.name());
     if (failed(value))
       return failure();
     Location loc = onnx::makeInitializerLoc(ctx, locFile, init.name());
@@ -487,9 +484,8 @@ ModelImporter::sortNodes(const ::onnx::GraphProto &graph, const Scope &scope) {
   return order;
 }
 
-LogicalResult ModelImporter::importBody(::onnx::GraphProto &graph,
-                                        Block *block, Scope &scope,
-                                        unsigned depth) {
+LogicalResult ModelImporter::importBody(::onnx::GraphProto &graph, Block *block,
+                                        Scope &scope, unsigned depth) {
   if (depth > options.maxGraphDepth)
     return fail(fileLoc, "subgraphs are nested more than ",
                 options.maxGraphDepth, " levels deep");
@@ -548,9 +544,9 @@ LogicalResult ModelImporter::importMainGraph(::onnx::GraphProto &graph,
   }
 
   builder.setInsertionPointToEnd(module.getBody());
-  auto func = func::FuncOp::create(builder, fileLoc, "main_graph",
-                                   builder.getFunctionType(argTypes,
-                                                           resultTypes));
+  auto func =
+      func::FuncOp::create(builder, fileLoc, "main_graph",
+                           builder.getFunctionType(argTypes, resultTypes));
   if (!graph.name().empty())
     func->setAttr("onnx.graph_name", builder.getStringAttr(graph.name()));
   if (!graph.doc_string().empty())
@@ -600,8 +596,8 @@ LogicalResult ModelImporter::importSubgraph(::onnx::GraphProto &graph,
     Type type = *t;
     if (isa<onnx::UnknownType>(type) && i < argHints.size() && argHints[i])
       type = argHints[i];
-    Value arg = block->addArgument(type, NameLoc::get(builder.getStringAttr(
-                                             in.name())));
+    Value arg = block->addArgument(
+        type, NameLoc::get(builder.getStringAttr(in.name())));
     scope.define(in.name(), arg);
   }
   OpBuilder::InsertionGuard guard(builder);
@@ -612,14 +608,14 @@ LogicalResult ModelImporter::importSubgraph(::onnx::GraphProto &graph,
   for (const auto &out : graph.output()) {
     Value v = scope.lookup(out.name());
     if (!v)
-      return fail(fileLoc, "subgraph '", graph.name(), "' output '",
-                  out.name(), "' is not defined");
+      return fail(fileLoc, "subgraph '", graph.name(), "' output '", out.name(),
+                  "' is not defined");
     outs.push_back(v);
     names.push_back(out.name());
   }
   builder.setInsertionPointToEnd(block);
-  onnx::YieldOp::create(builder,
-                        onnx::makeNodeLoc(ctx, locFile, "", names), outs);
+  onnx::YieldOp::create(builder, onnx::makeNodeLoc(ctx, locFile, "", names),
+                        outs);
   return success();
 }
 
@@ -691,10 +687,9 @@ ModelImporter::convertAttribute(::onnx::AttributeProto &attr,
     return Attribute(builder.getArrayAttr(strs));
   }
   case AttrKind::TENSOR: {
-    auto t = convertTensor(*attr.mutable_t(), what,
-                           node.name().empty() ? attr.name()
-                                               : node.name() + "." +
-                                                     attr.name());
+    auto t = convertTensor(
+        *attr.mutable_t(), what,
+        node.name().empty() ? attr.name() : node.name() + "." + attr.name());
     if (failed(t))
       return failure();
     return Attribute(*t);
@@ -740,8 +735,7 @@ ModelImporter::convertAttribute(::onnx::AttributeProto &attr,
     int64_t nnz = vt.getRank() == 1 ? vt.getDimSize(0) : -1;
     auto idxDense = dyn_cast<DenseElementsAttr>(*indices);
     auto valDense = dyn_cast<DenseElementsAttr>(*values);
-    if (nnz < 0 || !idxDense || !valDense ||
-        !it.getElementType().isInteger(64))
+    if (nnz < 0 || !idxDense || !valDense || !it.getElementType().isInteger(64))
       return fail(fileLoc, what,
                   ": sparse tensor needs 1-D values and int64 indices");
     // ONNX allows [NNZ] linearized or [NNZ, rank] indices; MLIR wants the
@@ -785,8 +779,8 @@ ModelImporter::convertAttribute(::onnx::AttributeProto &attr,
 // Nodes
 //===----------------------------------------------------------------------===//
 
-Type ModelImporter::fallbackResultType(const VersionInfo *v,
-                                       const OpInfo *info, unsigned slot,
+Type ModelImporter::fallbackResultType(const VersionInfo *v, const OpInfo *info,
+                                       unsigned slot,
                                        ArrayRef<Value> operands) {
   Type unknown = onnx::UnknownType::get(ctx);
   if (!v)
@@ -822,8 +816,7 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
     return fail(fileLoc, nodeDesc(node), ": domain '", domain,
                 "' is not in the model's opset_import");
   int64_t opset = opsets[domain];
-  SmallVector<std::string> outNames(node.output().begin(),
-                                    node.output().end());
+  SmallVector<std::string> outNames(node.output().begin(), node.output().end());
   Location loc = onnx::makeNodeLoc(ctx, locFile, node.name(), outNames);
 
   const OpInfo *info = nullptr;
@@ -832,8 +825,8 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
   if (domain == "ai.onnx") {
     info = onnx::lookupOpInfo(node.op_type());
     if (!info)
-      return fail(loc, nodeDesc(node), ": unknown operator '",
-                  node.op_type(), "' in domain ai.onnx");
+      return fail(loc, nodeDesc(node), ": unknown operator '", node.op_type(),
+                  "' in domain ai.onnx");
     if (!onnx::isUntypedVersion(node.op_type(), opset)) {
       v = info->selectVersion(opset);
       if (!v && opset < onnx::kMinOpset)
@@ -860,8 +853,7 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
       return noValue();
     Value val = scope.lookup(name);
     if (!val)
-      return fail(loc, nodeDesc(node), ": input '", name,
-                  "' is not defined");
+      return fail(loc, nodeDesc(node), ": input '", name, "' is not defined");
     return val;
   };
   auto versionName = [&] {
@@ -870,8 +862,8 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
   if (typed) {
     ArrayRef<onnx::SlotInfo> slots = info->inSlots.get();
     ArrayRef<onnx::ParamInfo> params = v->inputs.get();
-    bool variadicLast = !params.empty() &&
-                        params.back().option == ParamOption::Variadic;
+    bool variadicLast =
+        !params.empty() && params.back().option == ParamOption::Variadic;
     size_t maxIn = variadicLast ? SIZE_MAX : params.size();
     if (static_cast<size_t>(node.input_size()) > maxIn)
       return fail(loc, nodeDesc(node), ": ", versionName(), " takes at most ",
@@ -959,10 +951,10 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
   if (typed) {
     ArrayRef<onnx::SlotInfo> slots = info->outSlots.get();
     ArrayRef<onnx::ParamInfo> params = v->outputs.get();
-    bool variadicLast = !params.empty() &&
-                        params.back().option == ParamOption::Variadic;
-    if (!variadicLast && static_cast<size_t>(node.output_size()) >
-                             params.size())
+    bool variadicLast =
+        !params.empty() && params.back().option == ParamOption::Variadic;
+    if (!variadicLast &&
+        static_cast<size_t>(node.output_size()) > params.size())
       return fail(loc, nodeDesc(node), ": ", versionName(), " has at most ",
                   params.size(), " outputs, got ", node.output_size());
     size_t fixed = onnx::getNumFixedSlots(slots);
@@ -1002,8 +994,8 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
     state.addAttributes(attrs);
   } else {
     state.addAttribute("op_type", builder.getStringAttr(node.op_type()));
-    state.addAttribute("domain", builder.getStringAttr(
-                                     node.domain().empty() ? "" : domain));
+    state.addAttribute(
+        "domain", builder.getStringAttr(node.domain().empty() ? "" : domain));
     state.addAttribute("onnx_attrs", builder.getDictionaryAttr(attrs));
     SmallVector<Attribute> names;
     for (const auto &g : graphs)
@@ -1033,8 +1025,7 @@ LogicalResult ModelImporter::importNode(::onnx::NodeProto &node, Scope &scope,
       loopHints.push_back(operands[i].getType());
   }
   for (auto [region, g] : llvm::zip(regions, ordered))
-    if (failed(importSubgraph(*g.second, *region, scope, depth + 1,
-                              loopHints)))
+    if (failed(importSubgraph(*g.second, *region, scope, depth + 1, loopHints)))
       return failure();
 
   Operation *op = builder.create(state);
@@ -1199,8 +1190,8 @@ OwningOpRef<ModuleOp> importONNXFile(llvm::StringRef path, MLIRContext *ctx,
     google::protobuf::io::CodedInputStream coded(&raw);
     coded.SetTotalBytesLimit(INT_MAX);
     coded.SetRecursionLimit(kProtoRecursionLimit);
-    bool ok = model.ParseFromCodedStream(&coded) &&
-              coded.ConsumedEntireMessage();
+    bool ok =
+        model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
     ::close(fd);
     if (!ok) {
       emitError(fileLoc) << kCorruptMessage;

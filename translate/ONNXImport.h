@@ -45,8 +45,7 @@ importONNXFile(llvm::StringRef path, mlir::MLIRContext *ctx,
 /// anchors external data (its directory); it need not exist otherwise.
 mlir::OwningOpRef<mlir::ModuleOp>
 importONNXBuffer(llvm::StringRef bytes, llvm::StringRef path,
-                 mlir::MLIRContext *ctx,
-                 const ONNXImportOptions &options = {});
+                 mlir::MLIRContext *ctx, const ONNXImportOptions &options = {});
 
 /// Whether `bytes` look like the ONNX text syntax rather than a protobuf.
 bool looksLikeONNXText(llvm::StringRef bytes);

@@ -334,8 +334,8 @@ convertTensorProto(::onnx::TensorProto &tensor, MLIRContext *ctx,
         llvm::ArrayRef<char>(bytes.data(), bytes.size()), align,
         [keep](void *, size_t, size_t) mutable { keep.reset(); },
         /*dataIsMutable=*/false);
-    return ElementsAttr(
-        DenseResourceElementsAttr::get(type, options.blobName, std::move(blob)));
+    return ElementsAttr(DenseResourceElementsAttr::get(type, options.blobName,
+                                                       std::move(blob)));
   }
 
   if (tensor.has_raw_data()) {
@@ -352,15 +352,15 @@ convertTensorProto(::onnx::TensorProto &tensor, MLIRContext *ctx,
       auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
           llvm::ArrayRef<char>(owned->data(), owned->size()), align, false);
       delete owned;
-      return ElementsAttr(
-          DenseResourceElementsAttr::get(type, options.blobName, std::move(blob)));
+      return ElementsAttr(DenseResourceElementsAttr::get(type, options.blobName,
+                                                         std::move(blob)));
     }
     AsmResourceBlob blob(
         llvm::ArrayRef<char>(owned->data(), owned->size()), align,
         [owned](void *, size_t, size_t) { delete owned; },
         /*dataIsMutable=*/false);
-    return ElementsAttr(
-        DenseResourceElementsAttr::get(type, options.blobName, std::move(blob)));
+    return ElementsAttr(DenseResourceElementsAttr::get(type, options.blobName,
+                                                       std::move(blob)));
   }
 
   auto bytes = typedFieldBytes(tensor, dt, *n);

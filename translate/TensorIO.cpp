@@ -40,12 +40,12 @@ struct NpyType {
 };
 // Little-endian descriptors only; '|' marks byte-sized types.
 const NpyType kNpyTypes[] = {
-    {"<f4", onnx::DataType::FLOAT},    {"<f8", onnx::DataType::DOUBLE},
-    {"<f2", onnx::DataType::FLOAT16},  {"|i1", onnx::DataType::INT8},
-    {"<i2", onnx::DataType::INT16},    {"<i4", onnx::DataType::INT32},
-    {"<i8", onnx::DataType::INT64},    {"|u1", onnx::DataType::UINT8},
-    {"<u2", onnx::DataType::UINT16},   {"<u4", onnx::DataType::UINT32},
-    {"<u8", onnx::DataType::UINT64},   {"|b1", onnx::DataType::BOOL},
+    {"<f4", onnx::DataType::FLOAT},     {"<f8", onnx::DataType::DOUBLE},
+    {"<f2", onnx::DataType::FLOAT16},   {"|i1", onnx::DataType::INT8},
+    {"<i2", onnx::DataType::INT16},     {"<i4", onnx::DataType::INT32},
+    {"<i8", onnx::DataType::INT64},     {"|u1", onnx::DataType::UINT8},
+    {"<u2", onnx::DataType::UINT16},    {"<u4", onnx::DataType::UINT32},
+    {"<u8", onnx::DataType::UINT64},    {"|b1", onnx::DataType::BOOL},
     {"<c8", onnx::DataType::COMPLEX64}, {"<c16", onnx::DataType::COMPLEX128},
 };
 
@@ -77,8 +77,8 @@ llvm::Expected<ElementsAttr> parseNpy(llvm::StringRef bytes, MLIRContext *ctx) {
   uint8_t major = bytes[6];
   size_t headerLen, offset;
   if (major == 1) {
-    headerLen = static_cast<uint8_t>(bytes[8]) |
-                (static_cast<uint8_t>(bytes[9]) << 8);
+    headerLen =
+        static_cast<uint8_t>(bytes[8]) | (static_cast<uint8_t>(bytes[9]) << 8);
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
@@ -101,9 +101,9 @@ llvm::Expected<ElementsAttr> parseNpy(llvm::StringRef bytes, MLIRContext *ctx) {
     return makeError(".npy arrays must be in C order (fortran_order False)");
   std::optional<onnx::DataType> dt;
   for (const NpyType &t : kNpyTypes)
-    if (descr == t.descr || (descr.size() == 3 && descr[0] == '=' &&
-                             descr.drop_front() == llvm::StringRef(t.descr)
-                                                       .drop_front()))
+    if (descr == t.descr ||
+        (descr.size() == 3 && descr[0] == '=' &&
+         descr.drop_front() == llvm::StringRef(t.descr).drop_front()))
       dt = t.dt;
   if (!dt)
     return makeError("unsupported .npy dtype '" + descr + "'");
@@ -136,8 +136,8 @@ llvm::Expected<std::string> serializeNpy(ElementsAttr value) {
     if (dt && t.dt == *dt)
       descr = t.descr;
   if (!descr)
-    return makeError("element type " + llvm::Twine(dt ? static_cast<int>(*dt)
-                                                      : 0) +
+    return makeError("element type " +
+                     llvm::Twine(dt ? static_cast<int>(*dt) : 0) +
                      " has no .npy dtype");
   auto raw = getRawBytes(value);
   if (!raw)
@@ -165,14 +165,12 @@ llvm::Expected<std::string> serializeNpy(ElementsAttr value) {
   return out;
 }
 
-llvm::Expected<ElementsAttr> readTensorFile(llvm::StringRef path,
-                                            MLIRContext *ctx,
-                                            std::string *name) {
+llvm::Expected<ElementsAttr>
+readTensorFile(llvm::StringRef path, MLIRContext *ctx, std::string *name) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!buf)
-    return makeError("cannot read '" + path + "': " +
-                     buf.getError().message());
+    return makeError("cannot read '" + path + "': " + buf.getError().message());
   llvm::StringRef bytes = (*buf)->getBuffer();
   if (bytes.starts_with(kNpyMagic)) {
     auto attr = parseNpy(bytes, ctx);

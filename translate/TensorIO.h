@@ -1,4 +1,5 @@
-//===- TensorIO.h - Tensor files: ONNX TensorProto and NumPy .npy -*- C++ -*-===//
+//===- TensorIO.h - Tensor files: ONNX TensorProto and NumPy .npy -*- C++
+//-*-===//
 //
 // Part of AMK. Reads and writes single tensors as ONNX TensorProto (`.pb`,
 // the format of the ONNX backend test data) or NumPy `.npy` (version 1.0,

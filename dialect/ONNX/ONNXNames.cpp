@@ -20,8 +20,8 @@ Location makeNodeLoc(MLIRContext *ctx, StringRef file, StringRef nodeName,
   SmallVector<Attribute> outs;
   for (const std::string &o : outputs)
     outs.push_back(b.getStringAttr(o));
-  auto node = NodeAttr::get(ctx, b.getStringAttr(nodeName),
-                            b.getArrayAttr(outs));
+  auto node =
+      NodeAttr::get(ctx, b.getStringAttr(nodeName), b.getArrayAttr(outs));
   return FusedLoc::get(ctx, {FileLineColLoc::get(ctx, file, 0, 0)}, node);
 }
 

@@ -251,11 +251,11 @@ private:
     std::string ts = getONNXTypeString(x.getType());
     if (ts.empty())
       return success(); // Unknown types are checked once they are inferred.
-    std::string where = (Twine(kind) + " '" + p.name + "'" +
-                         (p.option == ParamOption::Variadic
-                              ? "[" + Twine(idx) + "]"
-                              : Twine("")))
-                            .str();
+    std::string where =
+        (Twine(kind) + " '" + p.name + "'" +
+         (p.option == ParamOption::Variadic ? "[" + Twine(idx) + "]"
+                                            : Twine("")))
+            .str();
     StringRef param = p.type;
     if (param.contains('(')) {
       // A fixed type such as tensor(int64).
@@ -269,8 +269,7 @@ private:
       return op->emitOpError()
              << where << " has type " << ts << ", which type constraint "
              << param << " of " << versionName()
-             << " does not allow (allowed: " << describeAllowed(allowed)
-             << ")";
+             << " does not allow (allowed: " << describeAllowed(allowed) << ")";
     // Heterogeneous variadics (Loop's loop-carried values) bind per value.
     if (p.option == ParamOption::Variadic && !p.homogeneous)
       return success();
@@ -278,8 +277,8 @@ private:
     if (!inserted && it->second.typeStr != ts)
       return op->emitOpError()
              << where << " has type " << ts << " but " << it->second.where
-             << " has type " << it->second.typeStr << "; both are "
-             << param << " in " << versionName();
+             << " has type " << it->second.typeStr << "; both are " << param
+             << " in " << versionName();
     return success();
   }
 
@@ -297,8 +296,8 @@ private:
       if (!a.required || a.kind == AttrKind::GRAPH)
         continue;
       if (!op->getInherentAttr(a.name).value_or(Attribute()))
-        return op->emitOpError() << "requires attribute '" << a.name
-                                 << "' of " << versionName();
+        return op->emitOpError()
+               << "requires attribute '" << a.name << "' of " << versionName();
     }
     return success();
   }

@@ -75,15 +75,13 @@ LogicalResult verifyBroadcast(Operation *op, ValueRange inputs) {
       if (bcast[off + i] != 1 && bcast[off + i] != d)
         return op->emitOpError()
                << "operands are not broadcastable: dimension " << i
-               << " of an operand of shape " << shapeStr(t.getShape())
-               << " is " << d << " where another operand has "
-               << bcast[off + i];
+               << " of an operand of shape " << shapeStr(t.getShape()) << " is "
+               << d << " where another operand has " << bcast[off + i];
       bcast[off + i] = d;
     }
   }
-  if (static_cast<int64_t>(types.size()) != llvm::count_if(inputs, [](Value v) {
-        return !isNone(v);
-      }))
+  if (static_cast<int64_t>(types.size()) !=
+      llvm::count_if(inputs, [](Value v) { return !isNone(v); }))
     return success(); // An unranked operand: nothing more to check.
   for (Value r : op->getResults()) {
     auto rt = ranked(r);
@@ -113,9 +111,9 @@ LogicalResult verifyUnidirectional(Operation *op, Value from, Value to,
   if (!f || !t)
     return success();
   if (f.getRank() > t.getRank())
-    return op->emitOpError() << fromName << " of rank " << f.getRank()
-                             << " cannot broadcast to " << toName
-                             << " of rank " << t.getRank();
+    return op->emitOpError()
+           << fromName << " of rank " << f.getRank() << " cannot broadcast to "
+           << toName << " of rank " << t.getRank();
   int64_t off = t.getRank() - f.getRank();
   for (int64_t i = 0; i < f.getRank(); ++i) {
     int64_t a = f.getDimSize(i), b = t.getDimSize(off + i);
@@ -148,14 +146,13 @@ LogicalResult checkSpatialAttrs(Operation *op, int64_t spatial,
     if (!vals)
       return success();
     if (spatial >= 0 && static_cast<int64_t>(vals->size()) != len)
-      return op->emitOpError() << name << " has " << vals->size()
-                               << " values but the input has " << spatial
-                               << " spatial dimensions (expected " << len
-                               << ")";
+      return op->emitOpError()
+             << name << " has " << vals->size() << " values but the input has "
+             << spatial << " spatial dimensions (expected " << len << ")";
     for (int64_t v : *vals)
       if (v < minValue)
-        return op->emitOpError() << name << " value " << v << " must be >= "
-                                 << minValue;
+        return op->emitOpError()
+               << name << " value " << v << " must be >= " << minValue;
     return success();
   };
   if (failed(check("kernel_shape", kernel, spatial, 1)) ||
@@ -174,8 +171,8 @@ int64_t spatialRank(Value x) {
 template <typename OpT> LogicalResult verifyPool(OpT op) {
   auto x = ranked(op.getX());
   if (x && x.getRank() < 3)
-    return op.emitOpError() << "input X must have rank >= 3, got "
-                            << x.getRank();
+    return op.emitOpError()
+           << "input X must have rank >= 3, got " << x.getRank();
   if (failed(checkAutoPad(op, op.getAutoPad())))
     return failure();
   if (op.getCeilMode() != 0 && op.getCeilMode() != 1)
@@ -203,16 +200,16 @@ LogicalResult verifyDepthSpace(Operation *op, Value input, int64_t blocksize,
   if (toSpace) {
     int64_t c = t.getDimSize(1);
     if (isStatic(c) && c % (blocksize * blocksize) != 0)
-      return op->emitOpError() << "channel count " << c
-                               << " is not divisible by blocksize^2 = "
-                               << blocksize * blocksize;
+      return op->emitOpError()
+             << "channel count " << c
+             << " is not divisible by blocksize^2 = " << blocksize * blocksize;
   } else {
     for (int i = 2; i < 4; ++i) {
       int64_t d = t.getDimSize(i);
       if (isStatic(d) && d % blocksize != 0)
-        return op->emitOpError() << "spatial dimension " << i << " (" << d
-                                 << ") is not divisible by blocksize "
-                                 << blocksize;
+        return op->emitOpError()
+               << "spatial dimension " << i << " (" << d
+               << ") is not divisible by blocksize " << blocksize;
     }
   }
   return success();
@@ -278,113 +275,99 @@ LogicalResult PReluOp::verify() {
 // Convolution, pooling, normalization
 //===----------------------------------------------------------------------===//
 
+/// The checks Conv, ConvTranspose and QLinearConv share: auto_pad, group,
+/// ranks of the input and the weights, spatial attribute lengths.
+template <typename OpT>
+static LogicalResult verifyConvLike(OpT op, Value xValue, Value wValue) {
+  if (failed(checkAutoPad(op, op.getAutoPad())))
+    return failure();
+  if (op.getGroup() < 1)
+    return op.emitOpError() << "group must be >= 1, got " << op.getGroup();
+  auto x = ranked(xValue), w = ranked(wValue);
+  if (x && x.getRank() < 3)
+    return op.emitOpError()
+           << "input X must have rank >= 3, got " << x.getRank();
+  if (x && w && x.getRank() != w.getRank())
+    return op.emitOpError()
+           << "X has rank " << x.getRank() << " but W has rank " << w.getRank();
+  int64_t spatial = x ? x.getRank() - 2 : w ? w.getRank() - 2 : -1;
+  return checkSpatialAttrs(op, spatial, op.getKernelShape(), op.getStrides(),
+                           op.getDilations(), op.getPads());
+}
+
+/// A 1-D bias with one value per output channel.
+static LogicalResult verifyBias(Operation *op, Value bias, int64_t channels) {
+  auto b = ranked(bias);
+  if (!b)
+    return success();
+  if (b.getRank() != 1)
+    return op->emitOpError() << "bias B must have rank 1, got " << b.getRank();
+  if (isStatic(channels) && isStatic(b.getDimSize(0)) &&
+      b.getDimSize(0) != channels)
+    return op->emitOpError()
+           << "bias B has " << b.getDimSize(0) << " values but there are "
+           << channels << " output channels";
+  return success();
+}
+
 LogicalResult ConvOp::verify() {
   AMK_SCHEMA_FIRST
-  if (failed(checkAutoPad(*this, getAutoPad())))
+  if (failed(verifyConvLike(*this, getX(), getW())))
     return failure();
-  int64_t group = getGroup();
-  if (group < 1)
-    return emitOpError() << "group must be >= 1, got " << group;
   auto x = ranked(getX()), w = ranked(getW());
-  if (x && x.getRank() < 3)
-    return emitOpError() << "input X must have rank >= 3, got "
-                         << x.getRank();
-  if (x && w && x.getRank() != w.getRank())
-    return emitOpError() << "X has rank " << x.getRank() << " but W has rank "
-                         << w.getRank();
-  int64_t spatial = x ? x.getRank() - 2 : w ? w.getRank() - 2 : -1;
-  if (failed(checkSpatialAttrs(*this, spatial, getKernelShape(), getStrides(),
-                               getDilations(), getPads())))
-    return failure();
-  if (w) {
-    int64_t m = w.getDimSize(0);
-    if (isStatic(m) && m % group != 0)
-      return emitOpError() << "W dimension 0 (" << m
-                           << " output channels) is not divisible by group "
-                           << group;
-    if (auto kernel = getKernelShape())
-      for (auto [i, k] : llvm::enumerate(*kernel)) {
-        int64_t d = w.getDimSize(i + 2);
-        if (isStatic(d) && d != k)
-          return emitOpError() << "kernel_shape " << shapeStr(*kernel)
-                               << " disagrees with W of shape "
-                               << shapeStr(w.getShape());
-      }
-    if (x) {
-      int64_t c = x.getDimSize(1), wc = w.getDimSize(1);
-      if (isStatic(c) && isStatic(wc) && c != wc * group)
-        return emitOpError() << "X has " << c
-                             << " input channels but W dimension 1 (" << wc
-                             << ") * group (" << group << ") is "
-                             << wc * group;
+  if (!w)
+    return success();
+  int64_t group = getGroup();
+  int64_t m = w.getDimSize(0);
+  if (isStatic(m) && m % group != 0)
+    return emitOpError() << "W dimension 0 (" << m
+                         << " output channels) is not divisible by group "
+                         << group;
+  if (auto kernel = getKernelShape())
+    for (auto [i, k] : llvm::enumerate(*kernel)) {
+      int64_t d = w.getDimSize(i + 2);
+      if (isStatic(d) && d != k)
+        return emitOpError()
+               << "kernel_shape " << shapeStr(*kernel)
+               << " disagrees with W of shape " << shapeStr(w.getShape());
     }
-    if (auto b = ranked(getB())) {
-      if (b.getRank() != 1)
-        return emitOpError() << "bias B must have rank 1, got "
-                             << b.getRank();
-      if (isStatic(m) && isStatic(b.getDimSize(0)) && b.getDimSize(0) != m)
-        return emitOpError() << "bias B has " << b.getDimSize(0)
-                             << " values but W has " << m
-                             << " output channels";
-    }
+  if (x) {
+    int64_t c = x.getDimSize(1), wc = w.getDimSize(1);
+    if (isStatic(c) && isStatic(wc) && c != wc * group)
+      return emitOpError() << "X has " << c
+                           << " input channels but W dimension 1 (" << wc
+                           << ") * group (" << group << ") is " << wc * group;
   }
-  return success();
+  return verifyBias(*this, getB(), m);
 }
 
 LogicalResult ConvTransposeOp::verify() {
   AMK_SCHEMA_FIRST
-  if (failed(checkAutoPad(*this, getAutoPad())))
+  if (failed(verifyConvLike(*this, getX(), getW())))
     return failure();
-  int64_t group = getGroup();
-  if (group < 1)
-    return emitOpError() << "group must be >= 1, got " << group;
   auto x = ranked(getX()), w = ranked(getW());
-  if (x && w && x.getRank() != w.getRank())
-    return emitOpError() << "X has rank " << x.getRank() << " but W has rank "
-                         << w.getRank();
   int64_t spatial = x ? x.getRank() - 2 : w ? w.getRank() - 2 : -1;
-  if (failed(checkSpatialAttrs(*this, spatial, getKernelShape(), getStrides(),
-                               getDilations(), getPads())))
-    return failure();
-  for (auto [name, vals] :
-       {std::pair{"output_padding", getOutputPadding()},
-        std::pair{"output_shape", getOutputShape()}})
+  for (auto [name, vals] : {std::pair{"output_padding", getOutputPadding()},
+                            std::pair{"output_shape", getOutputShape()}})
     if (vals && spatial >= 0 && static_cast<int64_t>(vals->size()) != spatial)
-      return emitOpError() << name << " has " << vals->size()
-                           << " values for " << spatial
-                           << " spatial dimensions";
-  if (x && w) {
+      return emitOpError() << name << " has " << vals->size() << " values for "
+                           << spatial << " spatial dimensions";
+  if (!w)
+    return success();
+  if (x) {
     int64_t c = x.getDimSize(1), wc = w.getDimSize(0);
     if (isStatic(c) && isStatic(wc) && c != wc)
       return emitOpError() << "X has " << c
                            << " input channels but W dimension 0 is " << wc;
   }
-  if (w)
-    if (auto b = ranked(getB())) {
-      int64_t m = w.getDimSize(1);
-      if (b.getRank() != 1)
-        return emitOpError("bias B must have rank 1");
-      if (isStatic(m) && isStatic(b.getDimSize(0)) &&
-          b.getDimSize(0) != m * group)
-        return emitOpError() << "bias B has " << b.getDimSize(0)
-                             << " values but there are " << m * group
-                             << " output channels";
-    }
-  return success();
+  int64_t m = w.getDimSize(1);
+  return verifyBias(*this, getB(),
+                    isStatic(m) ? m * getGroup() : ShapedType::kDynamic);
 }
 
 LogicalResult QLinearConvOp::verify() {
   AMK_SCHEMA_FIRST
-  if (failed(checkAutoPad(*this, getAutoPad())))
-    return failure();
-  auto x = ranked(getX()), w = ranked(getW());
-  if (x && w && x.getRank() != w.getRank())
-    return emitOpError() << "x has rank " << x.getRank() << " but w has rank "
-                         << w.getRank();
-  if (getGroup() < 1)
-    return emitOpError("group must be >= 1");
-  return checkSpatialAttrs(*this, spatialRank(getX()), getKernelShape(),
-                           getStrides(), getDilations(), getPads());
+  return verifyConvLike(*this, getX(), getW());
 }
 
 LogicalResult MaxPoolOp::verify() {
@@ -417,8 +400,7 @@ LogicalResult BatchNormalizationOp::verify() {
     if (getSpatial() == 0)
       continue;
     if (t.getRank() != 1)
-      return emitOpError() << name << " must have rank 1, got "
-                           << t.getRank();
+      return emitOpError() << name << " must have rank 1, got " << t.getRank();
     if (isStatic(c) && isStatic(t.getDimSize(0)) && t.getDimSize(0) != c)
       return emitOpError() << name << " has " << t.getDimSize(0)
                            << " values but X has " << c << " channels";
@@ -467,8 +449,8 @@ LogicalResult MatMulOp::verify() {
   if (a.getRank() < 1 || b.getRank() < 1)
     return emitOpError("operands must have rank >= 1");
   int64_t ka = a.getDimSize(a.getRank() - 1);
-  int64_t kb = b.getRank() == 1 ? b.getDimSize(0)
-                                : b.getDimSize(b.getRank() - 2);
+  int64_t kb =
+      b.getRank() == 1 ? b.getDimSize(0) : b.getDimSize(b.getRank() - 2);
   if (isStatic(ka) && isStatic(kb) && ka != kb)
     return emitOpError() << "inner dimensions disagree: A is "
                          << shapeStr(a.getShape()) << ", B is "
@@ -526,10 +508,10 @@ LogicalResult TransposeOp::verify() {
     for (auto [i, p] : llvm::enumerate(*perm)) {
       int64_t a = x.getDimSize(p), b = y.getDimSize(i);
       if (isStatic(a) && isStatic(b) && a != b)
-        return emitOpError() << "result shape " << shapeStr(y.getShape())
-                             << " is not the input shape "
-                             << shapeStr(x.getShape()) << " permuted by "
-                             << shapeStr(*perm);
+        return emitOpError()
+               << "result shape " << shapeStr(y.getShape())
+               << " is not the input shape " << shapeStr(x.getShape())
+               << " permuted by " << shapeStr(*perm);
     }
   }
   return success();
@@ -558,10 +540,10 @@ LogicalResult ConcatOp::verify() {
     for (int64_t i = 0; i < t.getRank(); ++i) {
       int64_t a = first.getDimSize(i), b = t.getDimSize(i);
       if (i != axis && isStatic(a) && isStatic(b) && a != b)
-        return emitOpError() << "inputs " << shapeStr(first.getShape())
-                             << " and " << shapeStr(t.getShape())
-                             << " differ outside the concatenation axis "
-                             << axis;
+        return emitOpError()
+               << "inputs " << shapeStr(first.getShape()) << " and "
+               << shapeStr(t.getShape())
+               << " differ outside the concatenation axis " << axis;
     }
   }
   return success();
@@ -614,12 +596,12 @@ LogicalResult SplitOp::verify() {
         sum += s;
       }
       if (isStatic(d) && sum != d)
-        return emitOpError() << "split sizes sum to " << sum
-                             << " but the dimension is " << d;
+        return emitOpError()
+               << "split sizes sum to " << sum << " but the dimension is " << d;
     }
   }
-  if (auto n = getNumOutputs(); n && *n != static_cast<int64_t>(
-                                             getNumResults()))
+  if (auto n = getNumOutputs();
+      n && *n != static_cast<int64_t>(getNumResults()))
     return emitOpError() << "num_outputs is " << *n << " but the op has "
                          << getNumResults() << " outputs";
   return success();
@@ -655,8 +637,7 @@ LogicalResult CastOp::verify() {
   AMK_SCHEMA_FIRST
   Type elt = getElementType(getContext(), static_cast<int32_t>(getTo()));
   if (!elt)
-    return emitOpError() << "'to' = " << getTo()
-                         << " is not an ONNX data type";
+    return emitOpError() << "'to' = " << getTo() << " is not an ONNX data type";
   if (auto t = dyn_cast<TensorType>(getOutput().getType());
       t && t.getElementType() != elt)
     return emitOpError() << "result element type " << t.getElementType()
@@ -666,7 +647,7 @@ LogicalResult CastOp::verify() {
 
 LogicalResult ConstantOp::verify() {
   AMK_SCHEMA_FIRST
-  StringRef forms[] = {"value",       "sparse_value", "value_float",
+  StringRef forms[] = {"value",        "sparse_value", "value_float",
                        "value_floats", "value_int",    "value_ints",
                        "value_string", "value_strings"};
   int set = 0;
@@ -674,8 +655,7 @@ LogicalResult ConstantOp::verify() {
     if (getOperation()->getInherentAttr(f).value_or(Attribute()))
       ++set;
   if (set != 1)
-    return emitOpError() << "requires exactly one value attribute, got "
-                         << set;
+    return emitOpError() << "requires exactly one value attribute, got " << set;
   auto result = dyn_cast<TensorType>(getOutput().getType());
   if (!result)
     return success();
@@ -732,9 +712,9 @@ static LogicalResult checkBranch(Operation *op, Region &region,
   if (!yield)
     return op->emitOpError() << name << " must end with onnx.Yield";
   if (yield.getNumOperands() != op->getNumResults())
-    return op->emitOpError() << name << " yields " << yield.getNumOperands()
-                             << " values but the op has "
-                             << op->getNumResults() << " results";
+    return op->emitOpError()
+           << name << " yields " << yield.getNumOperands()
+           << " values but the op has " << op->getNumResults() << " results";
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip(yield.getOperands(), op->getResults()))) {
     auto [v, r] = pair;
@@ -775,8 +755,7 @@ LogicalResult LoopOp::verify() {
                          << " values; expected the condition plus "
                          << getNumResults();
   if (getNumResults() < carried)
-    return emitOpError() << "has " << getNumResults()
-                         << " results for " << carried
-                         << " loop-carried values";
+    return emitOpError() << "has " << getNumResults() << " results for "
+                         << carried << " loop-carried values";
   return success();
 }

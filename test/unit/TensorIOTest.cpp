@@ -1,8 +1,8 @@
 //===- TensorIOTest.cpp - Tensor files and random inputs ------------------===//
 
+#include "translate/TensorIO.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "translate/ONNXTensor.h"
-#include "translate/TensorIO.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "gtest/gtest.h"
@@ -19,14 +19,19 @@ protected:
 
 TEST_F(TensorIO, NpyRoundTripsEveryNumpyType) {
   Builder b(&ctx);
-  Type types[] = {b.getF32Type(),          b.getF64Type(),
-                  b.getF16Type(),          b.getIntegerType(8),
-                  b.getIntegerType(16),    b.getIntegerType(32),
-                  b.getIntegerType(64),    b.getIntegerType(8, false),
-                  b.getIntegerType(64, false), b.getI1Type()};
+  Type types[] = {b.getF32Type(),
+                  b.getF64Type(),
+                  b.getF16Type(),
+                  b.getIntegerType(8),
+                  b.getIntegerType(16),
+                  b.getIntegerType(32),
+                  b.getIntegerType(64),
+                  b.getIntegerType(8, false),
+                  b.getIntegerType(64, false),
+                  b.getI1Type()};
   for (Type t : types) {
-    SCOPED_TRACE(std::to_string(amk::onnx::getDataTypeBitWidth(
-        *amk::onnx::getDataType(t))));
+    SCOPED_TRACE(std::to_string(
+        amk::onnx::getDataTypeBitWidth(*amk::onnx::getDataType(t))));
     auto type = RankedTensorType::get({2, 3}, t);
     ElementsAttr value = amk::makeRandomTensor(type, 7);
     auto bytes = amk::serializeNpy(value);

@@ -17,6 +17,7 @@
 #include "passes/Passes.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
+#include "translate/ONNXToolOptions.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -35,27 +36,6 @@
 
 using namespace mlir;
 
-static llvm::cl::OptionCategory onnxCat("ONNX input/output options");
-static llvm::cl::opt<size_t> resourceThreshold(
-    "onnx-resource-threshold",
-    llvm::cl::desc("Tensors larger than this many bytes are imported as "
-                   "dense_resource blobs"),
-    llvm::cl::init(1024), llvm::cl::cat(onnxCat));
-static llvm::cl::opt<bool> inferShapes(
-    "onnx-infer-shapes",
-    llvm::cl::desc("Run ONNX shape inference when importing a model"),
-    llvm::cl::init(true), llvm::cl::cat(onnxCat));
-static llvm::cl::opt<std::string> externalData(
-    "onnx-external-data",
-    llvm::cl::desc("With an ONNX output: write initializers larger than "
-                   "--onnx-external-threshold bytes to this file, placed "
-                   "next to the output model"),
-    llvm::cl::init(""), llvm::cl::cat(onnxCat));
-static llvm::cl::opt<size_t> externalThreshold(
-    "onnx-external-threshold",
-    llvm::cl::desc("Size above which initializers go to --onnx-external-data"),
-    llvm::cl::init(1024), llvm::cl::cat(onnxCat));
-
 /// Whether `path` holds an ONNX model rather than MLIR text or bytecode.
 static bool isONNXInput(llvm::StringRef path) {
   if (path.ends_with(".onnx") || path.ends_with(".onnxtxt"))
@@ -68,7 +48,8 @@ static bool isONNXInput(llvm::StringRef path) {
   llvm::StringRef head = (*buf)->getBuffer();
   // MLIR bytecode starts with "ML\xefR"; MLIR text is printable. ONNX
   // protobufs start with a binary field tag.
-  if (head.starts_with("ML\xef" "R"))
+  if (head.starts_with("ML\xef"
+                       "R"))
     return false;
   return !head.empty() && static_cast<unsigned char>(head[0]) < 0x20 &&
          !llvm::isSpace(head[0]);
@@ -87,10 +68,8 @@ importToBytecode(llvm::StringRef path, DialectRegistry &registry,
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
   amk::onnx::attachONNXNodeNotes(&ctx);
-  amk::ONNXImportOptions opts;
-  opts.resourceThreshold = resourceThreshold;
-  opts.inferShapes = inferShapes;
-  OwningOpRef<ModuleOp> module = amk::importONNXFile(path, &ctx, opts);
+  OwningOpRef<ModuleOp> module =
+      amk::importONNXFile(path, &ctx, amk::getONNXImportOptionsFromCL());
   if (!module)
     return nullptr;
   llvm::raw_svector_ostream os(storage);
@@ -114,16 +93,15 @@ static LogicalResult exportResult(llvm::StringRef bytecode,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
   if (!module)
     return failure();
-  amk::ONNXExportOptions opts;
+  amk::ONNXExportOptions opts = amk::getONNXExportOptionsFromCL();
   opts.text = path.ends_with(".onnxtxt");
-  opts.externalDataFile = externalData;
-  opts.externalDataThreshold = externalThreshold;
   return amk::exportONNXToFile(*module, path, opts);
 }
 
 int main(int argc, char **argv) {
   registerTransformsPasses();
   amk::registerAllPasses();
+  amk::registerONNXToolOptions();
   DialectRegistry registry;
   amk::registerAllDialects(registry);
 

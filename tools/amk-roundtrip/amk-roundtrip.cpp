@@ -34,15 +34,16 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::list<std::string> models(cl::Positional, cl::desc("<model.onnx>..."));
-static cl::opt<std::string> listFile("list",
-                                     cl::desc("File with one model path per line"),
-                                     cl::init(""));
+static cl::list<std::string> models(cl::Positional,
+                                    cl::desc("<model.onnx>..."));
+static cl::opt<std::string>
+    listFile("list", cl::desc("File with one model path per line"),
+             cl::init(""));
 static cl::opt<std::string> outDir("out-dir", cl::desc("Output directory"),
                                    cl::Required);
-static cl::opt<std::string> manifestFile(
-    "manifest", cl::desc("Write the ONNX Runtime manifest here"),
-    cl::init(""));
+static cl::opt<std::string>
+    manifestFile("manifest", cl::desc("Write the ONNX Runtime manifest here"),
+                 cl::init(""));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
                               cl::init(1));
 static cl::opt<bool> verbose("v", cl::desc("Print every model's verdict"),
@@ -80,7 +81,8 @@ void printToFile(ModuleOp module, llvm::StringRef path) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (!ec)
-    module->print(os, OpPrintingFlags().enableDebugInfo().elideLargeResourceString(64));
+    module->print(
+        os, OpPrintingFlags().enableDebugInfo().elideLargeResourceString(64));
 }
 
 std::string modelId(llvm::StringRef path) {
@@ -169,8 +171,8 @@ Result check(llvm::StringRef path, DialectRegistry &registry) {
     llvm::sys::path::append(pb, id + ".b.mlir");
     printToFile(*a, pa);
     printToFile(*b, pb);
-    return {"ir-mismatch", "see " + pa.str().str() + " and " + pb.str().str(),
-            {}};
+    return {
+        "ir-mismatch", "see " + pa.str().str() + " and " + pb.str().str(), {}};
   }
 
   // Inputs for the ONNX Runtime comparison.
@@ -182,9 +184,11 @@ Result check(llvm::StringRef path, DialectRegistry &registry) {
     llvm::StringRef name = amk::onnx::getTensorName(arg);
     unsigned i = arg.getArgNumber();
     if (!isa<TensorType>(arg.getType()))
-      return {"pass", "", {{"skip", "input '" + name.str() +
-                                        "' is a sequence or optional, which "
-                                        "the ORT Node binding cannot feed"}}};
+      return {"pass",
+              "",
+              {{"skip", "input '" + name.str() +
+                            "' is a sequence or optional, which "
+                            "the ORT Node binding cannot feed"}}};
     llvm::SmallString<256> pb(dataDir);
     llvm::sys::path::append(pb, "input_" + std::to_string(i) + ".pb");
     ElementsAttr value;
@@ -196,16 +200,18 @@ Result check(llvm::StringRef path, DialectRegistry &registry) {
     } else {
       auto t = dyn_cast<RankedTensorType>(arg.getType());
       if (!t)
-        return {"pass", "", {{"skip", "input '" + name.str() +
-                                          "' has no ranked tensor type"}}};
+        return {
+            "pass",
+            "",
+            {{"skip", "input '" + name.str() + "' has no ranked tensor type"}}};
       SmallVector<int64_t> shape(t.getShape());
       for (int64_t &d : shape)
         if (ShapedType::isDynamic(d))
           d = 1;
       value = amk::makeRandomTensor(t.clone(shape), seed + i);
       if (!value)
-        return {"pass", "", {{"skip", "cannot make random " +
-                                          std::to_string(i)}}};
+        return {
+            "pass", "", {{"skip", "cannot make random " + std::to_string(i)}}};
     }
     llvm::SmallString<256> bin(outDir);
     llvm::sys::path::append(bin, id + ".input" + std::to_string(i) + ".bin");

@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
+#include "translate/ONNXToolOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -24,55 +25,18 @@
 
 using namespace mlir;
 
-static llvm::cl::OptionCategory importCat("ONNX import options");
-static llvm::cl::opt<size_t> resourceThreshold(
-    "onnx-resource-threshold",
-    llvm::cl::desc("Tensors larger than this many bytes are imported as "
-                   "dense_resource blobs"),
-    llvm::cl::init(1024), llvm::cl::cat(importCat));
-static llvm::cl::opt<bool> inferShapes(
-    "onnx-infer-shapes",
-    llvm::cl::desc("Run ONNX shape inference before importing"),
-    llvm::cl::init(true), llvm::cl::cat(importCat));
-static llvm::cl::opt<std::string> locationName(
-    "onnx-location-name",
-    llvm::cl::desc("File name to use in locations instead of the input's"),
-    llvm::cl::init(""), llvm::cl::cat(importCat));
-
-static llvm::cl::OptionCategory exportCat("ONNX export options");
-static llvm::cl::opt<std::string> externalData(
-    "onnx-external-data",
-    llvm::cl::desc("Write initializers larger than --onnx-external-threshold "
-                   "bytes to this file (give it the directory of -o; the "
-                   "model records its file name)"),
-    llvm::cl::init(""), llvm::cl::cat(exportCat));
-static llvm::cl::opt<size_t> externalThreshold(
-    "onnx-external-threshold",
-    llvm::cl::desc("Size above which initializers go to --onnx-external-data"),
-    llvm::cl::init(1024), llvm::cl::cat(exportCat));
-
-static amk::ONNXImportOptions importOptions() {
-  amk::ONNXImportOptions o;
-  o.resourceThreshold = resourceThreshold;
-  o.inferShapes = inferShapes;
-  o.locationFileName = locationName;
-  return o;
-}
-
-static LogicalResult exportTo(Operation *op, llvm::raw_ostream &os,
-                              bool text) {
+static LogicalResult exportTo(Operation *op, llvm::raw_ostream &os, bool text) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
-  amk::ONNXExportOptions o;
+  amk::ONNXExportOptions o = amk::getONNXExportOptionsFromCL();
   o.text = text;
-  if (!externalData.empty()) {
+  if (!o.externalDataFile.empty()) {
     // The external file is written where the user asked; the model refers
     // to it by file name, so it must sit next to the model.
-    llvm::SmallString<256> dir(externalData.getValue());
+    llvm::SmallString<256> dir(o.externalDataFile);
     llvm::sys::path::remove_filename(dir);
-    o.externalDataFile = llvm::sys::path::filename(externalData).str();
-    o.externalDataThreshold = externalThreshold;
+    o.externalDataFile = llvm::sys::path::filename(o.externalDataFile).str();
     llvm::SmallString<256> tmp(dir);
     if (tmp.empty())
       tmp = ".";
@@ -90,6 +54,7 @@ static LogicalResult exportTo(Operation *op, llvm::raw_ostream &os,
 }
 
 int main(int argc, char **argv) {
+  amk::registerONNXToolOptions();
   TranslateToMLIRRegistration importReg(
       "import-onnx", "Import an ONNX model (binary or text syntax)",
       [](llvm::SourceMgr &sourceMgr,
@@ -102,29 +67,24 @@ int main(int argc, char **argv) {
         // touched); standard input is parsed from memory.
         auto module =
             name != "<stdin>" && llvm::sys::fs::is_regular_file(name)
-                ? amk::importONNXFile(name, ctx, importOptions())
+                ? amk::importONNXFile(name, ctx,
+                                      amk::getONNXImportOptionsFromCL())
                 : amk::importONNXBuffer(buf->getBuffer(), name, ctx,
-                                        importOptions());
+                                        amk::getONNXImportOptionsFromCL());
         return OwningOpRef<Operation *>(module.release());
       },
-      [](DialectRegistry &registry) {
-        amk::registerAllDialects(registry);
-      });
+      [](DialectRegistry &registry) { amk::registerAllDialects(registry); });
   TranslateFromMLIRRegistration exportReg(
       "export-onnx", "Export the onnx dialect to a binary ONNX model",
       [](Operation *op, llvm::raw_ostream &os) {
         return exportTo(op, os, /*text=*/false);
       },
-      [](DialectRegistry &registry) {
-        amk::registerAllDialects(registry);
-      });
+      [](DialectRegistry &registry) { amk::registerAllDialects(registry); });
   TranslateFromMLIRRegistration exportTextReg(
       "export-onnx-text", "Export the onnx dialect to the ONNX text syntax",
       [](Operation *op, llvm::raw_ostream &os) {
         return exportTo(op, os, /*text=*/true);
       },
-      [](DialectRegistry &registry) {
-        amk::registerAllDialects(registry);
-      });
+      [](DialectRegistry &registry) { amk::registerAllDialects(registry); });
   return failed(mlirTranslateMain(argc, argv, "AMK translation driver"));
 }

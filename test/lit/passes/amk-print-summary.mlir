@@ -1,5 +1,6 @@
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-print-summary)' -o /dev/null | FileCheck %s
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-print-summary{format=json})' -o /dev/null | FileCheck %s --check-prefix=JSON
+// RUN: amk-opt %s --pass-pipeline='builtin.module(amk-print-summary{output=%t.json format=json})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-print-summary{format=xml})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
