@@ -19,6 +19,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <climits>
@@ -193,6 +194,105 @@ readTensorFile(llvm::StringRef path, MLIRContext *ctx, std::string *name) {
   if (!attr)
     return makeError(path + ": " + llvm::toString(attr.takeError()));
   return attr;
+}
+
+namespace {
+llvm::Expected<ValueFile> convertTensorValue(::onnx::TensorProto &t,
+                                             MLIRContext *ctx) {
+  TensorImportOptions opts;
+  opts.resourceThreshold = SIZE_MAX;
+  auto attr = convertTensorProto(t, ctx, opts);
+  if (!attr)
+    return attr.takeError();
+  ValueFile v;
+  v.kind = ValueFile::Kind::Tensor;
+  v.tensor = *attr;
+  return v;
+}
+
+llvm::Expected<ValueFile> convertSequence(::onnx::SequenceProto &s,
+                                          MLIRContext *ctx);
+
+llvm::Expected<ValueFile> convertOptional(::onnx::OptionalProto &o,
+                                          MLIRContext *ctx) {
+  if (o.has_tensor_value())
+    return convertTensorValue(*o.mutable_tensor_value(), ctx);
+  if (o.has_sequence_value())
+    return convertSequence(*o.mutable_sequence_value(), ctx);
+  return ValueFile(); // An empty optional.
+}
+
+llvm::Expected<ValueFile> convertSequence(::onnx::SequenceProto &s,
+                                          MLIRContext *ctx) {
+  ValueFile v;
+  v.kind = ValueFile::Kind::Sequence;
+  for (auto &t : *s.mutable_tensor_values()) {
+    auto item = convertTensorValue(t, ctx);
+    if (!item)
+      return item.takeError();
+    v.items.push_back(std::move(*item));
+  }
+  for (auto &inner : *s.mutable_sequence_values()) {
+    auto item = convertSequence(inner, ctx);
+    if (!item)
+      return item.takeError();
+    v.items.push_back(std::move(*item));
+  }
+  for (auto &o : *s.mutable_optional_values()) {
+    auto item = convertOptional(o, ctx);
+    if (!item)
+      return item.takeError();
+    v.items.push_back(std::move(*item));
+  }
+  if (s.map_values_size())
+    return makeError("sequences of maps are not supported");
+  return v;
+}
+
+template <typename Proto>
+llvm::Error parseProtoFile(llvm::StringRef path, Proto &proto) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return makeError("cannot read '" + path + "': " +
+                     buf.getError().message());
+  llvm::StringRef bytes = (*buf)->getBuffer();
+  google::protobuf::io::ArrayInputStream raw(bytes.data(),
+                                             static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    return makeError(path + ": not a valid " + proto.GetTypeName());
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Expected<ValueFile> readValueFile(llvm::StringRef path, Type expected,
+                                        MLIRContext *ctx) {
+  auto wrap = [&](llvm::Expected<ValueFile> v) -> llvm::Expected<ValueFile> {
+    if (!v)
+      return makeError(path + ": " + llvm::toString(v.takeError()));
+    return v;
+  };
+  if (isa_and_nonnull<onnx::SeqType>(expected)) {
+    ::onnx::SequenceProto seq;
+    if (auto err = parseProtoFile(path, seq))
+      return std::move(err);
+    return wrap(convertSequence(seq, ctx));
+  }
+  if (isa_and_nonnull<onnx::OptType>(expected)) {
+    ::onnx::OptionalProto opt;
+    if (auto err = parseProtoFile(path, opt))
+      return std::move(err);
+    return wrap(convertOptional(opt, ctx));
+  }
+  auto attr = readTensorFile(path, ctx);
+  if (!attr)
+    return attr.takeError();
+  ValueFile v;
+  v.kind = ValueFile::Kind::Tensor;
+  v.tensor = *attr;
+  return v;
 }
 
 llvm::Error writeTensorFile(llvm::StringRef path, ElementsAttr value,

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace amk {
 
@@ -26,6 +27,22 @@ namespace amk {
 llvm::Expected<mlir::ElementsAttr> readTensorFile(llvm::StringRef path,
                                                   mlir::MLIRContext *ctx,
                                                   std::string *name = nullptr);
+
+/// A value read from an ONNX test-data file: a tensor, a sequence of
+/// values, or an empty optional.
+struct ValueFile {
+  enum class Kind { Tensor, Sequence, None };
+  Kind kind = Kind::None;
+  mlir::ElementsAttr tensor;
+  std::vector<ValueFile> items;
+};
+
+/// Reads `path` as the ONNX proto that `expected` calls for: a
+/// SequenceProto for !onnx.seq, an OptionalProto for !onnx.opt, a
+/// TensorProto (or .npy) otherwise.
+llvm::Expected<ValueFile> readValueFile(llvm::StringRef path,
+                                        mlir::Type expected,
+                                        mlir::MLIRContext *ctx);
 
 /// Writes `value` to `path`: .npy when the path ends in ".npy", else a
 /// TensorProto named `name`.

@@ -1,0 +1,269 @@
+//===- KernelUtils.h - Helpers for reference kernels ------------*- C++ -*-===//
+//
+// Part of AMK. Element-type dispatch, numpy broadcasting, axis handling and
+// other pieces every kernel file needs. Kernels favour clarity and exact
+// ONNX semantics over speed, except MatMul/Gemm/Conv, which must make
+// ViT-B/16 run in under a minute.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_REFERENCE_KERNELUTILS_H
+#define AMK_REFERENCE_KERNELUTILS_H
+
+#include "reference/Interpreter.h"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <type_traits>
+
+namespace amk::ref {
+
+/// Storage types for the 16-bit floats; arithmetic goes through float.
+struct Half {
+  uint16_t bits;
+  Half() = default;
+  Half(float f) : bits(floatToHalf(f)) {}
+  operator float() const { return halfToFloat(bits); }
+};
+struct BFloat {
+  uint16_t bits;
+  BFloat() = default;
+  BFloat(float f) : bits(floatToBf16(f)) {}
+  operator float() const { return bf16ToFloat(bits); }
+};
+/// bool is stored as one byte.
+struct Bool {
+  uint8_t v;
+  Bool() = default;
+  Bool(bool b) : v(b) {}
+  operator bool() const { return v != 0; }
+};
+
+/// The type arithmetic on T is done in.
+template <typename T> struct Compute {
+  using type = T;
+};
+template <> struct Compute<Half> {
+  using type = float;
+};
+template <> struct Compute<BFloat> {
+  using type = float;
+};
+template <> struct Compute<Bool> {
+  using type = bool;
+};
+template <typename T> using CT = typename Compute<T>::type;
+
+template <typename T>
+constexpr bool isFloatLike = std::is_floating_point_v<T> ||
+                             std::is_same_v<T, Half> ||
+                             std::is_same_v<T, BFloat>;
+
+template <typename T> struct Tag {
+  using type = T;
+};
+
+enum TypeSet : unsigned {
+  kFloats = 1,   // float, double, float16, bfloat16
+  kSigned = 2,   // int8..int64
+  kUnsigned = 4, // uint8..uint64
+  kBool = 8,
+  kNumeric = kFloats | kSigned | kUnsigned,
+  kAll = kNumeric | kBool,
+};
+
+/// Calls fn(Tag<T>{}) for the storage type T of `dt` if `dt` is in `Set`;
+/// returns false otherwise. Types outside `Set` are not instantiated.
+template <unsigned Set, typename Fn> bool dispatch(DataType dt, Fn &&fn) {
+  switch (dt) {
+  case DataType::FLOAT:
+    if constexpr ((Set & kFloats) != 0) {
+      fn(Tag<float>{});
+      return true;
+    }
+    break;
+  case DataType::DOUBLE:
+    if constexpr ((Set & kFloats) != 0) {
+      fn(Tag<double>{});
+      return true;
+    }
+    break;
+  case DataType::FLOAT16:
+    if constexpr ((Set & kFloats) != 0) {
+      fn(Tag<Half>{});
+      return true;
+    }
+    break;
+  case DataType::BFLOAT16:
+    if constexpr ((Set & kFloats) != 0) {
+      fn(Tag<BFloat>{});
+      return true;
+    }
+    break;
+  case DataType::INT8:
+    if constexpr ((Set & kSigned) != 0) {
+      fn(Tag<int8_t>{});
+      return true;
+    }
+    break;
+  case DataType::INT16:
+    if constexpr ((Set & kSigned) != 0) {
+      fn(Tag<int16_t>{});
+      return true;
+    }
+    break;
+  case DataType::INT32:
+    if constexpr ((Set & kSigned) != 0) {
+      fn(Tag<int32_t>{});
+      return true;
+    }
+    break;
+  case DataType::INT64:
+    if constexpr ((Set & kSigned) != 0) {
+      fn(Tag<int64_t>{});
+      return true;
+    }
+    break;
+  case DataType::UINT8:
+    if constexpr ((Set & kUnsigned) != 0) {
+      fn(Tag<uint8_t>{});
+      return true;
+    }
+    break;
+  case DataType::UINT16:
+    if constexpr ((Set & kUnsigned) != 0) {
+      fn(Tag<uint16_t>{});
+      return true;
+    }
+    break;
+  case DataType::UINT32:
+    if constexpr ((Set & kUnsigned) != 0) {
+      fn(Tag<uint32_t>{});
+      return true;
+    }
+    break;
+  case DataType::UINT64:
+    if constexpr ((Set & kUnsigned) != 0) {
+      fn(Tag<uint64_t>{});
+      return true;
+    }
+    break;
+  case DataType::BOOL:
+    if constexpr ((Set & kBool) != 0) {
+      fn(Tag<Bool>{});
+      return true;
+    }
+    break;
+  default:
+    break;
+  }
+  return false;
+}
+
+/// "float", "int64"... for messages.
+inline std::string typeName(DataType dt) {
+  return onnx::getDataTypeName(dt).str();
+}
+
+/// Normalizes `axis` in [-rank, rank) (or [-rank, rank] when inclusive);
+/// nullopt when out of range.
+inline std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                            bool inclusive = false) {
+  int64_t hi = inclusive ? rank : rank - 1;
+  if (axis < -rank || axis > hi)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Numpy broadcasting of several shapes; nullopt if incompatible.
+std::optional<Shape> broadcastShapes(llvm::ArrayRef<Shape> shapes);
+
+/// Strides of `in` (right-aligned) inside `out`, 0 on broadcast dims.
+Shape broadcastStrides(llvm::ArrayRef<int64_t> in,
+                       llvm::ArrayRef<int64_t> out);
+
+/// Visits every element of `out`, passing the flat output index and the
+/// flat offset into each input (inputs given by their broadcast strides).
+template <size_t N, typename Fn>
+void forEachBroadcast(llvm::ArrayRef<int64_t> out,
+                      const std::array<Shape, N> &strides, Fn &&fn) {
+  int64_t total = numElements(out);
+  if (total == 0)
+    return;
+  size_t rank = out.size();
+  std::array<int64_t, N> off{};
+  Shape idx(rank, 0);
+  for (int64_t i = 0; i < total; ++i) {
+    fn(i, off);
+    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < out[d]) {
+        for (size_t k = 0; k < N; ++k)
+          off[k] += strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k)
+        off[k] -= strides[k][d] * (out[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Reads an optional int64 input as a vector (axes, shapes, pads...).
+inline std::vector<int64_t> intsInput(KernelContext &ctx, unsigned i) {
+  return ctx.has(i) ? ctx.in(i).toInt64Vector() : std::vector<int64_t>{};
+}
+
+/// Reads a scalar (or 1-element) input as double.
+inline double scalarInput(KernelContext &ctx, unsigned i, double dflt) {
+  if (!ctx.has(i) || ctx.in(i).numel() == 0)
+    return dflt;
+  return ctx.in(i).getDouble(0);
+}
+
+/// Copies `t` into a tensor of type `dt` with value conversion (Cast
+/// semantics for numeric types).
+Tensor convertTensor(const Tensor &t, DataType dt);
+
+/// Rounding as ONNX's Round and QuantizeLinear require: to nearest, ties
+/// to even.
+inline double roundHalfEven(double x) { return std::nearbyint(x); }
+
+/// Copies element `si` of `src` to element `di` of `dst` (same type).
+inline void copyElement(const Tensor &src, int64_t si, Tensor &dst,
+                        int64_t di) {
+  if (src.isString()) {
+    dst.strings()[di] = src.strings()[si];
+    return;
+  }
+  size_t es = elementSize(src.dtype());
+  std::memcpy(dst.raw() + di * es, src.raw() + si * es, es);
+}
+
+/// Copies `count` consecutive elements.
+inline void copyElements(const Tensor &src, int64_t si, Tensor &dst,
+                         int64_t di, int64_t count) {
+  if (src.isString()) {
+    for (int64_t k = 0; k < count; ++k)
+      dst.strings()[di + k] = src.strings()[si + k];
+    return;
+  }
+  size_t es = elementSize(src.dtype());
+  std::memcpy(dst.raw() + di * es, src.raw() + si * es, count * es);
+}
+
+/// `x` with its axes permuted (Transpose semantics).
+Tensor permuteTensor(const Tensor &x, llvm::ArrayRef<int64_t> perm);
+
+/// Registers a kernel under several op types.
+inline void addAll(KernelRegistry &r, std::initializer_list<const char *> ops,
+                   Kernel k) {
+  for (const char *op : ops)
+    r.add(op, k);
+}
+
+} // namespace amk::ref
+
+#endif // AMK_REFERENCE_KERNELUTILS_H

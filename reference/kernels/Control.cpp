@@ -1,0 +1,15 @@
+//===- Control.cpp - Reference kernels -------------------------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "reference/KernelUtils.h"
+
+using namespace mlir;
+
+namespace amk::ref {
+
+void registerControlKernels(KernelRegistry &r) { (void)r; }
+
+} // namespace amk::ref

@@ -1,0 +1,15 @@
+//===- Linalg.cpp - Reference kernels -------------------------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "reference/KernelUtils.h"
+
+using namespace mlir;
+
+namespace amk::ref {
+
+void registerLinalgKernels(KernelRegistry &r) { (void)r; }
+
+} // namespace amk::ref

@@ -1,0 +1,15 @@
+//===- Quant.cpp - Reference kernels -------------------------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "reference/KernelUtils.h"
+
+using namespace mlir;
+
+namespace amk::ref {
+
+void registerQuantKernels(KernelRegistry &r) { (void)r; }
+
+} // namespace amk::ref

@@ -1,0 +1,15 @@
+//===- Reduction.cpp - Reference kernels -------------------------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "reference/KernelUtils.h"
+
+using namespace mlir;
+
+namespace amk::ref {
+
+void registerReductionKernels(KernelRegistry &r) { (void)r; }
+
+} // namespace amk::ref
