@@ -254,6 +254,14 @@ inline void copyElements(const Tensor &src, int64_t si, Tensor &dst,
   std::memcpy(dst.raw() + di * es, src.raw() + si * es, count * es);
 }
 
+/// C = alpha * op(A) * op(B) + beta * C for row-major float matrices
+/// (op: optional transpose; lda/ldb/ldc are row strides). Blocked and
+/// vectorized: the interpreter's only fast kernel, used by MatMul, Gemm and
+/// Conv (through im2col) so large models run in reasonable time.
+void gemmF32(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
+             float alpha, const float *A, int64_t lda, const float *B,
+             int64_t ldb, float beta, float *C, int64_t ldc);
+
 /// `x` with its axes permuted (Transpose semantics).
 Tensor permuteTensor(const Tensor &x, llvm::ArrayRef<int64_t> perm);
 
