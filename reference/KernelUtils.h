@@ -262,6 +262,11 @@ void gemmF32(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
              float alpha, const float *A, int64_t lda, const float *B,
              int64_t ldb, float beta, float *C, int64_t ldc);
 
+/// Concatenates tensors of equal rank along `axis` (already normalized);
+/// returns an error message in `err` when their shapes disagree.
+std::optional<Tensor> concatTensors(llvm::ArrayRef<Tensor> parts,
+                                    int64_t axis, std::string &err);
+
 /// `x` with its axes permuted (Transpose semantics).
 Tensor permuteTensor(const Tensor &x, llvm::ArrayRef<int64_t> perm);
 

@@ -256,38 +256,17 @@ LogicalResult transposeK(KernelContext &ctx) {
 }
 
 LogicalResult concatK(KernelContext &ctx) {
-  const Tensor &first = ctx.in(0);
-  auto axis = normalizeAxis(ctx.getInt("axis", 0), first.rank());
+  std::vector<Tensor> parts;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i)
+    parts.push_back(ctx.in(i));
+  auto axis = normalizeAxis(ctx.getInt("axis", 0), parts.front().rank());
   if (!axis)
     return ctx.error("axis out of range");
-  Shape out(first.shape());
-  out[*axis] = 0;
-  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
-    const Tensor &t = ctx.in(i);
-    if (t.rank() != first.rank())
-      return ctx.error("inputs have different ranks");
-    for (int64_t d = 0; d < t.rank(); ++d)
-      if (d != *axis && t.dim(d) != first.dim(d))
-        return ctx.error("inputs differ outside the axis: " +
-                         shapeToString(first.shape()) + " and " +
-                         shapeToString(t.shape()));
-    out[*axis] += t.dim(*axis);
-  }
-  Tensor y(first.dtype(), out);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < *axis; ++d)
-    outer *= out[d];
-  for (int64_t d = *axis + 1; d < first.rank(); ++d)
-    inner *= out[d];
-  int64_t offset = 0;
-  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
-    const Tensor &t = ctx.in(i);
-    int64_t chunk = t.dim(*axis) * inner;
-    for (int64_t o = 0; o < outer; ++o)
-      copyElements(t, o * chunk, y, o * out[*axis] * inner + offset, chunk);
-    offset += chunk;
-  }
-  ctx.set(0, y);
+  std::string err;
+  auto y = concatTensors(parts, *axis, err);
+  if (!y)
+    return ctx.error(err);
+  ctx.set(0, *y);
   return success();
 }
 
@@ -1049,6 +1028,39 @@ LogicalResult dropoutK(KernelContext &ctx) {
 }
 
 } // namespace
+
+std::optional<Tensor> concatTensors(llvm::ArrayRef<Tensor> parts,
+                                    int64_t axis, std::string &err) {
+  const Tensor &first = parts.front();
+  Shape out(first.shape());
+  out[axis] = 0;
+  for (const Tensor &t : parts) {
+    bool same = t.rank() == first.rank();
+    for (int64_t d = 0; same && d < t.rank(); ++d)
+      same = d == axis || t.dim(d) == first.dim(d);
+    if (!same) {
+      err = "inputs " + shapeToString(first.shape()) + " and " +
+            shapeToString(t.shape()) + " differ outside axis " +
+            std::to_string(axis);
+      return std::nullopt;
+    }
+    out[axis] += t.dim(axis);
+  }
+  Tensor y(first.dtype(), out);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= out[d];
+  for (int64_t d = axis + 1; d < first.rank(); ++d)
+    inner *= out[d];
+  int64_t offset = 0;
+  for (const Tensor &t : parts) {
+    int64_t chunk = t.dim(axis) * inner;
+    for (int64_t o = 0; o < outer; ++o)
+      copyElements(t, o * chunk, y, o * out[axis] * inner + offset, chunk);
+    offset += chunk;
+  }
+  return y;
+}
 
 Tensor permuteTensor(const Tensor &x, llvm::ArrayRef<int64_t> perm) {
   return permute(x, perm);
