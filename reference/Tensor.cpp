@@ -91,11 +91,13 @@ uint16_t floatToHalf(float f) {
   if (absx < 0x38800000u) { // Subnormal or zero in half.
     if (absx < 0x33000000u)
       return sign;
+    // A half subnormal is m * 2^-24; with the float's 24-bit significand
+    // and biased exponent e, m = significand * 2^(e - 126).
     uint32_t mant = (absx & 0x7FFFFF) | 0x800000;
-    int shift = 126 - (absx >> 23);
-    uint32_t half = mant >> (shift + 1);
-    uint32_t rem = mant & ((1u << (shift + 1)) - 1);
-    uint32_t mid = 1u << shift;
+    int shift = 126 - static_cast<int>(absx >> 23);
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
     if (rem > mid || (rem == mid && (half & 1)))
       ++half;
     return sign | half;

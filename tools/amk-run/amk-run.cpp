@@ -1,0 +1,421 @@
+//===- amk-run.cpp - Run a model and check its outputs --------------------===//
+//
+// Part of AMK. Runs an ONNX model (or an onnx-dialect MLIR module) on given
+// or seeded random inputs, writes its outputs, and compares them with
+// expected files or with ONNX Runtime on the same inputs.
+//
+//   amk-run model.onnx --reference --input-dir test_data_set_0 --compare \
+//       test_data_set_0
+//   amk-run model.onnx --reference --seed 1 --compare-ort --json
+//
+// Exit status: 0 success, 1 a comparison failed, 2 bad usage or input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+#include "passes/Passes.h"
+#include "reference/Compare.h"
+#include "reference/Interpreter.h"
+#include "reference/ORTBridge.h"
+#include "translate/ONNXExport.h"
+#include "translate/ONNXImport.h"
+#include "translate/ONNXToolOptions.h"
+#include "translate/TensorIO.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+using amk::ref::RValue;
+using amk::ref::Tensor;
+
+static cl::OptionCategory runCat("amk-run options");
+static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                                      cl::desc("<model.onnx|model.mlir>"),
+                                      cl::cat(runCat));
+static cl::opt<bool>
+    reference("reference",
+              cl::desc("Run on the reference interpreter (the only engine "
+                       "in this build; required)"),
+              cl::cat(runCat));
+static cl::list<std::string>
+    inputFiles("input",
+               cl::desc("An input: NAME=FILE, or FILE for the next input in "
+                        "order (.pb TensorProto or .npy); repeatable"),
+               cl::cat(runCat));
+static cl::opt<std::string>
+    inputDir("input-dir",
+             cl::desc("Directory with input_<i>.pb, <name>.pb or <name>.npy"),
+             cl::init(""), cl::cat(runCat));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of random inputs for inputs not "
+                                       "given (default 0)"),
+                              cl::init(0), cl::cat(runCat));
+static cl::list<std::string>
+    dims("dim",
+         cl::desc("NAME=N: size of a symbolic dimension of random inputs "
+                  "(by its dim_param; default 1); repeatable"),
+         cl::cat(runCat));
+static cl::opt<std::string> outputDir("output-dir",
+                                      cl::desc("Write the outputs here"),
+                                      cl::init(""), cl::cat(runCat));
+static cl::opt<std::string>
+    outputFormat("output-format", cl::desc("Output files: npy or pb"),
+                 cl::init("npy"), cl::cat(runCat));
+static cl::opt<std::string>
+    compareDir("compare",
+               cl::desc("Compare with expected outputs in this directory "
+                        "(output_<i>.pb, <name>.pb or <name>.npy)"),
+               cl::init(""), cl::cat(runCat));
+static cl::opt<bool> compareOrt(
+    "compare-ort",
+    cl::desc("Run ONNX Runtime on the same inputs and compare with it"),
+    cl::cat(runCat));
+static cl::opt<double> relTol("rtol",
+                            cl::desc("Relative tolerance of floating-point "
+                                     "comparisons (default 1e-3, 1e-4 with "
+                                     "--compare-ort)"),
+                            cl::init(-1), cl::cat(runCat));
+static cl::opt<double> absTol("atol",
+                            cl::desc("Absolute tolerance (default 1e-7; with "
+                                     "--compare-ort, rtol times the largest "
+                                     "expected magnitude)"),
+                            cl::init(-1), cl::cat(runCat));
+static cl::opt<bool> jsonOut("json", cl::desc("Print a JSON report"),
+                             cl::cat(runCat));
+
+namespace {
+
+[[noreturn]] void die(const llvm::Twine &msg) {
+  llvm::errs() << "amk-run: error: " << msg << "\n";
+  std::exit(2);
+}
+
+/// The source of every input: a file, or random.
+struct InputPlan {
+  std::vector<std::string> files;
+};
+
+OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx, llvm::SourceMgr &sm) {
+  llvm::StringRef p = modelPath;
+  if (p.ends_with(".mlir") || p.ends_with(".mlirbc")) {
+    std::string err;
+    auto buf = llvm::MemoryBuffer::getFile(p);
+    if (!buf)
+      die("cannot read '" + p + "'");
+    sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
+    return parseSourceFile<ModuleOp>(sm, &ctx);
+  }
+  return amk::importONNXFile(p, &ctx, amk::getONNXImportOptionsFromCL());
+}
+
+std::string argName(func::FuncOp func, unsigned i) {
+  llvm::StringRef n = amk::onnx::getTensorName(func.getArgument(i));
+  return n.empty() ? "input_" + std::to_string(i) : n.str();
+}
+
+std::string resultName(func::FuncOp func, unsigned i) {
+  auto n = func.getResultAttrOfType<StringAttr>(i, amk::onnx::kNameAttr);
+  return n ? n.str() : "output_" + std::to_string(i);
+}
+
+/// Finds `<dir>/<name>.{pb,npy}` or `<dir>/<prefix>_<i>.pb`.
+std::string findFile(llvm::StringRef dir, llvm::StringRef name,
+                     llvm::StringRef prefix, unsigned i) {
+  for (std::string f : {name.str() + ".pb", name.str() + ".npy",
+                        (prefix + "_" + llvm::Twine(i) + ".pb").str(),
+                        (prefix + "_" + llvm::Twine(i) + ".npy").str()}) {
+    llvm::SmallString<256> p(dir);
+    llvm::sys::path::append(p, f);
+    if (llvm::sys::fs::exists(p))
+      return std::string(p);
+  }
+  return "";
+}
+
+RValue loadValue(llvm::StringRef file, Type type, MLIRContext &ctx,
+                 llvm::StringRef what) {
+  auto v = amk::readValueFile(file, type, &ctx);
+  if (!v)
+    die(what + ": " + llvm::toString(v.takeError()));
+  return amk::ref::toRValue(*v, type);
+}
+
+std::vector<RValue> prepareInputs(func::FuncOp func, MLIRContext &ctx) {
+  unsigned n = func.getNumArguments();
+  std::vector<std::string> files(n);
+  unsigned next = 0;
+  for (const std::string &spec : inputFiles) {
+    auto [name, file] = llvm::StringRef(spec).split('=');
+    if (file.empty()) { // Positional.
+      if (next >= n)
+        die("more --input files than the model's " + std::to_string(n) +
+            " inputs");
+      files[next++] = name.str();
+      continue;
+    }
+    bool found = false;
+    for (unsigned i = 0; i < n; ++i)
+      if (argName(func, i) == name) {
+        files[i] = file.str();
+        found = true;
+      }
+    if (!found) {
+      std::string names;
+      for (unsigned i = 0; i < n; ++i)
+        names += (i ? ", " : "") + argName(func, i);
+      die("the model has no input '" + name + "' (its inputs: " + names +
+          ")");
+    }
+  }
+  std::map<std::string, int64_t> dimValues;
+  for (const std::string &spec : dims) {
+    auto [name, value] = llvm::StringRef(spec).split('=');
+    int64_t v;
+    if (value.getAsInteger(10, v) || v < 0)
+      die("--dim '" + spec + "' is not NAME=N");
+    dimValues[name.str()] = v;
+  }
+  std::vector<RValue> inputs;
+  for (unsigned i = 0; i < n; ++i) {
+    Type t = func.getArgument(i).getType();
+    std::string name = argName(func, i);
+    if (files[i].empty() && !inputDir.empty())
+      files[i] = findFile(inputDir, name, "input", i);
+    if (!files[i].empty()) {
+      if (!llvm::sys::fs::exists(files[i]))
+        die("input '" + name + "': no such file '" + files[i] + "'");
+      inputs.push_back(loadValue(files[i], t, ctx, "input '" + name + "'"));
+      continue;
+    }
+    auto tt = dyn_cast<RankedTensorType>(t);
+    if (!tt)
+      die("input '" + name + "' has no static tensor type; give it with "
+                             "--input");
+    auto params =
+        func.getArgAttrOfType<ArrayAttr>(i, "onnx.dim_params");
+    SmallVector<int64_t> shape(tt.getShape());
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      std::string param =
+          params && d < params.size()
+              ? cast<StringAttr>(params[d]).str()
+              : "";
+      size = dimValues.count(param) ? dimValues[param] : 1;
+    }
+    ElementsAttr value = amk::makeRandomTensor(tt.clone(shape), seed + i);
+    if (!value)
+      die("cannot make a random value of " + amk::onnx::getONNXTypeString(t) +
+          " for input '" + name + "'");
+    inputs.push_back(RValue(*Tensor::fromAttr(value)));
+  }
+  return inputs;
+}
+
+llvm::Error writeOutput(const RValue &v, llvm::StringRef name,
+                        MLIRContext &ctx) {
+  if (!v.isTensor())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "output '" + name +
+                                       "' is not a tensor; not written");
+  std::string safe = name.str();
+  for (char &c : safe)
+    if (!llvm::isAlnum(c) && c != '_' && c != '-' && c != '.')
+      c = '_';
+  llvm::SmallString<256> p(outputDir);
+  llvm::sys::path::append(p, safe + "." + outputFormat.getValue());
+  return amk::writeTensorFile(p, v.getTensor().toAttr(&ctx), name);
+}
+
+nlohmann::json describe(const amk::ref::Comparison &c) {
+  return {{"ok", c.ok},
+          {"max_abs_error", c.maxAbsError},
+          {"max_rel_error", c.maxRelError},
+          {"cosine", c.cosine},
+          {"worst_index", c.worstIndex},
+          {"worst_expected", c.worstExpected},
+          {"worst_actual", c.worstActual},
+          {"message", c.message}};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  amk::registerONNXToolOptions();
+  cl::HideUnrelatedOptions({&runCat});
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Runs a model and checks its outputs\n");
+  if (!reference)
+    die("the compiled runtime is not part of this build yet; run with "
+        "--reference");
+  if (outputFormat != "npy" && outputFormat != "pb")
+    die("--output-format must be npy or pb");
+
+  DialectRegistry registry;
+  amk::registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  llvm::SourceMgr sm;
+  SourceMgrDiagnosticHandler handler(sm, &ctx);
+  amk::onnx::attachONNXNodeNotes(&ctx);
+  OwningOpRef<ModuleOp> module = loadModel(ctx, sm);
+  if (!module)
+    return 2;
+
+  amk::ref::Interpreter interp(*module);
+  func::FuncOp func = interp.getFunction();
+  if (!func)
+    die("the module has no function @main_graph");
+  auto unsupported = interp.findUnsupported();
+  if (!unsupported.empty()) {
+    for (const std::string &u : unsupported)
+      llvm::errs() << "amk-run: error: " << u << "\n";
+    return 2;
+  }
+  std::vector<RValue> inputs = prepareInputs(func, ctx);
+
+  auto start = std::chrono::steady_clock::now();
+  auto outputs = interp.run(inputs);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (failed(outputs))
+    die(interp.getFailure().message);
+
+  nlohmann::ordered_json report;
+  report["model"] = modelPath.getValue();
+  report["engine"] = "reference";
+  report["seconds"] = seconds;
+  report["outputs"] = nlohmann::ordered_json::array();
+  int status = 0;
+
+  if (!outputDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      die("cannot create '" + outputDir + "': " + ec.message());
+    for (auto [i, v] : llvm::enumerate(*outputs))
+      if (auto err = writeOutput(v, resultName(func, i), ctx))
+        llvm::errs() << "amk-run: warning: "
+                     << llvm::toString(std::move(err)) << "\n";
+  }
+
+  // Expected outputs: files, or ONNX Runtime on the same inputs.
+  std::vector<std::optional<RValue>> expected(outputs->size());
+  std::string against;
+  if (!compareDir.empty()) {
+    against = compareDir;
+    for (unsigned i = 0; i < outputs->size(); ++i) {
+      std::string f = findFile(compareDir, resultName(func, i), "output", i);
+      if (f.empty())
+        die("no expected file for output '" + resultName(func, i) + "' in '" +
+            compareDir + "'");
+      expected[i] = loadValue(f, func.getResultTypes()[i], ctx,
+                              "expected output '" + resultName(func, i) +
+                                  "'");
+    }
+  }
+  if (compareOrt) {
+    against = "onnxruntime";
+    llvm::SmallString<256> model(modelPath.getValue()), work;
+    if (!llvm::StringRef(modelPath).ends_with(".onnx")) {
+      // ORT needs an ONNX file: export the module next to the inputs.
+      llvm::sys::fs::createUniqueDirectory("amk-run-ort", work);
+      model = work;
+      llvm::sys::path::append(model, "model.onnx");
+      if (failed(amk::exportONNXToFile(*module, model)))
+        return 2;
+    } else {
+      llvm::sys::fs::createUniqueDirectory("amk-run-ort", work);
+    }
+    std::vector<amk::ort::NamedTensor> named;
+    for (auto [i, v] : llvm::enumerate(inputs)) {
+      if (!v.isTensor())
+        die("--compare-ort needs tensor inputs");
+      named.emplace_back(argName(func, i), v.getTensor());
+    }
+    auto res = amk::ort::run(model, named, work);
+    llvm::sys::fs::remove_directories(work);
+    if (!res)
+      die(llvm::toString(res.takeError()));
+    for (unsigned i = 0; i < outputs->size(); ++i)
+      for (auto &[name, t] : res->outputs)
+        if (name == resultName(func, i))
+          expected[i] = RValue(t);
+    report["onnxruntime_seconds"] = res->seconds;
+  }
+
+  for (auto [i, v] : llvm::enumerate(*outputs)) {
+    nlohmann::ordered_json o;
+    o["name"] = resultName(func, i);
+    o["value"] = v.describe();
+    if (!against.empty()) {
+      if (!expected[i]) {
+        o["comparison"] = {{"ok", false},
+                           {"message", "no expected value"}};
+        status = 1;
+      } else {
+        amk::ref::Tolerance tol;
+        tol.rtol = relTol >= 0 ? relTol : (compareOrt ? 1e-4 : 1e-3);
+        tol.atol = absTol >= 0 ? absTol : 1e-7;
+        // Against ORT, near-zero elements are judged relative to the
+        // output's scale: their relative error only measures cancellation.
+        if (compareOrt && absTol < 0 && expected[i]->isTensor()) {
+          const Tensor &e = expected[i]->getTensor();
+          double scale = 0;
+          if (!e.isString())
+            for (int64_t k = 0; k < e.numel(); ++k)
+              if (std::isfinite(e.getDouble(k)))
+                scale = std::max(scale, std::abs(e.getDouble(k)));
+          tol.atol = tol.rtol * scale;
+        }
+        auto c = amk::ref::compareValues(*expected[i], v, tol);
+        o["comparison"] = describe(c);
+        o["comparison"]["rtol"] = tol.rtol;
+        o["comparison"]["atol"] = tol.atol;
+        if (!c.ok)
+          status = 1;
+      }
+    }
+    report["outputs"].push_back(o);
+  }
+  report["compared_with"] = against;
+  report["ok"] = status == 0;
+
+  if (jsonOut) {
+    llvm::outs() << report.dump(2) << "\n";
+    return status;
+  }
+  llvm::outs() << llvm::formatv("ran {0} on the reference interpreter in "
+                                "{1:f3} s\n",
+                                modelPath, seconds);
+  for (const auto &o : report["outputs"]) {
+    llvm::outs() << "  " << o["name"].get<std::string>() << ": "
+                 << o["value"].get<std::string>();
+    if (o.contains("comparison")) {
+      const auto &c = o["comparison"];
+      if (c.value("ok", false))
+        llvm::outs() << llvm::formatv(
+            "  ok vs {0} (max abs {1:e}, max rel {2:e}, cosine {3:f6})",
+            against, c.value("max_abs_error", 0.0),
+            c.value("max_rel_error", 0.0), c.value("cosine", 1.0));
+      else
+        llvm::outs() << "  MISMATCH vs " << against << ": "
+                     << c.value("message", std::string());
+    }
+    llvm::outs() << "\n";
+  }
+  return status;
+}
