@@ -119,6 +119,8 @@ const KernelRegistry &KernelRegistry::get() {
     registerElementwiseKernels(r);
     registerReductionKernels(r);
     registerTensorKernels(r);
+    registerConvPoolKernels(r);
+    registerNormalizationKernels(r);
     registerNNKernels(r);
     registerLinalgKernels(r);
     registerQuantKernels(r);

@@ -165,6 +165,8 @@ void registerElementwiseKernels(KernelRegistry &r);
 void registerReductionKernels(KernelRegistry &r);
 void registerTensorKernels(KernelRegistry &r);
 void registerNNKernels(KernelRegistry &r);
+void registerConvPoolKernels(KernelRegistry &r);
+void registerNormalizationKernels(KernelRegistry &r);
 void registerLinalgKernels(KernelRegistry &r);
 void registerQuantKernels(KernelRegistry &r);
 void registerRecurrentKernels(KernelRegistry &r);

@@ -3,7 +3,8 @@
 
 Weights are random but seeded, so every machine exports the same models.
 BatchNorm statistics are randomized too (a fresh BatchNorm is the identity,
-which would hide mistakes in BN folding).
+which would hide mistakes in BN folding), and so are layers torchvision
+initializes to zero.
 
 Usage: export_zoo.py <out-dir> [model ...]
 Models: resnet18, mobilenetv2, vit_small, bert_like (each at opsets 13 and
@@ -26,6 +27,11 @@ def seeded(fn):
     model = fn()
     with torch.no_grad():
         for m in model.modules():
+            # torchvision zero-initializes some layers (the ViT head): a
+            # constant output would make every numerical comparison pass.
+            if isinstance(m, nn.Linear) and not m.weight.any():
+                nn.init.normal_(m.weight, std=0.05)
+                nn.init.uniform_(m.bias, -0.1, 0.1)
             if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
                 m.running_mean.uniform_(-0.5, 0.5)
                 m.running_var.uniform_(0.5, 2.0)
