@@ -127,6 +127,7 @@ const KernelRegistry &KernelRegistry::get() {
     registerRecurrentKernels(r);
     registerControlKernels(r);
     registerMiscKernels(r);
+    registerImageKernels(r);
     return r;
   }();
   return registry;

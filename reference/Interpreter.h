@@ -172,6 +172,7 @@ void registerQuantKernels(KernelRegistry &r);
 void registerRecurrentKernels(KernelRegistry &r);
 void registerControlKernels(KernelRegistry &r);
 void registerMiscKernels(KernelRegistry &r);
+void registerImageKernels(KernelRegistry &r);
 
 } // namespace amk::ref
 

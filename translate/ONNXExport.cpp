@@ -737,7 +737,8 @@ LogicalResult exportONNXToStream(ModuleOp module, llvm::raw_ostream &os,
   if (failed(exportModel(module, opts, ".", model)))
     return failure();
   if (options.text) {
-    printONNXText(model, os);
+    if (auto err = printONNXText(model, os))
+      return module.emitError(llvm::toString(std::move(err)));
     return success();
   }
   std::string bytes;
@@ -762,7 +763,8 @@ LogicalResult exportONNXToFile(ModuleOp module, llvm::StringRef path,
     if (ec)
       return module.emitError()
              << "cannot write '" << path << "': " << ec.message();
-    printONNXText(model, os);
+    if (auto err = printONNXText(model, os))
+      return module.emitError(llvm::toString(std::move(err)));
     return success();
   }
   int fd = ::open(path.str().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -44,15 +44,19 @@ public:
   }
 
 private:
-  static std::string quoted(const std::string &s) {
-    std::string out = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\')
-        out += '\\';
-      out += c;
-    }
-    return out + "\"";
+  /// The 1.12 parser reads a string literal verbatim up to the next
+  /// quote: no escapes, so a quote inside cannot be written at all.
+  std::string quoted(const std::string &s) {
+    if (s.find('"') != std::string::npos && unprintable.empty())
+      unprintable = s;
+    return "\"" + s + "\"";
   }
+
+public:
+  /// A string the syntax cannot represent, if one was met.
+  std::string unprintable;
+
+private:
 
   void indent(unsigned n) { os.indent(2 * n); }
 
@@ -290,8 +294,20 @@ private:
 
 } // namespace
 
-void printONNXText(const ::onnx::ModelProto &model, llvm::raw_ostream &os) {
-  TextPrinter(os).printModel(model);
+llvm::Error printONNXText(const ::onnx::ModelProto &model,
+                          llvm::raw_ostream &os) {
+  std::string text;
+  llvm::raw_string_ostream ss(text);
+  TextPrinter printer(ss);
+  printer.printModel(model);
+  if (!printer.unprintable.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the string \"" + printer.unprintable +
+            "\" contains a double quote, which the ONNX text syntax read by "
+            "libonnx 1.12 cannot represent; export a binary model instead");
+  os << text;
+  return llvm::Error::success();
 }
 
 } // namespace amk

@@ -7,6 +7,7 @@
 #ifndef AMK_TRANSLATE_ONNXTEXT_H
 #define AMK_TRANSLATE_ONNXTEXT_H
 
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace onnx {
@@ -15,8 +16,10 @@ class ModelProto;
 
 namespace amk {
 
-/// Prints `model` in the ONNX text syntax that libonnx's parser reads.
-void printONNXText(const ::onnx::ModelProto &model, llvm::raw_ostream &os);
+/// Prints `model` in the ONNX text syntax that libonnx's parser reads;
+/// fails (printing nothing) when a string cannot be written in it.
+llvm::Error printONNXText(const ::onnx::ModelProto &model,
+                          llvm::raw_ostream &os);
 
 } // namespace amk
 

@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <complex>
 #include <map>
@@ -639,6 +641,80 @@ LogicalResult tfidfK(KernelContext &ctx) {
   return success();
 }
 
+LogicalResult stringConcatK(KernelContext &ctx) {
+  const Tensor &a = ctx.in(0), &b = ctx.in(1);
+  auto shape = broadcastShapes({Shape(a.shape()), Shape(b.shape())});
+  if (!shape)
+    return ctx.error("shapes do not broadcast");
+  Tensor y(DataType::STRING, *shape);
+  std::array<Shape, 2> strides = {broadcastStrides(a.shape(), *shape),
+                                  broadcastStrides(b.shape(), *shape)};
+  forEachBroadcast<2>(*shape, strides, [&](int64_t i, const auto &off) {
+    y.strings()[i] = a.strings()[off[0]] + b.strings()[off[1]];
+  });
+  ctx.set(0, y);
+  return success();
+}
+
+LogicalResult stringSplitK(KernelContext &ctx) {
+  const Tensor &x = ctx.in(0);
+  std::string delim = ctx.getString("delimiter", "");
+  int64_t maxSplit = ctx.getInt("maxsplit", -1);
+  std::vector<std::vector<std::string>> parts(x.numel());
+  size_t widest = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    llvm::StringRef s = x.strings()[i];
+    std::vector<std::string> &p = parts[i];
+    if (delim.empty()) {
+      // Runs of whitespace separate; leading/trailing ones produce nothing.
+      s = s.trim();
+      while (!s.empty() &&
+             (maxSplit < 0 || static_cast<int64_t>(p.size()) < maxSplit)) {
+        size_t end = s.find_first_of(" \t\n\v\f\r");
+        if (end == llvm::StringRef::npos)
+          break;
+        p.push_back(s.substr(0, end).str());
+        s = s.substr(end).ltrim();
+      }
+      if (!s.empty())
+        p.push_back(s.str());
+    } else {
+      while (maxSplit < 0 || static_cast<int64_t>(p.size()) < maxSplit) {
+        size_t pos = s.find(delim);
+        if (pos == llvm::StringRef::npos)
+          break;
+        p.push_back(s.substr(0, pos).str());
+        s = s.substr(pos + delim.size());
+      }
+      p.push_back(s.str());
+    }
+    widest = std::max(widest, p.size());
+  }
+  Shape yShape(x.shape());
+  yShape.push_back(widest);
+  Tensor y(DataType::STRING, yShape), z(DataType::INT64, x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    for (size_t k = 0; k < parts[i].size(); ++k)
+      y.strings()[i * widest + k] = parts[i][k];
+    z.data<int64_t>()[i] = parts[i].size();
+  }
+  ctx.set(0, y);
+  ctx.set(1, z);
+  return success();
+}
+
+LogicalResult regexFullMatchK(KernelContext &ctx) {
+  const Tensor &x = ctx.in(0);
+  RE2 re(ctx.getString("pattern", ""));
+  if (!re.ok())
+    return ctx.error("invalid pattern: " + re.error());
+  Tensor y(DataType::BOOL, x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i)
+    y.data<uint8_t>()[i] = RE2::FullMatch(x.strings()[i], re);
+  ctx.set(0, y);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Training (ai.onnx.preview.training)
 //===----------------------------------------------------------------------===//
@@ -831,6 +907,9 @@ void registerMiscKernels(KernelRegistry &r) {
   r.add("MelWeightMatrix", melWeightMatrixK);
   r.add("StringNormalizer", stringNormalizerK);
   r.add("TfIdfVectorizer", tfidfK);
+  r.add("StringConcat", stringConcatK);
+  r.add("StringSplit", stringSplitK);
+  r.add("RegexFullMatch", regexFullMatchK);
   r.add("Adagrad", adagradK, "ai.onnx.preview.training");
   r.add("Momentum", momentumK, "ai.onnx.preview.training");
   r.add("Adam", adamK, "ai.onnx.preview.training");

@@ -605,9 +605,134 @@ LogicalResult col2ImK(KernelContext &ctx) {
   return success();
 }
 
+LogicalResult affineGridK(KernelContext &ctx) {
+  const Tensor &theta = ctx.in(0);
+  std::vector<int64_t> size = ctx.in(1).toInt64Vector();
+  bool align = ctx.getInt("align_corners", 0) != 0;
+  int64_t n = size.size() - 2; // Spatial rank: 2 or 3.
+  if ((n != 2 && n != 3) || theta.rank() != 3 || theta.dim(1) != n ||
+      theta.dim(2) != n + 1)
+    return ctx.error("theta must be [N, 2, 3] with a 4-D size or "
+                     "[N, 3, 4] with a 5-D size");
+  int64_t N = size[0];
+  Shape spatial(size.begin() + 2, size.end());
+  Shape outShape = {N};
+  outShape.append(spatial.begin(), spatial.end());
+  outShape.push_back(n);
+  Tensor y(theta.dtype(), outShape);
+  // Normalized coordinates of position i along an axis of `len` points.
+  auto coord = [&](int64_t i, int64_t len) {
+    if (align)
+      return len > 1 ? -1.0 + 2.0 * i / (len - 1) : 0.0;
+    return (2.0 * i + 1) / len - 1;
+  };
+  int64_t points = numElements(spatial);
+  Shape idx(n);
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t p = 0; p < points; ++p) {
+      int64_t rem = p;
+      for (int64_t d = n - 1; d >= 0; --d) {
+        idx[d] = rem % spatial[d];
+        rem /= spatial[d];
+      }
+      // The base point is (x, y[, z], 1): the last spatial axis is x.
+      std::vector<double> base(n + 1, 1.0);
+      for (int64_t d = 0; d < n; ++d)
+        base[d] = coord(idx[n - 1 - d], spatial[n - 1 - d]);
+      for (int64_t r = 0; r < n; ++r) {
+        double v = 0;
+        for (int64_t c = 0; c <= n; ++c)
+          v += theta.getDouble((b * n + r) * (n + 1) + c) * base[c];
+        y.setDouble((b * points + p) * n + r, v);
+      }
+    }
+  ctx.set(0, y);
+  return success();
+}
+
+LogicalResult deformConvK(KernelContext &ctx) {
+  const Tensor &x = ctx.in(0), &w = ctx.in(1), &offset = ctx.in(2);
+  if (x.rank() != 4 || w.rank() != 4)
+    return ctx.unsupported("DeformConv on other than 2-D images");
+  int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  int64_t M = w.dim(0), kh = w.dim(2), kw = w.dim(3);
+  int64_t group = ctx.getInt("group", 1);
+  int64_t og = ctx.getInt("offset_group", 1);
+  if (group < 1 || og < 1 || C % group || C % og || w.dim(1) != C / group)
+    return ctx.error("channels do not match group and offset_group");
+  auto vec = [&](llvm::StringRef name, size_t len, int64_t dflt) {
+    auto v = ctx.getInts(name);
+    return v ? *v : std::vector<int64_t>(len, dflt);
+  };
+  auto stride = vec("strides", 2, 1), dil = vec("dilations", 2, 1),
+       pads = vec("pads", 4, 0);
+  int64_t oh = (H + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) / stride[0] + 1;
+  int64_t ow = (W + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) / stride[1] + 1;
+  if (offset.rank() != 4 || offset.dim(1) != og * 2 * kh * kw ||
+      offset.dim(2) != oh || offset.dim(3) != ow)
+    return ctx.error("offset must be [N, offset_group * 2 * kH * kW, oH, oW]");
+  bool hasMask = ctx.has(4);
+  Tensor y(x.dtype(), {N, M, oh, ow});
+  int64_t Cg = C / group, Mg = M / group, Cog = C / og;
+  auto sample = [&](int64_t n, int64_t c, double py, double px) {
+    if (py <= -1 || py >= H || px <= -1 || px >= W)
+      return 0.0;
+    int64_t y0 = static_cast<int64_t>(std::floor(py));
+    int64_t x0 = static_cast<int64_t>(std::floor(px));
+    double ly = py - y0, lx = px - x0, v = 0;
+    for (int dy = 0; dy < 2; ++dy)
+      for (int dx = 0; dx < 2; ++dx) {
+        int64_t yy = y0 + dy, xx = x0 + dx;
+        if (yy < 0 || yy >= H || xx < 0 || xx >= W)
+          continue;
+        v += (dy ? ly : 1 - ly) * (dx ? lx : 1 - lx) *
+             x.getDouble(((n * C + c) * H + yy) * W + xx);
+      }
+    return v;
+  };
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      int64_t g = m / Mg;
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          double acc = ctx.has(3) ? ctx.in(3).getDouble(m) : 0;
+          for (int64_t cc = 0; cc < Cg; ++cc) {
+            int64_t c = g * Cg + cc, o = c / Cog;
+            for (int64_t a = 0; a < kh; ++a)
+              for (int64_t b = 0; b < kw; ++b) {
+                int64_t k = a * kw + b;
+                auto off = [&](int64_t ch) {
+                  return offset.getDouble(((n * offset.dim(1) + ch) * oh + i) *
+                                              ow +
+                                          j);
+                };
+                double dy = off(o * 2 * kh * kw + 2 * k);
+                double dx = off(o * 2 * kh * kw + 2 * k + 1);
+                double py = i * stride[0] - pads[0] + a * dil[0] + dy;
+                double px = j * stride[1] - pads[1] + b * dil[1] + dx;
+                double mask =
+                    hasMask ? ctx.in(4).getDouble(
+                                  ((n * og * kh * kw + o * kh * kw + k) * oh +
+                                   i) *
+                                      ow +
+                                  j)
+                            : 1.0;
+                acc += mask * sample(n, c, py, px) *
+                       w.getDouble(((m * Cg + cc) * kh + a) * kw + b);
+              }
+          }
+          y.setDouble(((n * M + m) * oh + i) * ow + j, acc);
+        }
+    }
+  ctx.set(0, y);
+  return success();
+}
+
 } // namespace
 
 void registerNNKernels(KernelRegistry &r) {
+  r.add("AffineGrid", affineGridK);
+  r.add("DeformConv", deformConvK);
   r.add("Resize", resizeK);
   r.add("Upsample", upsampleK);
   r.add("GridSample", gridSampleK);

@@ -1003,6 +1003,54 @@ LogicalResult castLikeK(KernelContext &ctx) {
   return castTo(ctx, ctx.in(0), ctx.in(1).dtype());
 }
 
+LogicalResult centerCropPadK(KernelContext &ctx) {
+  const Tensor &x = ctx.in(0);
+  std::vector<int64_t> target = ctx.in(1).toInt64Vector();
+  std::vector<int64_t> axes;
+  if (auto a = ctx.getInts("axes")) {
+    for (int64_t ax : *a) {
+      auto n = normalizeAxis(ax, x.rank());
+      if (!n)
+        return ctx.error("axis out of range");
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t d = 0; d < x.rank(); ++d)
+      axes.push_back(d);
+  }
+  if (axes.size() != target.size())
+    return ctx.error("shape must have one value per axis");
+  Shape out(x.shape());
+  // Per axis: where the input's kept range starts in the input and output.
+  Shape inStart(x.rank(), 0), outStart(x.rank(), 0), len(x.shape());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t d = axes[i], want = target[i], have = x.dim(d);
+    if (want < 0)
+      return ctx.error("negative target size");
+    out[d] = want;
+    if (want < have)
+      inStart[d] = (have - want) / 2;
+    else
+      outStart[d] = (want - have) / 2;
+    len[d] = std::min(want, have);
+  }
+  Tensor y(x.dtype(), out);
+  Shape xs = stridesOf(x.shape()), ys = stridesOf(out);
+  int64_t n = numElements(len);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t rem = k, src = 0, dst = 0;
+    for (int64_t d = x.rank() - 1; d >= 0; --d) {
+      int64_t c = rem % len[d];
+      rem /= len[d];
+      src += (c + inStart[d]) * xs[d];
+      dst += (c + outStart[d]) * ys[d];
+    }
+    copyElement(x, src, y, dst);
+  }
+  ctx.set(0, y);
+  return success();
+}
+
 LogicalResult dropoutK(KernelContext &ctx) {
   const Tensor &x = ctx.in(0);
   bool training = ctx.has(2) && ctx.in(2).getInt(0) != 0;
@@ -1101,6 +1149,7 @@ void registerTensorKernels(KernelRegistry &r) {
   r.add("Cast", castK);
   r.add("CastLike", castLikeK);
   r.add("Dropout", dropoutK);
+  r.add("CenterCropPad", centerCropPadK);
 }
 
 } // namespace amk::ref

@@ -57,6 +57,11 @@ static cl::opt<bool>
                    cl::init(false));
 static cl::opt<bool> verbose("v", cl::desc("Print every test's verdict"),
                              cl::init(false));
+static cl::opt<bool>
+    missingKernels("missing-kernels",
+                   cl::desc("List the typed ops without a reference kernel "
+                            "and exit"),
+                   cl::init(false));
 
 namespace {
 
@@ -199,6 +204,16 @@ TestResult runTest(const std::string &dir, DialectRegistry &registry) {
   return finish("pass", "");
 }
 
+/// Typed ops of the dialect without a reference kernel.
+std::vector<std::string> opsWithoutKernels() {
+  std::vector<std::string> out;
+  const auto &reg = amk::ref::KernelRegistry::get();
+  for (const amk::onnx::OpInfo &info : amk::onnx::getAllOpInfos())
+    if (!reg.lookup("", info.name))
+      out.push_back(info.name);
+  return out;
+}
+
 void writeMarkdown(const std::vector<TestResult> &results,
                    llvm::raw_ostream &os) {
   std::map<std::string, std::array<int, 4>> byOp;
@@ -226,6 +241,12 @@ void writeMarkdown(const std::vector<TestResult> &results,
     os << "| " << op << " | " << row[0] + row[1] + row[2] + row[3] << " | "
        << row[0] << " | " << row[1] << " | " << row[2] << " | " << row[3]
        << " |\n";
+  auto missing = opsWithoutKernels();
+  os << "\n## Typed ops without a reference kernel\n\n"
+     << (missing.empty() ? "None: every typed op of the dialect has one.\n"
+                         : "");
+  for (const std::string &m : missing)
+    os << "- `" << m << "`\n";
   os << "\n## Tests that do not pass\n\n| test | verdict | reason |\n"
         "|---|---|---|\n";
   for (const TestResult &r : results) {
@@ -247,6 +268,14 @@ int main(int argc, char **argv) {
       argc, argv, "Runs ONNX backend tests on AMK's reference interpreter\n");
   DialectRegistry registry;
   amk::registerAllDialects(registry);
+  if (missingKernels) {
+    auto missing = opsWithoutKernels();
+    for (const std::string &m : missing)
+      llvm::outs() << m << "\n";
+    llvm::outs() << missing.size() << " of " << amk::onnx::getAllOpInfos().size()
+                 << " typed ops have no reference kernel\n";
+    return 0;
+  }
 
   std::vector<std::string> dirs;
   std::error_code ec;
