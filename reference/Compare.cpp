@@ -10,6 +10,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace amk::ref {
@@ -28,6 +29,13 @@ static bool isFloatType(DataType dt) {
   default:
     return false;
   }
+}
+
+/// Enough digits to tell any two floats apart.
+static std::string num(double v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
 }
 
 static std::string typeNameOf(const Tensor &t) {
@@ -109,7 +117,8 @@ static Comparison compareTensors(const Tensor &e, const Tensor &a,
       c.ok = false;
       c.message = llvm::formatv("element {0}: {1} where {2} is expected "
                                 "(abs error {3:e}, rtol {4:e}, atol {5:e})",
-                                c.worstIndex, c.worstActual, c.worstExpected,
+                                c.worstIndex, num(c.worstActual),
+                                num(c.worstExpected),
                                 std::abs(c.worstActual - c.worstExpected),
                                 tol.rtol, tol.atol);
     }
