@@ -42,4 +42,45 @@ def PrintSummary : Pass<"amk-print-summary", "mlir::ModuleOp"> {
   ];
 }
 
+def InferShapes : Pass<"amk-infer-shapes", "mlir::ModuleOp"> {
+  let summary = "Infer static shapes and element types; fold shape computations";
+  let description = [{
+    Refines the result type of every typed ONNX op, in program order, and
+    updates function signatures to match:
+
+    1. With `fold-shape-computations`, ops whose inputs are constants (and
+       `Shape`/`Size` of a statically shaped tensor) are evaluated by their
+       reference kernel and replaced by constants, so a
+       `Shape -> Gather -> Concat -> Reshape` chain leaves a `Reshape` with a
+       constant shape. Only results of at most `fold-limit` elements are
+       folded: the pass folds shape computations, not weights.
+    2. Symbolic rules for elementwise and broadcasting ops, Cast, MatMul,
+       Gemm, Transpose, Flatten, Reshape, Conv and pooling keep dynamic
+       dimensions (a symbolic batch size stays `?`).
+    3. Any other op whose data inputs are statically shaped and whose
+       shape-determining operands (Reshape's shape, Slice's starts, ...) are
+       constants is evaluated on placeholder inputs by its reference kernel:
+       the kernels define op semantics, result shapes included, in one place.
+
+    A type the pass infers must agree with the type the IR already carries;
+    a conflict is an error at the op, naming the ONNX node. Ops whose result
+    shape depends on data (NonZero, Unique, loops) keep their types.
+
+    Example: `amk-opt model.onnx --pass-pipeline='builtin.module(amk-infer-shapes)'`
+  }];
+  let options = [
+    Option<"foldShapeComputations", "fold-shape-computations", "bool",
+           /*default=*/"true",
+           "Fold ops whose inputs are all constants (shape computations)">,
+    Option<"foldLimit", "fold-limit", "int64_t", /*default=*/"65536",
+           "Largest constant, in elements, that folding may read or create">,
+  ];
+  let statistics = [
+    Statistic<"numRefined", "refined", "result types refined">,
+    Statistic<"numFolded", "folded", "shape computations folded to constants">,
+    Statistic<"numUnresolved", "unresolved",
+              "results left without a static shape">,
+  ];
+}
+
 #endif // AMK_PASSES_TD

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/PassUtils.h"
 #include "passes/Passes.h"
 
 #include "dialect/ONNX/ONNXDialect.h"
@@ -64,6 +65,11 @@ public:
     numOps = s.ops;
     numGenericOps = s.generic;
     numParameters = s.params;
+    amk::PassCounters::add(this, "ops", s.ops, "ONNX ops in the module");
+    amk::PassCounters::add(this, "generic-ops", s.generic,
+                           "ops kept as onnx.Generic (no typed op)");
+    amk::PassCounters::add(this, "parameters", s.params,
+                           "elements in constant tensors");
 
     std::string error;
     auto out = openOutputFile(output, &error);

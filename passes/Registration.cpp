@@ -20,6 +20,8 @@ void amk::buildDefaultPipeline(OpPassManager &pm) {
 }
 
 void amk::registerAllPasses() {
+  // MLIR's generic passes (canonicalize, cse, ...) go in AMK pipelines too.
+  registerTransformsPasses();
   registerAMKPasses();
   PassPipelineRegistration<>(
       "amk-default",

@@ -157,6 +157,8 @@ std::vector<std::string> KernelRegistry::names() const {
 //===----------------------------------------------------------------------===//
 
 Interpreter::Interpreter(ModuleOp module) {
+  if (!module)
+    return;
   func = module.lookupSymbol<func::FuncOp>("main_graph");
   if (!func) {
     auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
@@ -286,6 +288,32 @@ LogicalResult Interpreter::runOp(Operation *op) {
     env[op->getResult(i)] = std::move(v);
   }
   return success();
+}
+
+FailureOr<std::vector<RValue>>
+Interpreter::evaluate(Operation *op, llvm::ArrayRef<RValue> inputs,
+                      RunFailure *why) {
+  Interpreter interp{ModuleOp()};
+  auto fail = [&](RunFailure::Kind kind, std::string msg) {
+    if (why)
+      *why = {kind, std::move(msg)};
+    return failure();
+  };
+  if (op->getNumRegions() != 0)
+    return fail(RunFailure::Kind::Unsupported,
+                onnx::describeOp(op) + ": ops with regions are not evaluated "
+                                       "alone");
+  Kernel kernel = lookupKernel(op);
+  if (!kernel)
+    return fail(RunFailure::Kind::Unsupported,
+                onnx::describeOp(op) + ": no reference kernel");
+  KernelContext ctx(op, inputs, interp);
+  if (failed(kernel(ctx))) {
+    if (why)
+      *why = interp.lastFailure;
+    return failure();
+  }
+  return std::move(ctx.outputs);
 }
 
 FailureOr<std::vector<RValue>>

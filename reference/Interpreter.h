@@ -142,6 +142,14 @@ public:
   void setCheckTypes(bool check) { checkTypes = check; }
   const RunFailure &getFailure() const { return lastFailure; }
 
+  /// Evaluates one op without regions on `inputs` (one per operand) and
+  /// returns its results, without checking them against the IR's types:
+  /// constant folding and shape inference use it so that op semantics live
+  /// in one place. Fails when the op has no kernel or the kernel fails.
+  static mlir::FailureOr<std::vector<RValue>>
+  evaluate(mlir::Operation *op, llvm::ArrayRef<RValue> inputs,
+           RunFailure *why = nullptr);
+
   /// Executes `block` with `args`; returns its terminator's operands.
   mlir::FailureOr<std::vector<RValue>> runBlock(mlir::Block &block,
                                                 llvm::ArrayRef<RValue> args);

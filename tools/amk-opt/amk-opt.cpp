@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/ONNX/ONNXNames.h"
+#include "passes/PassUtils.h"
 #include "passes/Passes.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
@@ -98,7 +99,30 @@ static LogicalResult exportResult(llvm::StringRef bytecode,
   return amk::exportONNXToFile(*module, path, opts);
 }
 
+/// Removes `--mlir-pass-statistics[-display=...]` from the command line and
+/// says whether it was there. Debian's MLIR is built without
+/// LLVM_ENABLE_STATS, so MLIR's own statistics would all read 0; AMK passes
+/// keep real counters (amk::PassCounters) that amk-opt prints instead.
+static bool takePassStatisticsFlag(int &argc, char **argv) {
+  bool found = false;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    arg.consume_front("-");
+    arg.consume_front("-");
+    if (arg == "mlir-pass-statistics" ||
+        arg.starts_with("mlir-pass-statistics-display")) {
+      found = true;
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  argc = out;
+  return found;
+}
+
 int main(int argc, char **argv) {
+  bool passStatistics = takePassStatisticsFlag(argc, argv);
   registerTransformsPasses();
   amk::registerAllPasses();
   amk::registerONNXToolOptions();
@@ -114,8 +138,11 @@ int main(int argc, char **argv) {
         MlirOptMain(argc, argv, inputFile, outputFile, registry));
   // Diagnostics from passes on imported models name the ONNX node.
   MlirOptMainConfig base = config;
-  config.setPassPipelineSetupFn([base](PassManager &pm) {
+  config.setPassPipelineSetupFn([base, passStatistics](PassManager &pm) {
     amk::onnx::attachONNXNodeNotes(pm.getContext());
+    if (passStatistics)
+      pm.addInstrumentation(
+          std::make_unique<amk::PassCountersInstrumentation>(llvm::errs()));
     return base.setupPassPipeline(pm);
   });
 

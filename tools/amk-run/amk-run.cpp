@@ -7,6 +7,8 @@
 //   amk-run model.onnx --reference --input-dir test_data_set_0 --compare \
 //       test_data_set_0
 //   amk-run model.onnx --reference --seed 1 --compare-ort --json
+//   amk-run model.onnx --reference --check-pipeline \
+//       --pipeline='builtin.module(amk-graph-opt)'
 //
 // Exit status: 0 success, 1 a comparison failed, 2 bad usage or input.
 //
@@ -25,6 +27,9 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -94,6 +99,17 @@ static cl::opt<double> absTol("atol",
                                      "--compare-ort, rtol times the largest "
                                      "expected magnitude)"),
                             cl::init(-1), cl::cat(runCat));
+static cl::opt<std::string>
+    pipeline("pipeline",
+             cl::desc("Run this pass pipeline (amk-opt's --pass-pipeline "
+                      "syntax) on the model before running it"),
+             cl::init(""), cl::cat(runCat));
+static cl::opt<bool> checkPipeline(
+    "check-pipeline",
+    cl::desc("Also run the model before --pipeline and compare: the "
+             "pipeline must not change the outputs (float: rtol 1e-5 of "
+             "each output's scale; integers, bool, strings: exact)"),
+    cl::cat(runCat));
 static cl::opt<bool> jsonOut("json", cl::desc("Print a JSON report"),
                              cl::cat(runCat));
 
@@ -257,6 +273,7 @@ nlohmann::json describe(const amk::ref::Comparison &c) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   amk::registerONNXToolOptions();
+  amk::registerAllPasses();
   cl::HideUnrelatedOptions({&runCat});
   cl::ParseCommandLineOptions(argc, argv,
                               "Runs a model and checks its outputs\n");
@@ -275,6 +292,30 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = loadModel(ctx, sm);
   if (!module)
     return 2;
+
+  // The module as loaded, run first with --check-pipeline.
+  OwningOpRef<ModuleOp> original;
+  if (checkPipeline) {
+    if (pipeline.empty())
+      die("--check-pipeline needs --pipeline");
+    original = module->clone();
+  }
+  double pipelineSeconds = 0;
+  if (!pipeline.empty()) {
+    PassManager pm(&ctx);
+    std::string err;
+    llvm::raw_string_ostream errOs(err);
+    if (failed(parsePassPipeline(pipeline, pm, errOs)))
+      die("bad --pipeline '" + pipeline + "': " + err);
+    auto start = std::chrono::steady_clock::now();
+    if (failed(pm.run(*module)))
+      die("the pipeline '" + pipeline + "' failed");
+    pipelineSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    if (failed(verify(*module)))
+      die("the pipeline left invalid IR");
+  }
 
   amk::ref::Interpreter interp(*module);
   func::FuncOp func = interp.getFunction();
@@ -312,9 +353,29 @@ int main(int argc, char **argv) {
                      << llvm::toString(std::move(err)) << "\n";
   }
 
-  // Expected outputs: files, or ONNX Runtime on the same inputs.
+  // Expected outputs: files, ONNX Runtime, or the model before the
+  // pipeline, on the same inputs.
   std::vector<std::optional<RValue>> expected(outputs->size());
   std::string against;
+  if (!pipeline.empty())
+    report["pipeline"] = {{"pipeline", pipeline.getValue()},
+                          {"seconds", pipelineSeconds}};
+  if (checkPipeline) {
+    if (!compareDir.empty() || compareOrt)
+      die("--check-pipeline compares with the model before the pipeline; "
+          "it cannot be combined with --compare or --compare-ort");
+    against = "before-pipeline";
+    amk::ref::Interpreter before(*original);
+    auto beforeOut = before.run(inputs);
+    if (failed(beforeOut))
+      die("before the pipeline: " + before.getFailure().message);
+    if (beforeOut->size() != outputs->size())
+      die(llvm::formatv("the pipeline changed the number of outputs ({0} "
+                        "before, {1} after)",
+                        beforeOut->size(), outputs->size()));
+    for (unsigned i = 0; i < outputs->size(); ++i)
+      expected[i] = std::move((*beforeOut)[i]);
+  }
   if (!compareDir.empty()) {
     against = compareDir;
     for (unsigned i = 0; i < outputs->size(); ++i) {
@@ -368,11 +429,16 @@ int main(int argc, char **argv) {
         status = 1;
       } else {
         amk::ref::Tolerance tol;
-        tol.rtol = relTol >= 0 ? relTol : (compareOrt ? 1e-4 : 1e-3);
+        bool scaled = compareOrt || checkPipeline;
+        tol.rtol = relTol >= 0 ? relTol
+                   : checkPipeline ? 1e-5
+                   : compareOrt    ? 1e-4
+                                   : 1e-3;
         tol.atol = absTol >= 0 ? absTol : 1e-7;
-        // Against ORT, near-zero elements are judged relative to the
-        // output's scale: their relative error only measures cancellation.
-        if (compareOrt && absTol < 0 && expected[i]->isTensor()) {
+        // Against ORT or another graph, near-zero elements are judged
+        // relative to the output's scale: their relative error only
+        // measures cancellation.
+        if (scaled && absTol < 0 && expected[i]->isTensor()) {
           const Tensor &e = expected[i]->getTensor();
           double scale = 0;
           if (!e.isString())
