@@ -119,6 +119,11 @@ public:
         return;
       if (failed(processBlock(func.getBody().front())))
         failedAny = true;
+      // Constants that fed folded ops are dead now.
+      func.walk([](amk::onnx::ConstantOp c) {
+        if (c->use_empty())
+          c->erase();
+      });
       updateSignature(func);
     });
     amk::PassCounters::add(this, "refined", refined, "result types refined");
@@ -253,9 +258,11 @@ private:
       auto tt = dyn_cast<TensorType>(t);
       return tt && !tt.hasStaticShape();
     });
-    if (!needed)
-      return success();
+    // Symbolic rules are cheap: they also check types that are already
+    // static. Evaluation runs only where something is left to learn.
     std::optional<SmallVector<Type>> inferred = inferByRules(op);
+    if (!inferred && !needed)
+      return success();
     if (!inferred)
       inferred = inferByEvaluation(op);
     if (!inferred) {
@@ -377,8 +384,15 @@ private:
     }
     if (type == "Reshape" && x) {
       auto shape = amk::getConstantTensor(op->getOperand(1));
-      if (!shape)
-        return std::nullopt;
+      if (!shape) {
+        // The rank is the length of the shape operand.
+        auto st = rankedOf(op->getOperand(1));
+        if (!st || st.getRank() != 1 || st.isDynamicDim(0))
+          return std::nullopt;
+        return SmallVector<Type>{RankedTensorType::get(
+            SmallVector<int64_t>(st.getDimSize(0), kDyn),
+            x.getElementType())};
+      }
       SmallVector<int64_t> dims;
       int64_t known = 1, inferIdx = -1;
       bool allowZero = cast<amk::onnx::ReshapeOp>(op).getAllowzero() != 0;

@@ -13,6 +13,10 @@
 #include "passes/Passes.h"
 #include "reference/Compare.h"
 #include "reference/Interpreter.h"
+#include "passes/Passes.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "translate/ONNXImport.h"
 #include "translate/TensorIO.h"
 
@@ -55,6 +59,14 @@ static cl::opt<bool>
     updateBaseline("update-baseline",
                    cl::desc("Rewrite --baseline with today's passing tests"),
                    cl::init(false));
+static cl::opt<std::string> pipeline(
+    "pipeline",
+    cl::desc("Run this pass pipeline on each model first; the outputs must "
+             "then match both the expected outputs and the model's outputs "
+             "before the pipeline (float: rtol 1e-5 of the output's scale; "
+             "others exact). A pipeline that refuses a model with an error "
+             "counts as 'refused', not as a regression"),
+    cl::init(""));
 static cl::opt<bool> verbose("v", cl::desc("Print every test's verdict"),
                              cl::init(false));
 static cl::opt<bool>
@@ -68,7 +80,7 @@ namespace {
 struct TestResult {
   std::string name;
   std::string op;
-  std::string verdict; // pass, mismatch, unsupported, error
+  std::string verdict; // pass, mismatch, unsupported, error, refused
   std::string message;
   double seconds = 0;
 };
@@ -148,6 +160,21 @@ TestResult runTest(const std::string &dir, DialectRegistry &registry) {
     return finish("error", "import failed: " + diags);
   }
   r.op = primaryOp(r.name, *module);
+  OwningOpRef<ModuleOp> original;
+  if (!pipeline.empty()) {
+    original = module->clone();
+    PassManager pm(&ctx);
+    std::string err;
+    llvm::raw_string_ostream errOs(err);
+    if (failed(parsePassPipeline(pipeline, pm, errOs))) {
+      llvm::errs() << "amk-conformance: bad --pipeline: " << err << "\n";
+      std::exit(2);
+    }
+    if (failed(pm.run(*module)))
+      return finish("refused", diags);
+    if (failed(verify(*module)))
+      return finish("error", "the pipeline left invalid IR: " + diags);
+  }
   amk::ref::Interpreter interp(*module);
   auto unsupported = interp.findUnsupported();
   if (!unsupported.empty())
@@ -183,6 +210,28 @@ TestResult runTest(const std::string &dir, DialectRegistry &registry) {
                         ? "unsupported"
                         : "error",
                     f.message);
+    }
+    if (original) {
+      amk::ref::Interpreter before(*original);
+      auto beforeOut = before.run(inputs);
+      if (failed(beforeOut))
+        return finish("error", "before the pipeline: " +
+                                   before.getFailure().message);
+      for (unsigned i = 0; i < outputs->size(); ++i) {
+        amk::ref::Tolerance tol{1e-5, 0};
+        const RValue &e = (*beforeOut)[i];
+        if (e.isTensor() && !e.getTensor().isString())
+          for (int64_t k = 0; k < e.getTensor().numel(); ++k)
+            if (std::isfinite(e.getTensor().getDouble(k)))
+              tol.atol = std::max(tol.atol,
+                                  1e-5 * std::abs(e.getTensor().getDouble(k)));
+        amk::ref::Comparison c =
+            amk::ref::compareValues(e, (*outputs)[i], tol);
+        if (!c.ok)
+          return finish("mismatch", "output " + std::to_string(i) +
+                                        " changed by the pipeline: " +
+                                        c.message);
+      }
     }
     for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
       llvm::SmallString<256> p(set);
@@ -264,6 +313,7 @@ void writeMarkdown(const std::vector<TestResult> &results,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  amk::registerAllPasses();
   cl::ParseCommandLineOptions(
       argc, argv, "Runs ONNX backend tests on AMK's reference interpreter\n");
   DialectRegistry registry;
@@ -298,16 +348,18 @@ int main(int argc, char **argv) {
       continue;
     results.push_back(runTest(d, registry));
     const TestResult &r = results.back();
-    if (verbose || (r.verdict != "pass" && baseline.empty()))
+    if (verbose || (r.verdict != "pass" && baseline.empty()) ||
+        r.verdict == "refused")
       llvm::outs() << r.verdict << " " << r.name << " [" << r.op << "]"
                    << (r.message.empty() ? "" : ": " + r.message) << "\n";
   }
 
-  int counts[4] = {0, 0, 0, 0};
+  int counts[5] = {0, 0, 0, 0, 0};
   for (const TestResult &r : results)
-    ++counts[r.verdict == "pass"         ? 0
-             : r.verdict == "mismatch"   ? 1
+    ++counts[r.verdict == "pass"          ? 0
+             : r.verdict == "mismatch"    ? 1
              : r.verdict == "unsupported" ? 2
+             : r.verdict == "refused"     ? 4
                                           : 3];
   if (!jsonOut.empty()) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -351,6 +403,11 @@ int main(int argc, char **argv) {
         l = l.trim();
         if (l.empty() || passing.count(l.str()))
           continue;
+        bool refused = false;
+        for (const TestResult &r : results)
+          refused |= r.name == l && r.verdict == "refused";
+        if (refused)
+          continue;
         for (const TestResult &r : results)
           if (r.name == l)
             llvm::outs() << "REGRESSION " << r.name << ": " << r.verdict
@@ -364,6 +421,9 @@ int main(int argc, char **argv) {
   }
   llvm::outs() << "conformance: " << counts[0] << " passed, " << counts[1]
                << " mismatched, " << counts[2] << " unsupported, "
-               << counts[3] << " errors (of " << results.size() << ")\n";
+               << counts[3] << " errors";
+  if (!pipeline.empty())
+    llvm::outs() << ", " << counts[4] << " refused by the pipeline";
+  llvm::outs() << " (of " << results.size() << ")\n";
   return status;
 }
