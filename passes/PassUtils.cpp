@@ -6,7 +6,12 @@
 
 #include "passes/PassUtils.h"
 
+#include "reference/Interpreter.h"
 #include "translate/ONNXTensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -95,6 +100,113 @@ Value getNoneValue(OpBuilder &b, Location loc) {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(block);
   return onnx::NoValueOp::create(b, loc, b.getNoneType()).getResult();
+}
+
+FoldResult foldOp(Operation *op, int64_t limit) {
+  llvm::StringRef type = op->getName().stripDialect();
+  if (op->getNumRegions() || isa<onnx::GenericOp, onnx::ConstantOp,
+                                 onnx::NoValueOp, onnx::YieldOp>(op) ||
+      !isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()) ||
+      type.starts_with("Random") || type == "Bernoulli" ||
+      type == "Multinomial" || type == "Dropout" || op->getNumOperands() == 0)
+    return FoldResult::NotFoldable;
+  std::vector<ref::RValue> inputs;
+  if (type == "Shape" || type == "Size") {
+    auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!t || !t.hasStaticShape())
+      return FoldResult::NotConstant;
+    auto dt = onnx::getDataType(t.getElementType());
+    if (!dt)
+      return FoldResult::NotFoldable;
+    // Shape and Size only read the input's shape.
+    inputs.push_back(ref::RValue(ref::Tensor(*dt, t.getShape())));
+  } else {
+    int64_t total = 0;
+    for (Value v : op->getOperands()) {
+      if (isNone(v)) {
+        inputs.push_back(ref::RValue::none());
+        continue;
+      }
+      if (!v.getDefiningOp<onnx::ConstantOp>())
+        return FoldResult::NotConstant;
+      // Check the size before decoding the constant.
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (t && t.hasStaticShape() && total + t.getNumElements() > limit)
+        return FoldResult::TooLarge;
+      auto c = getConstantTensor(v);
+      if (!c)
+        return FoldResult::NotFoldable;
+      total += c->numel();
+      if (total > limit)
+        return FoldResult::TooLarge;
+      inputs.push_back(ref::RValue(std::move(*c)));
+    }
+  }
+  auto out = ref::Interpreter::evaluate(op, inputs);
+  if (failed(out))
+    return FoldResult::Failed;
+  for (auto [result, v] : llvm::zip(op->getResults(), *out)) {
+    if (v.isNone() || isa<NoneType>(result.getType()))
+      continue;
+    if (!v.isTensor())
+      return FoldResult::NotFoldable;
+    if (v.getTensor().numel() > limit)
+      return FoldResult::TooLarge;
+    // The computed value must fit the declared type.
+    auto declared = dyn_cast<TensorType>(result.getType());
+    Type computed = typeOfValue(v, op->getContext());
+    if (declared && computed) {
+      auto c = cast<RankedTensorType>(computed);
+      if (declared.getElementType() != c.getElementType())
+        return FoldResult::Failed;
+      if (declared.hasRank() &&
+          failed(verifyCompatibleShape(declared.getShape(), c.getShape())))
+        return FoldResult::Failed;
+    }
+  }
+  OpBuilder b(op);
+  for (auto [result, v] : llvm::zip(op->getResults(), *out)) {
+    if (v.isNone() || isa<NoneType>(result.getType()))
+      continue;
+    result.replaceAllUsesWith(createConstant(b, op->getLoc(), v.getTensor()));
+  }
+  op->erase();
+  return FoldResult::Folded;
+}
+
+void updateSignaturesAndErase(ModuleOp module) {
+  module.walk([](onnx::ConstantOp c) {
+    if (c->use_empty())
+      c->erase();
+  });
+  module.walk([](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    SmallVector<Type> results(ret.getOperandTypes());
+    if (results != SmallVector<Type>(func.getResultTypes()))
+      func.setFunctionType(FunctionType::get(
+          func.getContext(), func.getArgumentTypes(), results));
+  });
+}
+
+void emitPassRemark(Pass *pass, Operation *op, RemarkKind kind,
+                    llvm::StringRef name, const llvm::Twine &message) {
+  auto opts = remark::RemarkOpts::name(name).category(pass->getArgument());
+  if (auto fn = op->getParentOfType<func::FuncOp>())
+    opts = opts.function(fn.getSymName());
+  std::string text = message.str();
+  switch (kind) {
+  case RemarkKind::Passed:
+    remark::passed(op->getLoc(), opts) << text;
+    break;
+  case RemarkKind::Missed:
+    remark::missed(op->getLoc(), opts) << text;
+    break;
+  case RemarkKind::Analysis:
+    remark::analysis(op->getLoc(), opts) << text;
+    break;
+  }
 }
 
 namespace {

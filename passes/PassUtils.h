@@ -39,6 +39,26 @@ mlir::Type typeOfValue(const ref::RValue &v, mlir::MLIRContext *ctx);
 /// The ONNX None value of the block `b` inserts into (created once).
 mlir::Value getNoneValue(mlir::OpBuilder &b, mlir::Location loc);
 
+/// Why foldOp did not fold.
+enum class FoldResult { Folded, NotConstant, TooLarge, NotFoldable, Failed };
+
+/// Evaluates `op` by its reference kernel when every operand is a constant
+/// (or, for Shape and Size, statically shaped) and replaces its results by
+/// constants. Inputs and results above `limit` elements are not folded;
+/// random ops, ops with regions and generic ops never are. Results whose
+/// computed type conflicts with the declared one are not folded either.
+FoldResult foldOp(mlir::Operation *op, int64_t limit);
+
+/// Makes each function's result types those of the values it returns, and
+/// erases onnx.Constant ops without users.
+void updateSignaturesAndErase(mlir::ModuleOp module);
+
+/// Emits an optimization remark of `pass` (category: its argument) at
+/// `op`; shown with `amk-opt --remarks-filter=<pass> --remark-format=...`.
+enum class RemarkKind { Passed, Missed, Analysis };
+void emitPassRemark(mlir::Pass *pass, mlir::Operation *op, RemarkKind kind,
+                    llvm::StringRef name, const llvm::Twine &message);
+
 /// Counters AMK passes report. Debian's MLIR is built without
 /// LLVM_ENABLE_STATS, so mlir::Pass::Statistic keeps nothing there; AMK
 /// passes record their counters here too, and `amk-opt

@@ -83,4 +83,35 @@ def InferShapes : Pass<"amk-infer-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldConstants : Pass<"amk-fold-constants", "mlir::ModuleOp"> {
+  let summary = "Evaluate ops whose inputs are all constants";
+  let description = [{
+    Replaces every typed ONNX op whose operands are all constants by the
+    constants its reference kernel computes (the interpreter defines the
+    semantics, so folding cannot disagree with execution). Folding repeats
+    to a fixed point in one walk, since the ops are visited in program
+    order. Constants left without users are erased and function signatures
+    follow refined result types.
+
+    Not folded: random ops, Dropout, ops with regions, generic ops, ops
+    whose inputs or results exceed `max-elements`, and with `keep-qdq`
+    QuantizeLinear/DequantizeLinear (a QDQ graph keeps its quantized
+    weights). Remarks (`--remarks-filter=amk-fold-constants`) say what was
+    folded and what was too large.
+
+    Example: a Transpose of a constant weight becomes a transposed constant.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 22",
+           "Largest input or result, in elements, that may be folded">,
+    Option<"keepQDQ", "keep-qdq", "bool", /*default=*/"true",
+           "Never fold QuantizeLinear/DequantizeLinear">,
+  ];
+  let statistics = [
+    Statistic<"numFolded", "folded", "ops folded to constants">,
+    Statistic<"numTooLarge", "too-large",
+              "constant ops left alone: above max-elements">,
+  ];
+}
+
 #endif // AMK_PASSES_TD

@@ -119,13 +119,8 @@ public:
         return;
       if (failed(processBlock(func.getBody().front())))
         failedAny = true;
-      // Constants that fed folded ops are dead now.
-      func.walk([](amk::onnx::ConstantOp c) {
-        if (c->use_empty())
-          c->erase();
-      });
-      updateSignature(func);
     });
+    amk::updateSignaturesAndErase(module);
     amk::PassCounters::add(this, "refined", refined, "result types refined");
     amk::PassCounters::add(this, "folded", folded,
                            "shape computations folded to constants");
@@ -149,67 +144,14 @@ private:
           isa<amk::onnx::NoValueOp, amk::onnx::YieldOp,
               amk::onnx::ConstantOp>(op))
         continue;
-      if (foldShapeComputations && succeeded(tryFold(&op)))
+      if (foldShapeComputations &&
+          amk::foldOp(&op, foldLimit) == amk::FoldResult::Folded) {
+        ++folded;
         continue;
+      }
       if (failed(refine(&op)))
         return failure();
     }
-    return success();
-  }
-
-  /// Folds `op` into constants when its inputs are constants (or, for
-  /// Shape and Size, statically shaped) and the result is small.
-  LogicalResult tryFold(Operation *op) {
-    llvm::StringRef type = op->getName().stripDialect();
-    if (op->getNumRegions() || isa<amk::onnx::GenericOp>(op))
-      return failure();
-    std::vector<RValue> inputs;
-    if (type == "Shape" || type == "Size") {
-      auto t = rankedOf(op->getOperand(0));
-      if (!t || !t.hasStaticShape())
-        return failure();
-      Tensor placeholder(amk::onnx::getDataType(t.getElementType())
-                             .value_or(amk::onnx::DataType::FLOAT),
-                         {0});
-      // Shape and Size only read the input's shape: evaluate on an empty
-      // tensor of that shape.
-      inputs.push_back(RValue(Tensor(placeholder.dtype(), t.getShape())));
-    } else {
-      int64_t total = 0;
-      for (Value v : op->getOperands()) {
-        if (amk::isNone(v)) {
-          inputs.push_back(RValue::none());
-          continue;
-        }
-        auto c = amk::getConstantTensor(v);
-        if (!c)
-          return failure();
-        total += c->numel();
-        inputs.push_back(RValue(*c));
-      }
-      if (total > foldLimit || inputs.empty())
-        return failure();
-    }
-    if (type.starts_with("Random") || type == "Bernoulli" ||
-        type == "Multinomial")
-      return failure();
-    auto out = amk::ref::Interpreter::evaluate(op, inputs);
-    if (failed(out))
-      return failure();
-    for (const RValue &v : *out)
-      if (!v.isNone() && (!v.isTensor() || v.getTensor().numel() > foldLimit))
-        return failure();
-    OpBuilder b(op);
-    for (auto [result, v] : llvm::zip(op->getResults(), *out)) {
-      if (v.isNone())
-        continue;
-      Value c = amk::createConstant(b, op->getLoc(), v.getTensor());
-      if (failed(checkCompatible(op, result.getType(), c.getType())))
-        return failure();
-      result.replaceAllUsesWith(c);
-    }
-    op->erase();
-    ++folded;
     return success();
   }
 
@@ -547,15 +489,6 @@ private:
            dt == amk::onnx::DataType::DOUBLE ||
            dt == amk::onnx::DataType::FLOAT16 ||
            dt == amk::onnx::DataType::BFLOAT16;
-  }
-
-  /// Function results follow the refined types of what they return.
-  void updateSignature(func::FuncOp func) {
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    SmallVector<Type> results(ret.getOperandTypes());
-    if (results != SmallVector<Type>(func.getResultTypes()))
-      func.setFunctionType(FunctionType::get(
-          func.getContext(), func.getArgumentTypes(), results));
   }
 
   int64_t refined = 0, folded = 0, unresolved = 0;

@@ -27,6 +27,7 @@ def ONNX_Dialect : Dialect {
     enclosing module. Operators of other domains, and operators without a
     typed op, are kept by `onnx.Generic`, so import is lossless.
   }];
+  let hasCanonicalizer = 1;
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
