@@ -344,6 +344,10 @@ def emit_op(u):
         regs = ', '.join(f'SizedRegion<1>:${r}' for r in u.region_names)
         lines.append(f'  let regions = (region {regs});')
     lines.append('  let hasVerifier = 1;')
+    if u.name == 'Constant':
+        # ConstantLike ops must fold to their value (MLIR's constant
+        # matching and deduplication rely on it).
+        lines.append('  let hasFolder = 1;')
     if u.name not in CUSTOM_VERIFY:
         lines.append('  let extraClassDefinition = [{')
         lines.append('    ::llvm::LogicalResult $cppClass::verify() {')

@@ -282,3 +282,19 @@ void ONNXDialect::getCanonicalizationPatterns(
   results.add<EraseNeutralOperand<DivOp>>(ctx, 1.0, false);
   results.add<EraseNeutralOperand<PowOp>>(ctx, 1.0, false);
 }
+
+/// onnx.Constant folds to the attribute that holds its value, whatever the
+/// form: MLIR's constant matching (m_Constant) and the canonicalizer's
+/// constant deduplication compare these attributes, so two constants are
+/// merged only when both their value and their type are equal.
+OpFoldResult ConstantOp::fold(FoldAdaptor) {
+  for (Attribute a :
+       {Attribute(getValueAttr()), Attribute(getSparseValueAttr()),
+        Attribute(getValueFloatAttr()), Attribute(getValueFloatsAttr()),
+        Attribute(getValueIntAttr()), Attribute(getValueIntsAttr()),
+        Attribute(getValueStringAttr()), Attribute(getValueStringsAttr())})
+    if (a)
+      return a;
+  // Invalid (the verifier rejects it); never match it with another.
+  return UnitAttr::get(getContext());
+}

@@ -746,6 +746,7 @@ def ONNX_ConstantOp : ONNX_Op<"Constant", [ConstantLike, Pure]> {
     ONNX_Value:$output
   );
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def ONNX_ConstantOfShapeOp : ONNX_Op<"ConstantOfShape", [Pure]> {
