@@ -14,6 +14,7 @@
 
 namespace amk {
 #define GEN_PASS_DEF_FOLDCONSTANTS
+#define GEN_PASS_DEF_TESTPERTURBCONSTANTS
 #include "passes/Passes.h.inc"
 } // namespace amk
 
@@ -62,6 +63,28 @@ public:
     amk::PassCounters::add(this, "folded", folded, "ops folded to constants");
     amk::PassCounters::add(this, "too-large", tooLarge,
                            "constant ops left alone: above max-elements");
+  }
+};
+
+/// Testing only: see Passes.td.
+class TestPerturbConstantsPass
+    : public amk::impl::TestPerturbConstantsBase<TestPerturbConstantsPass> {
+public:
+  using TestPerturbConstantsBase::TestPerturbConstantsBase;
+
+  void runOnOperation() override {
+    getOperation().walk([&](amk::onnx::ConstantOp c) {
+      auto t = amk::getConstantTensor(c.getResult());
+      if (!t || t->dtype() != amk::ref::DataType::FLOAT || t->numel() == 0)
+        return WalkResult::advance();
+      for (int64_t i = 0; i < t->numel(); ++i)
+        t->setDouble(i, t->getDouble(i) + delta);
+      OpBuilder b(c);
+      c.getResult().replaceAllUsesWith(
+          amk::createConstant(b, c.getLoc(), *t));
+      c.erase();
+      return WalkResult::interrupt();
+    });
   }
 };
 

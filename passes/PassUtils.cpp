@@ -146,8 +146,9 @@ FoldResult foldOp(Operation *op, int64_t limit) {
   if (failed(out))
     return FoldResult::Failed;
   for (auto [result, v] : llvm::zip(op->getResults(), *out)) {
-    if (v.isNone() || isa<NoneType>(result.getType()))
+    if (isa<NoneType>(result.getType()))
       continue;
+    // Only tensors become constants (an empty optional is not `none`).
     if (!v.isTensor())
       return FoldResult::NotFoldable;
     if (v.getTensor().numel() > limit)
@@ -166,7 +167,7 @@ FoldResult foldOp(Operation *op, int64_t limit) {
   }
   OpBuilder b(op);
   for (auto [result, v] : llvm::zip(op->getResults(), *out)) {
-    if (v.isNone() || isa<NoneType>(result.getType()))
+    if (isa<NoneType>(result.getType()))
       continue;
     result.replaceAllUsesWith(createConstant(b, op->getLoc(), v.getTensor()));
   }

@@ -23,6 +23,12 @@ namespace amk {
 /// asks for the default (today: canonicalization, then the summary).
 void buildDefaultPipeline(mlir::OpPassManager &pm);
 
+/// Parses a textual pipeline into `pm`: either anchored
+/// (`builtin.module(a,b)`, as amk-opt's --pass-pipeline takes it) or a bare
+/// list of module passes (`a,b`).
+mlir::LogicalResult parsePipeline(llvm::StringRef text, mlir::PassManager &pm,
+                                  llvm::raw_ostream &errors);
+
 /// Registers every AMK pass and named pipeline with the global registry.
 void registerAllPasses();
 

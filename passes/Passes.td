@@ -114,4 +114,68 @@ def FoldConstants : Pass<"amk-fold-constants", "mlir::ModuleOp"> {
   ];
 }
 
+def NormalizeOpset : Pass<"amk-normalize-opset", "mlir::ModuleOp"> {
+  let summary = "Rewrite a model of any opset (7-21) into one canonical form at the target opset";
+  let description = [{
+    Converts every default-domain op from the version in force at the
+    model's opset to the form of the target opset, and sets the model's
+    opset (and, if needed, its IR version):
+
+    - attributes that became inputs and back: Squeeze/Unsqueeze/ReduceSum
+      axes (13), the other Reduce ops' axes (18), Split's split (13) and
+      num_outputs (18), Slice (10), TopK's k (10), Clip's min/max (11),
+      Pad's pads/value (11) and axes (18), Dropout's ratio (12), Upsample's
+      scales (9);
+    - renamed ops: Upsample becomes Resize from opset 10, Scatter becomes
+      ScatterElements from 11 (and back);
+    - Resize 10 vs 11+ (asymmetric coordinates, roi), 18 and 19 attributes;
+    - Softmax, LogSoftmax and Hardmax before 13 (2-D coercion) vs after
+      (one axis): the last axis maps directly, any other axis becomes
+      Flatten + Softmax + Reshape (or Transpose pairs when downgrading);
+    - BatchNormalization's spatial (9) and training_mode (14), outputs the
+      target does not have;
+    - Gelu (20) and LayerNormalization (17): with `recompose`, their
+      decomposed forms (erf and tanh Gelu; mean/variance LayerNorm) are
+      recomposed when the target has the op; the ops are decomposed when
+      it does not.
+
+    Ops whose form does not change are kept. An op the target cannot
+    express (no such op, a non-constant input that must become an
+    attribute, an attribute value the older version lacks) is an error at
+    the op, naming the ONNX node; then the module is left as it was. After
+    conversion, every op is verified against the target opset's schema.
+
+    Example: `amk-opt m.onnx --pass-pipeline='builtin.module(amk-normalize-opset{target-opset=17})'`
+  }];
+  let options = [
+    Option<"targetOpset", "target-opset", "int64_t", /*default=*/"21",
+           "Default-domain opset to convert to (7-21)">,
+    Option<"recompose", "recompose", "bool", /*default=*/"true",
+           "Recompose decomposed Gelu/LayerNormalization when the target "
+           "has the op">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "converted",
+              "ops rewritten to their target-opset form">,
+    Statistic<"numRecomposed", "recomposed",
+              "Gelu/LayerNormalization recomposed">,
+    Statistic<"numDecomposed", "decomposed",
+              "Gelu/LayerNormalization decomposed">,
+  ];
+}
+
+def TestPerturbConstants : Pass<"amk-test-perturb-constants", "mlir::ModuleOp"> {
+  let summary = "Testing only: change the first float constant (breaks the model)";
+  let description = [{
+    Adds `delta` to every element of the first floating-point constant of
+    the module. It exists to show that the pass-correctness checks
+    (`amk-run --check-pipeline`, `amk-conformance --pipeline`) detect a
+    pass that changes a model's outputs; never use it otherwise.
+  }];
+  let options = [
+    Option<"delta", "delta", "double", /*default=*/"0.01",
+           "Value added to each element">,
+  ];
+}
+
 #endif // AMK_PASSES_TD

@@ -9,6 +9,7 @@
 #include "dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -17,6 +18,21 @@ using namespace mlir;
 void amk::buildDefaultPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createPrintSummary());
+}
+
+LogicalResult amk::parsePipeline(llvm::StringRef text, PassManager &pm,
+                                 llvm::raw_ostream &errors) {
+  text = text.trim();
+  if (text.starts_with("builtin.module(")) {
+    // An anchored pipeline replaces pm's (anchored on builtin.module):
+    // parsing it *into* pm would nest it under another module.
+    FailureOr<OpPassManager> parsed = parsePassPipeline(text, errors);
+    if (failed(parsed))
+      return failure();
+    static_cast<OpPassManager &>(pm) = *parsed;
+    return success();
+  }
+  return parsePassPipeline(text, pm, errors);
 }
 
 void amk::registerAllPasses() {

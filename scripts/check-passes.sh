@@ -3,7 +3,9 @@
 # <pipelines-file> (one per line, '#' comments) and every model, the
 # reference interpreter gives the same outputs before and after the
 # pipeline on seeded random inputs (amk-run --check-pipeline: float within
-# 1e-5 of each output's scale, integers exact).
+# 1e-5 of each output's scale, integers exact). A zoo model's example
+# inputs (<model>_inputs/ next to <model>_opN.onnx) are used when present:
+# random token ids and masks make a BERT numerically meaningless.
 # Usage: check-passes.sh <tools-dir> <pipelines-file> <model.onnx>...
 set -uo pipefail
 tools=$1; pipelines=$2; shift 2
@@ -12,8 +14,11 @@ while IFS= read -r p; do
   p=${p%%#*}; p=$(echo "$p" | xargs)
   [ -z "$p" ] && continue
   for m in "$@"; do
-    out=$("$tools/amk-run" "$m" --reference --seed 7 --check-pipeline \
-          --pipeline="builtin.module($p)" 2>&1)
+    inputs=()
+    d="${m%_op*.onnx}_inputs"
+    [ -d "$d" ] && inputs=(--input-dir "$d")
+    out=$("$tools/amk-run" "$m" --reference --seed 7 "${inputs[@]}" \
+          --check-pipeline --pipeline="builtin.module($p)" 2>&1)
     rc=$?
     if [ $rc -eq 0 ]; then
       pass=$((pass + 1)); echo "PASS $p $(basename "$m")"

@@ -15,6 +15,7 @@ import math
 import os
 import sys
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torchvision
@@ -116,13 +117,14 @@ def bert_input():
 KEEP_BATCHNORM = {'resnet18', 'mobilenetv2', 'tiny_cnn'}
 
 MODELS = {
-    'resnet18': (lambda: torchvision.models.resnet18(), image_input, (13, 17)),
+    'resnet18': (lambda: torchvision.models.resnet18(), image_input,
+                 (9, 11, 13, 17)),
     'mobilenetv2': (lambda: torchvision.models.mobilenet_v2(), image_input,
-                    (13, 17)),
+                    (9, 11, 13, 17)),
     'vit_small': (lambda: torchvision.models.VisionTransformer(
         image_size=224, patch_size=16, num_layers=12, num_heads=3,
-        hidden_dim=192, mlp_dim=768), image_input, (13, 17)),
-    'bert_like': (BertLike, bert_input, (13, 17)),
+        hidden_dim=192, mlp_dim=768), image_input, (9, 11, 13, 17)),
+    'bert_like': (BertLike, bert_input, (9, 11, 13, 17)),
     'vit_b16': (lambda: torchvision.models.vit_b_16(), image_input, (17,)),
     'tiny_cnn': (TinyCNN, lambda: image_input(28, 1), (13,)),
 }
@@ -145,6 +147,12 @@ def export(name, out_dir):
                           do_constant_folding=True, training=mode)
         paths.append(path)
         print(f'{path}: {os.path.getsize(path) / 1e6:.1f} MB')
+    # The example inputs (realistic: token ids below the vocabulary size,
+    # an all-ones attention mask), for tests that need meaningful data.
+    in_dir = os.path.join(out_dir, f'{name}_inputs')
+    os.makedirs(in_dir, exist_ok=True)
+    for n, a in zip(in_names, args):
+        np.save(os.path.join(in_dir, f'{n}.npy'), a.numpy())
     return paths
 
 

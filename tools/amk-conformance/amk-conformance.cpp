@@ -166,7 +166,7 @@ TestResult runTest(const std::string &dir, DialectRegistry &registry) {
     PassManager pm(&ctx);
     std::string err;
     llvm::raw_string_ostream errOs(err);
-    if (failed(parsePassPipeline(pipeline, pm, errOs))) {
+    if (failed(amk::parsePipeline(pipeline, pm, errOs))) {
       llvm::errs() << "amk-conformance: bad --pipeline: " << err << "\n";
       std::exit(2);
     }

@@ -305,7 +305,7 @@ int main(int argc, char **argv) {
     PassManager pm(&ctx);
     std::string err;
     llvm::raw_string_ostream errOs(err);
-    if (failed(parsePassPipeline(pipeline, pm, errOs)))
+    if (failed(amk::parsePipeline(pipeline, pm, errOs)))
       die("bad --pipeline '" + pipeline + "': " + err);
     auto start = std::chrono::steady_clock::now();
     if (failed(pm.run(*module)))

@@ -1,0 +1,423 @@
+//===- Patterns.cpp - Matchers for decomposed ONNX subgraphs --------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Patterns.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "passes/PassUtils.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+namespace onnx = amk::onnx;
+
+namespace amk {
+
+std::optional<double> getSplatConstant(Value v) {
+  auto t = getConstantTensor(v);
+  if (!t || t->isString() || t->numel() == 0)
+    return std::nullopt;
+  double first = t->getDouble(0);
+  for (int64_t i = 1; i < t->numel(); ++i)
+    if (t->getDouble(i) != first)
+      return std::nullopt;
+  return first;
+}
+
+std::optional<SmallVector<int64_t>> getIntConstant(Value v) {
+  auto t = getConstantTensor(v);
+  if (!t || t->isString() || t->dtype() == ref::DataType::FLOAT ||
+      t->dtype() == ref::DataType::DOUBLE ||
+      t->dtype() == ref::DataType::FLOAT16 ||
+      t->dtype() == ref::DataType::BFLOAT16)
+    return std::nullopt;
+  auto values = t->toInt64Vector();
+  return SmallVector<int64_t>(values.begin(), values.end());
+}
+
+namespace {
+
+bool near(std::optional<double> v, double x, double tol = 1e-3) {
+  return v && std::abs(*v - x) <= tol * std::max(1.0, std::abs(x));
+}
+
+/// For a binary op, the operand that is not `c` when the other is a
+/// constant near `x`.
+Value otherIfConstant(Operation *op, double x, double tol = 1e-3) {
+  if (!op || op->getNumOperands() != 2)
+    return nullptr;
+  if (near(getSplatConstant(op->getOperand(1)), x, tol))
+    return op->getOperand(0);
+  if (isa<onnx::AddOp, onnx::MulOp>(op) &&
+      near(getSplatConstant(op->getOperand(0)), x, tol))
+    return op->getOperand(1);
+  return nullptr;
+}
+
+/// Leaves of a tree of Mul ops rooted at `root` (inner Muls must have one
+/// use), at most `depth` levels deep.
+void mulLeaves(Value v, int depth, SmallVectorImpl<Value> &leaves,
+               SmallVectorImpl<Operation *> &ops, bool isRoot) {
+  auto mul = v.getDefiningOp<onnx::MulOp>();
+  if (mul && depth > 0 && (isRoot || v.hasOneUse())) {
+    ops.push_back(mul);
+    mulLeaves(mul.getA(), depth - 1, leaves, ops, false);
+    mulLeaves(mul.getB(), depth - 1, leaves, ops, false);
+    return;
+  }
+  leaves.push_back(v);
+}
+
+/// x / sqrt(2) or x * (1 / sqrt(2)): returns x.
+Value matchScaledBySqrtHalf(Value v, SmallVectorImpl<Operation *> &ops) {
+  Operation *op = v.getDefiningOp();
+  if (isa_and_nonnull<onnx::DivOp>(op))
+    if (Value x = otherIfConstant(op, std::sqrt(2.0))) {
+      ops.push_back(op);
+      return x;
+    }
+  if (isa_and_nonnull<onnx::MulOp>(op))
+    if (Value x = otherIfConstant(op, std::sqrt(0.5))) {
+      ops.push_back(op);
+      return x;
+    }
+  return nullptr;
+}
+
+/// sqrt(2/pi) * (x + 0.044715 x^3), in the association exporters write.
+Value matchTanhInner(Value v, SmallVectorImpl<Operation *> &ops) {
+  auto mul = v.getDefiningOp<onnx::MulOp>();
+  if (!mul)
+    return nullptr;
+  Value sum = otherIfConstant(mul, std::sqrt(2.0 / M_PI));
+  auto add = sum ? sum.getDefiningOp<onnx::AddOp>() : nullptr;
+  if (!add)
+    return nullptr;
+  for (int i = 0; i < 2; ++i) {
+    Value x = add->getOperand(i), cube = add->getOperand(1 - i);
+    auto cmul = cube.getDefiningOp<onnx::MulOp>();
+    Value p = cmul ? otherIfConstant(cmul, 0.044715) : nullptr;
+    if (!p)
+      continue;
+    SmallVector<Operation *> local = {mul, add, cmul};
+    auto pow = p.getDefiningOp<onnx::PowOp>();
+    if (pow && pow.getX() == x && near(getSplatConstant(pow.getY()), 3.0)) {
+      local.push_back(pow);
+    } else {
+      // x * x * x
+      SmallVector<Value> leaves;
+      SmallVector<Operation *> mops;
+      mulLeaves(p, 2, leaves, mops, true);
+      if (leaves.size() != 3 ||
+          !llvm::all_of(leaves, [&](Value l) { return l == x; }))
+        continue;
+      local.append(mops.begin(), mops.end());
+    }
+    ops.append(local.begin(), local.end());
+    return x;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+static std::optional<GeluMatch> matchGeluImpl(Operation *root);
+
+std::optional<GeluMatch> matchGelu(Operation *root) {
+  auto m = matchGeluImpl(root);
+  if (m) {
+    // Root last.
+    llvm::erase(m->ops, root);
+    m->ops.push_back(root);
+  }
+  return m;
+}
+
+static std::optional<GeluMatch> matchGeluImpl(Operation *root) {
+  if (!isa_and_nonnull<onnx::MulOp>(root))
+    return std::nullopt;
+  SmallVector<Value> leaves;
+  GeluMatch m;
+  mulLeaves(root->getResult(0), 2, leaves, m.ops, true);
+  // Quick form: x * sigmoid(1.702 x).
+  if (leaves.size() == 2) {
+    for (int i = 0; i < 2; ++i) {
+      auto sig = leaves[1 - i].getDefiningOp<onnx::SigmoidOp>();
+      if (!sig)
+        continue;
+      auto inner = sig.getX().getDefiningOp<onnx::MulOp>();
+      if (inner && otherIfConstant(inner, 1.702) == leaves[i]) {
+        m.input = leaves[i];
+        m.form = "quick";
+        m.ops.append({inner, sig});
+        return m;
+      }
+    }
+    return std::nullopt;
+  }
+  if (leaves.size() != 3)
+    return std::nullopt;
+  // Erf and tanh forms: x * 0.5 * (1 + f(x)) in any association.
+  int half = -1;
+  for (int i = 0; i < 3; ++i)
+    if (near(getSplatConstant(leaves[i]), 0.5, 1e-6))
+      half = i;
+  if (half < 0)
+    return std::nullopt;
+  for (int i = 0; i < 3; ++i) {
+    if (i == half)
+      continue;
+    Value x = leaves[i], onePlus = leaves[3 - i - half];
+    auto add = onePlus.getDefiningOp<onnx::AddOp>();
+    Value f = add ? otherIfConstant(add, 1.0, 1e-6) : nullptr;
+    if (!f)
+      continue;
+    SmallVector<Operation *> ops = {add};
+    if (auto erf = f.getDefiningOp<onnx::ErfOp>()) {
+      ops.push_back(erf);
+      if (matchScaledBySqrtHalf(erf.getInput(), ops) == x) {
+        m.input = x;
+        m.form = "none";
+        m.ops.append(ops.begin(), ops.end());
+        return m;
+      }
+    } else if (auto tanh = f.getDefiningOp<onnx::TanhOp>()) {
+      ops.push_back(tanh);
+      if (matchTanhInner(tanh.getInput(), ops) == x) {
+        m.input = x;
+        m.form = "tanh";
+        m.ops.append(ops.begin(), ops.end());
+        return m;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// Reduce axes of a ReduceMean (attribute or constant input).
+std::optional<SmallVector<int64_t>> reduceAxes(onnx::ReduceMeanOp op) {
+  if (auto a = op.getAxes())
+    return SmallVector<int64_t>(a->begin(), a->end());
+  if (!isNone(op.getAxesInput()))
+    return getIntConstant(op.getAxesInput());
+  return std::nullopt;
+}
+
+/// The trailing-axes start (negative) of `axes` on a tensor of rank `r`
+/// (r may be unknown: -1), when they are the last k axes.
+std::optional<int64_t> trailingAxis(ArrayRef<int64_t> axes, int64_t r) {
+  SmallVector<int64_t> neg;
+  for (int64_t a : axes) {
+    if (a >= 0) {
+      if (r < 0)
+        return std::nullopt;
+      a -= r;
+    }
+    neg.push_back(a);
+  }
+  llvm::sort(neg);
+  for (size_t i = 0; i < neg.size(); ++i)
+    if (neg[i] != -static_cast<int64_t>(neg.size()) + static_cast<int64_t>(i))
+      return std::nullopt;
+  return neg.empty() ? std::nullopt : std::optional<int64_t>(neg.front());
+}
+
+int64_t rankOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getRank() : -1;
+}
+
+} // namespace
+
+/// The normalized value of `n`: d / sqrt(...) or d * reciprocal(sqrt(...)).
+static bool matchNormalized(Value n, Value &d, Value &denom,
+                            SmallVectorImpl<Operation *> &ops) {
+  if (auto div = n.getDefiningOp<onnx::DivOp>()) {
+    d = div.getA();
+    denom = div.getB();
+    ops.push_back(div);
+    return true;
+  }
+  if (auto nm = n.getDefiningOp<onnx::MulOp>()) {
+    for (int i = 0; i < 2; ++i)
+      if (auto rec =
+              nm->getOperand(1 - i).getDefiningOp<onnx::ReciprocalOp>()) {
+        d = nm->getOperand(i);
+        denom = rec.getX();
+        ops.append({nm, rec});
+        return true;
+      }
+  }
+  return false;
+}
+
+std::optional<NormMatch> matchNorm(Operation *root) {
+  NormMatch m;
+  Operation *scaled = root;
+  if (auto add = dyn_cast_or_null<onnx::AddOp>(root)) {
+    for (int i = 0; i < 2 && !m.bias; ++i)
+      if (isa_and_nonnull<onnx::MulOp>(add->getOperand(i).getDefiningOp())) {
+        m.bias = add->getOperand(1 - i);
+        scaled = add->getOperand(i).getDefiningOp();
+      }
+    if (!m.bias)
+      return std::nullopt;
+    m.ops.push_back(add);
+  }
+  auto mul = dyn_cast_or_null<onnx::MulOp>(scaled);
+  if (!mul)
+    return std::nullopt;
+  m.ops.push_back(mul);
+  // One factor is the normalized value, the other the scale.
+  Value d, denom;
+  for (int i = 0; i < 2 && !d; ++i)
+    if (matchNormalized(mul->getOperand(i), d, denom, m.ops))
+      m.scale = mul->getOperand(1 - i);
+  if (!d)
+    return std::nullopt;
+  auto sqrt = denom ? denom.getDefiningOp<onnx::SqrtOp>() : nullptr;
+  auto addEps = sqrt ? sqrt.getX().getDefiningOp<onnx::AddOp>() : nullptr;
+  if (!addEps)
+    return std::nullopt;
+  m.ops.append({sqrt, addEps});
+  onnx::ReduceMeanOp var;
+  for (int i = 0; i < 2; ++i)
+    if (auto eps = getSplatConstant(addEps->getOperand(1 - i)))
+      if ((var = addEps->getOperand(i).getDefiningOp<onnx::ReduceMeanOp>()))
+        m.epsilon = *eps;
+  if (!var)
+    return std::nullopt;
+  m.ops.push_back(var);
+  // var = mean(d^2).
+  Operation *sq = var.getData().getDefiningOp();
+  if (auto pow = dyn_cast_or_null<onnx::PowOp>(sq)) {
+    if (pow.getX() != d || !near(getSplatConstant(pow.getY()), 2.0, 1e-6))
+      return std::nullopt;
+  } else if (auto mm = dyn_cast_or_null<onnx::MulOp>(sq)) {
+    if (mm.getA() != d || mm.getB() != d)
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  m.ops.push_back(sq);
+  auto axes = reduceAxes(var);
+  if (!axes || var.getKeepdims() != 1)
+    return std::nullopt;
+  // LayerNorm: d = x - mean(x) over the same axes.
+  if (auto sub = d.getDefiningOp<onnx::SubOp>()) {
+    auto mean = sub.getB().getDefiningOp<onnx::ReduceMeanOp>();
+    if (mean && mean.getData() == sub.getA() && reduceAxes(mean) == axes &&
+        mean.getKeepdims() == 1) {
+      m.input = sub.getA();
+      m.ops.append({sub, mean});
+    }
+  }
+  if (!m.input) {
+    m.input = d;
+    m.rms = true;
+  }
+  auto axis = trailingAxis(*axes, rankOf(m.input));
+  if (!axis)
+    return std::nullopt;
+  m.axis = *axis;
+  // Scale and bias cover exactly the normalized dims (as LayerNorm's do):
+  // a scale that broadcasts otherwise is not a LayerNorm's.
+  auto in = dyn_cast<RankedTensorType>(m.input.getType());
+  for (Value p : {m.scale, m.bias}) {
+    if (!p)
+      continue;
+    auto pt = dyn_cast<RankedTensorType>(p.getType());
+    if (!in || !pt || pt.getRank() > -m.axis)
+      return std::nullopt;
+    for (int64_t k = 1; k <= pt.getRank(); ++k)
+      if (pt.getDimSize(pt.getRank() - k) != in.getDimSize(in.getRank() - k) ||
+          pt.isDynamicDim(pt.getRank() - k))
+        return std::nullopt;
+    if (pt.getRank() != -m.axis)
+      return std::nullopt;
+  }
+  std::reverse(m.ops.begin(), m.ops.end());
+  return m;
+}
+
+std::optional<AttentionMatch> matchAttention(Operation *root) {
+  auto pv = dyn_cast_or_null<onnx::MatMulOp>(root);
+  if (!pv)
+    return std::nullopt;
+  AttentionMatch m;
+  m.value = pv.getB();
+  auto softmax = pv.getA().getDefiningOp<onnx::SoftmaxOp>();
+  if (!softmax)
+    return std::nullopt;
+  int64_t r = rankOf(softmax.getInput());
+  int64_t axis = softmax.getAxis().value_or(-1);
+  if (!(axis == -1 || (r > 0 && axis == r - 1)))
+    return std::nullopt;
+  m.ops = {softmax};
+  Value s = softmax.getInput();
+  if (auto add = s.getDefiningOp<onnx::AddOp>()) {
+    // scores + mask: the scores side comes from a MatMul (maybe scaled).
+    for (int i = 0; i < 2; ++i) {
+      Operation *d = add->getOperand(i).getDefiningOp();
+      if (isa_and_nonnull<onnx::MatMulOp, onnx::MulOp, onnx::DivOp>(d)) {
+        m.mask = add->getOperand(1 - i);
+        s = add->getOperand(i);
+        m.ops.push_back(add);
+        break;
+      }
+    }
+  }
+  if (Operation *d = s.getDefiningOp();
+      isa_and_nonnull<onnx::MulOp, onnx::DivOp>(d)) {
+    for (int i = 0; i < 2; ++i) {
+      if (isa<onnx::DivOp>(d) && i == 1)
+        break;
+      auto c = getSplatConstant(d->getOperand(1 - i));
+      if (c && d->getOperand(i).getDefiningOp<onnx::MatMulOp>()) {
+        m.scale = isa<onnx::DivOp>(d) ? 1.0 / *c : *c;
+        s = d->getOperand(i);
+        m.ops.push_back(d);
+        break;
+      }
+    }
+  }
+  auto qk = s.getDefiningOp<onnx::MatMulOp>();
+  if (!qk)
+    return std::nullopt;
+  m.ops.push_back(qk);
+  m.query = qk.getA();
+  m.key = qk.getB();
+  m.keyTransposed = true;
+  // A scale applied to Q (Mul/Div by a constant) belongs to the pattern.
+  if (Operation *d = m.query.getDefiningOp();
+      isa_and_nonnull<onnx::MulOp, onnx::DivOp>(d) && m.query.hasOneUse()) {
+    if (auto c = getSplatConstant(d->getOperand(1))) {
+      m.scale *= isa<onnx::DivOp>(d) ? 1.0 / *c : *c;
+      m.query = d->getOperand(0);
+      m.ops.push_back(d);
+    }
+  }
+  std::reverse(m.ops.begin(), m.ops.end());
+  m.ops.push_back(pv);
+  return m;
+}
+
+bool isSelfContained(ArrayRef<Operation *> ops) {
+  llvm::SmallPtrSet<Operation *, 16> set(ops.begin(), ops.end());
+  for (Operation *op : ops.drop_back())
+    for (Value r : op->getResults())
+      for (Operation *user : r.getUsers())
+        if (!set.contains(user))
+          return false;
+  return true;
+}
+
+} // namespace amk
