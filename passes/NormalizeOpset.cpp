@@ -52,6 +52,8 @@ struct Edit {
 /// after opset 7 (the older versions behave as the default does).
 std::optional<Attribute> knownDefault(MLIRContext *ctx, llvm::StringRef op,
                                       llvm::StringRef attr) {
+  if (auto d = onnx::getAttrDefault(ctx, op, attr))
+    return d;
   auto i64 = [&](int64_t v) -> Attribute {
     return IntegerAttr::get(IntegerType::get(ctx, 64), v);
   };
@@ -81,6 +83,9 @@ public:
   /// Converts one op (no-op when its version in force does not change
   /// form); emits an error and fails when it cannot be expressed.
   LogicalResult convert(Operation *op);
+
+  /// Drops attributes equal to their version-independent default.
+  LogicalResult stripDefaults(Operation *op);
 
   /// Recomposes Gelu and LayerNormalization where the target has them.
   void recompose(func::FuncOp func);
@@ -530,6 +535,22 @@ LogicalResult Converter::convert(Operation *op) {
   return success();
 }
 
+LogicalResult Converter::stripDefaults(Operation *op) {
+  // Canonical form: an attribute equal to its (version-independent)
+  // default is not written, so models from exporters that spell defaults
+  // out and from those that do not normalize to the same IR.
+  llvm::StringRef name = op->getName().stripDialect();
+  SmallVector<StringAttr> drop;
+  for (NamedAttribute a : op->getAttrDictionary())
+    if (auto d = onnx::getAttrDefault(op->getContext(), name,
+                                      a.getName().getValue());
+        d && *d == a.getValue())
+      drop.push_back(a.getName());
+  for (StringAttr a : drop)
+    op->removeAttr(a);
+  return success();
+}
+
 LogicalResult Converter::convertResize(Edit &e) {
   Operation *op = e.op;
   Location loc = op->getLoc();
@@ -870,6 +891,11 @@ public:
         ok = false;
     if (ok && recompose)
       work->walk([&](func::FuncOp f) { conv.recompose(f); });
+    if (ok)
+      work->walk([&](Operation *op) {
+        if (isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()))
+          (void)conv.stripDefaults(op);
+      });
     setOpset(*work);
     if (ok && failed(verify(*work))) {
       module.emitError() << "amk-normalize-opset: the model does not verify "

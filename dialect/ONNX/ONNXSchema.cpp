@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/ONNX/ONNXSchema.h"
+
+#include "mlir/AsmParser/AsmParser.h"
 #include "dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -327,3 +329,25 @@ LogicalResult verifyAgainstSchema(Operation *op) {
 }
 
 } // namespace amk::onnx
+
+namespace {
+struct AttrDefault {
+  const char *op, *attr, *text;
+};
+const AttrDefault kAttrDefaults[] = {
+#include "dialect/ONNX/ONNXAttrDefaults.inc"
+};
+} // namespace
+
+std::optional<mlir::Attribute>
+amk::onnx::getAttrDefault(mlir::MLIRContext *ctx, llvm::StringRef opType,
+                          llvm::StringRef attr) {
+  for (const AttrDefault &d : kAttrDefaults)
+    if (opType == d.op && attr == d.attr) {
+      mlir::Attribute a = mlir::parseAttribute(d.text, ctx);
+      if (a)
+        return a;
+      return std::nullopt;
+    }
+  return std::nullopt;
+}

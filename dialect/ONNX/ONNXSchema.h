@@ -155,6 +155,13 @@ const VersionInfo *getVersionInfo(mlir::Operation *op);
 /// type constraints.
 llvm::LogicalResult verifyAgainstSchema(mlir::Operation *op);
 
+/// The default of attribute `attr` of ONNX operator `opType` when it is the
+/// same in every version that has the attribute (from the ONNX schemas);
+/// nullopt when there is none or it depends on the version.
+std::optional<mlir::Attribute> getAttrDefault(mlir::MLIRContext *ctx,
+                                              llvm::StringRef opType,
+                                              llvm::StringRef attr);
+
 /// ONNX type string of an MLIR type ("tensor(float)", "seq(tensor(int64))"),
 /// or empty for types with no ONNX spelling (!onnx.unknown, none).
 std::string getONNXTypeString(mlir::Type type);
