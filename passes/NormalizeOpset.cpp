@@ -876,7 +876,7 @@ public:
     if (targetOpset < onnx::kMinOpset || targetOpset > onnx::kMaxOpset) {
       module.emitError() << "amk-normalize-opset: target-opset must be in ["
                          << onnx::kMinOpset << ", " << onnx::kMaxOpset
-                         << "], got " << targetOpset;
+                         << "], got " << static_cast<int64_t>(targetOpset);
       return signalPassFailure();
     }
     int64_t from = onnx::getDefaultOpset(module);
@@ -900,7 +900,8 @@ public:
     if (ok && failed(verify(*work))) {
       module.emitError() << "amk-normalize-opset: the model does not verify "
                             "at opset "
-                         << targetOpset << " (see the errors above)";
+                         << static_cast<int64_t>(targetOpset)
+                         << " (see the errors above)";
       ok = false;
     }
     if (!ok)
