@@ -463,6 +463,22 @@ LogicalResult Converter::convert(Operation *op) {
       e.attrs.erase("training_mode");
       changed = true;
     }
+  } else if (n == "RoiAlign") {
+    // RoiAlign-10 is "output_half_pixel"; from 16 the default is
+    // "half_pixel".
+    if (!fromAtLeast(e, 16) && toAtLeast(e, 16)) {
+      e.attrs.set("coordinate_transformation_mode",
+                  b->getStringAttr("output_half_pixel"));
+      changed = true;
+    } else if (fromAtLeast(e, 16) && !toAtLeast(e, 16)) {
+      auto m = dyn_cast_or_null<StringAttr>(
+          e.attrs.get("coordinate_transformation_mode"));
+      if (!m || m.getValue() != "output_half_pixel")
+        return refuse(op, "RoiAlign before opset 16 only has "
+                          "'output_half_pixel' coordinates");
+      e.attrs.erase("coordinate_transformation_mode");
+      changed = true;
+    }
   } else if (n == "DFT") {
     // DFT-20 takes the axis as a scalar input (default -2); DFT-17 as an
     // attribute (default 1).
