@@ -34,7 +34,6 @@ public:
       if (keepQDQ &&
           isa<amk::onnx::QuantizeLinearOp, amk::onnx::DequantizeLinearOp>(op))
         return WalkResult::skip();
-      std::string what = amk::onnx::describeOp(op);
       switch (amk::foldOp(op, maxElements)) {
       case amk::FoldResult::Folded:
         ++folded;
@@ -42,7 +41,8 @@ public:
       case amk::FoldResult::TooLarge:
         ++tooLarge;
         amk::emitPassRemark(this, op, amk::RemarkKind::Missed, "TooLarge",
-                            what + ": constant inputs or result above "
+                            amk::onnx::describeOp(op) +
+                                ": constant inputs or result above "
                                    "max-elements=" +
                                 llvm::Twine(maxElements));
         break;

@@ -48,34 +48,6 @@ struct Edit {
   SmallVector<Type> results;
 };
 
-/// Default values of attributes that ONNX added to existing operators
-/// after opset 7 (the older versions behave as the default does).
-std::optional<Attribute> knownDefault(MLIRContext *ctx, llvm::StringRef op,
-                                      llvm::StringRef attr) {
-  if (auto d = onnx::getAttrDefault(ctx, op, attr))
-    return d;
-  auto i64 = [&](int64_t v) -> Attribute {
-    return IntegerAttr::get(IntegerType::get(ctx, 64), v);
-  };
-  if (attr == "allowzero" && op == "Reshape")
-    return i64(0);
-  if (attr == "saturate")
-    return i64(1);
-  if (attr == "select_last_index")
-    return i64(0);
-  if (attr == "ceil_mode" || attr == "storage_order")
-    return i64(0);
-  if (attr == "noop_with_empty_axes")
-    return i64(0);
-  if (attr == "stash_type")
-    return i64(1);
-  if (attr == "start" && op == "Shape")
-    return i64(0);
-  if (attr == "reduction")
-    return StringAttr::get(ctx, "none");
-  return std::nullopt;
-}
-
 class Converter {
 public:
   Converter(int64_t from, int64_t to) : from(from), to(to) {}
@@ -129,8 +101,7 @@ private:
   Value none(Location loc) { return amk::getNoneValue(*b, loc); }
 
   /// Moves attribute `attr` into operand slot `slot` as an int64 tensor.
-  void intsAttrToInput(Edit &e, llvm::StringRef attr, unsigned slot,
-                       bool scalarK = false) {
+  void intsAttrToInput(Edit &e, llvm::StringRef attr, unsigned slot) {
     Attribute a = e.attrs.get(attr);
     if (!a)
       return;
@@ -139,8 +110,17 @@ private:
       v.assign(arr.asArrayRef().begin(), arr.asArrayRef().end());
     else if (auto i = dyn_cast<IntegerAttr>(a))
       v.push_back(i.getValue().getSExtValue());
-    (void)scalarK;
     e.operands[slot] = constInts(e.op->getLoc(), v);
+    e.attrs.erase(attr);
+  }
+  /// Moves a float-array attribute into operand slot `slot` as a tensor.
+  void floatsAttrToInput(Edit &e, llvm::StringRef attr, unsigned slot) {
+    auto a = dyn_cast_or_null<DenseF32ArrayAttr>(e.attrs.get(attr));
+    if (!a)
+      return;
+    ref::Tensor t(ref::DataType::FLOAT, {int64_t(a.size())});
+    llvm::copy(a.asArrayRef(), t.data<float>());
+    e.operands[slot] = amk::createConstant(*b, e.op->getLoc(), t);
     e.attrs.erase(attr);
   }
   /// Moves a constant int64 operand into attribute `attr`.
@@ -149,7 +129,7 @@ private:
     Value v = e.operands[slot];
     if (amk::isNone(v))
       return success();
-    auto c = amk::getIntConstant(v);
+    auto c = onnx::getIntValues(v);
     if (!c)
       return refuse(e.op, "its '" + attr.str() +
                               "' input is not a constant, and the target "
@@ -175,7 +155,7 @@ private:
     Value v = e.operands[slot];
     if (amk::isNone(v))
       return success();
-    auto c = amk::getSplatConstant(v);
+    auto c = onnx::getSplatValue(v);
     if (!c)
       return refuse(e.op, "its '" + attr.str() +
                               "' input is not a constant, and the target "
@@ -223,13 +203,8 @@ LogicalResult Converter::convert(Operation *op) {
   if (n == "Upsample" && to >= 10) {
     // Upsample-7/9 is Resize-10's algorithm (asymmetric coordinates,
     // nearest rounds down) with scales as an attribute before opset 9.
+    floatsAttrToInput(e, "scales", 1);
     Value scales = e.operands[1];
-    if (auto a = dyn_cast_or_null<DenseF32ArrayAttr>(e.attrs.get("scales"))) {
-      ref::Tensor t(ref::DataType::FLOAT, {int64_t(a.size())});
-      std::copy(a.asArrayRef().begin(), a.asArrayRef().end(),
-                t.data<float>());
-      scales = amk::createConstant(*b, loc, t);
-    }
     std::string mode = "nearest";
     if (auto m = dyn_cast_or_null<StringAttr>(e.attrs.get("mode")))
       mode = m.getValue() == "bilinear" ? "linear" : m.getValue().str();
@@ -341,7 +316,7 @@ LogicalResult Converter::convert(Operation *op) {
       changed = true;
     } else if (fromAtLeast(e, 10) && !toAtLeast(e, 10)) {
       if (!amk::isNone(e.operands[4])) {
-        auto steps = amk::getIntConstant(e.operands[4]);
+        auto steps = onnx::getIntValues(e.operands[4]);
         if (!steps || llvm::any_of(*steps, [](int64_t s) { return s != 1; }))
           return refuse(op, "steps other than 1 need opset 10");
         e.operands[4] = none(loc);
@@ -383,8 +358,8 @@ LogicalResult Converter::convert(Operation *op) {
     }
   } else if (n == "Pad") {
     if (fromAtLeast(e, 18) && !toAtLeast(e, 18) && !amk::isNone(e.operands[3])) {
-      auto axes = amk::getIntConstant(e.operands[3]);
-      auto pads = amk::getIntConstant(e.operands[1]);
+      auto axes = onnx::getIntValues(e.operands[3]);
+      auto pads = onnx::getIntValues(e.operands[1]);
       auto t = dyn_cast<RankedTensorType>(e.operands[0].getType());
       if (!axes || !pads || !t)
         return refuse(op, "'axes' needs constant pads and a ranked input "
@@ -417,7 +392,7 @@ LogicalResult Converter::convert(Operation *op) {
     } else if (fromAtLeast(e, 12) && !toAtLeast(e, 12)) {
       Value t = e.operands[2];
       if (!amk::isNone(t)) {
-        auto c = amk::getSplatConstant(t);
+        auto c = onnx::getSplatValue(t);
         if (!c || *c != 0)
           return refuse(op, "training mode needs opset 12");
         e.operands[2] = none(loc);
@@ -428,13 +403,7 @@ LogicalResult Converter::convert(Operation *op) {
     }
   } else if (n == "Upsample") {
     if (!fromAtLeast(e, 9) && toAtLeast(e, 9)) {
-      if (auto a = dyn_cast_or_null<DenseF32ArrayAttr>(e.attrs.get("scales"))) {
-        ref::Tensor t(ref::DataType::FLOAT, {int64_t(a.size())});
-        std::copy(a.asArrayRef().begin(), a.asArrayRef().end(),
-                  t.data<float>());
-        e.operands[1] = amk::createConstant(*b, loc, t);
-        e.attrs.erase("scales");
-      }
+      floatsAttrToInput(e, "scales", 1);
       changed = true;
     }
   } else if (n == "Resize") {
@@ -492,7 +461,7 @@ LogicalResult Converter::convert(Operation *op) {
     } else if (fromAtLeast(e, 20) && !toAtLeast(e, 20)) {
       int64_t axis = -2;
       if (!amk::isNone(e.operands[2])) {
-        auto c = amk::getIntConstant(e.operands[2]);
+        auto c = onnx::getIntValues(e.operands[2]);
         if (!c || c->size() != 1)
           return refuse(op, "its axis input is not a constant");
         axis = c->front();
@@ -518,13 +487,15 @@ LogicalResult Converter::convert(Operation *op) {
       for (NamedAttribute a : e.attrs) {
         if (tver->findAttr(a.getName().getValue()))
           continue;
-        auto d = knownDefault(b->getContext(), e.name, a.getName().getValue());
-        if (!d)
-          continue; // Not an ONNX attribute (or one the verifier reports).
-        if (a.getValue() != *d)
+        if (a.getName().getValue().starts_with("onnx."))
+          continue; // AMK's own discardable attributes.
+        // The default is the source op's (a rename keeps its semantics).
+        auto d = onnx::getAttrDefault(b->getContext(), origName,
+                                      a.getName().getValue());
+        if (!d || a.getValue() != *d)
           return refuse(op, "attribute '" + a.getName().getValue().str() +
-                                "' has a non-default value and does not "
-                                "exist at the target opset");
+                                "' does not exist at the target opset and "
+                                "is not its default value");
         drop.push_back(a.getName());
       }
       for (StringAttr a : drop) {

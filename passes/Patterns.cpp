@@ -19,28 +19,6 @@ namespace onnx = amk::onnx;
 
 namespace amk {
 
-std::optional<double> getSplatConstant(Value v) {
-  auto t = getConstantTensor(v);
-  if (!t || t->isString() || t->numel() == 0)
-    return std::nullopt;
-  double first = t->getDouble(0);
-  for (int64_t i = 1; i < t->numel(); ++i)
-    if (t->getDouble(i) != first)
-      return std::nullopt;
-  return first;
-}
-
-std::optional<SmallVector<int64_t>> getIntConstant(Value v) {
-  auto t = getConstantTensor(v);
-  if (!t || t->isString() || t->dtype() == ref::DataType::FLOAT ||
-      t->dtype() == ref::DataType::DOUBLE ||
-      t->dtype() == ref::DataType::FLOAT16 ||
-      t->dtype() == ref::DataType::BFLOAT16)
-    return std::nullopt;
-  auto values = t->toInt64Vector();
-  return SmallVector<int64_t>(values.begin(), values.end());
-}
-
 namespace {
 
 bool near(std::optional<double> v, double x, double tol = 1e-3) {
@@ -52,10 +30,10 @@ bool near(std::optional<double> v, double x, double tol = 1e-3) {
 Value otherIfConstant(Operation *op, double x, double tol = 1e-3) {
   if (!op || op->getNumOperands() != 2)
     return nullptr;
-  if (near(getSplatConstant(op->getOperand(1)), x, tol))
+  if (near(onnx::getSplatValue(op->getOperand(1)), x, tol))
     return op->getOperand(0);
   if (isa<onnx::AddOp, onnx::MulOp>(op) &&
-      near(getSplatConstant(op->getOperand(0)), x, tol))
+      near(onnx::getSplatValue(op->getOperand(0)), x, tol))
     return op->getOperand(1);
   return nullptr;
 }
@@ -107,7 +85,7 @@ Value matchTanhInner(Value v, SmallVectorImpl<Operation *> &ops) {
       continue;
     SmallVector<Operation *> local = {mul, add, cmul};
     auto pow = p.getDefiningOp<onnx::PowOp>();
-    if (pow && pow.getX() == x && near(getSplatConstant(pow.getY()), 3.0)) {
+    if (pow && pow.getX() == x && near(onnx::getSplatValue(pow.getY()), 3.0)) {
       local.push_back(pow);
     } else {
       // x * x * x
@@ -166,7 +144,7 @@ static std::optional<GeluMatch> matchGeluImpl(Operation *root) {
   // Erf and tanh forms: x * 0.5 * (1 + f(x)) in any association.
   int half = -1;
   for (int i = 0; i < 3; ++i)
-    if (near(getSplatConstant(leaves[i]), 0.5, 1e-6))
+    if (near(onnx::getSplatValue(leaves[i]), 0.5, 1e-6))
       half = i;
   if (half < 0)
     return std::nullopt;
@@ -207,7 +185,7 @@ std::optional<SmallVector<int64_t>> reduceAxes(onnx::ReduceMeanOp op) {
   if (auto a = op.getAxes())
     return SmallVector<int64_t>(a->begin(), a->end());
   if (!isNone(op.getAxesInput()))
-    return getIntConstant(op.getAxesInput());
+    return onnx::getIntValues(op.getAxesInput());
   return std::nullopt;
 }
 
@@ -290,7 +268,7 @@ std::optional<NormMatch> matchNorm(Operation *root) {
   m.ops.append({sqrt, addEps});
   onnx::ReduceMeanOp var;
   for (int i = 0; i < 2; ++i)
-    if (auto eps = getSplatConstant(addEps->getOperand(1 - i)))
+    if (auto eps = onnx::getSplatValue(addEps->getOperand(1 - i)))
       if ((var = addEps->getOperand(i).getDefiningOp<onnx::ReduceMeanOp>()))
         m.epsilon = *eps;
   if (!var)
@@ -299,7 +277,7 @@ std::optional<NormMatch> matchNorm(Operation *root) {
   // var = mean(d^2).
   Operation *sq = var.getData().getDefiningOp();
   if (auto pow = dyn_cast_or_null<onnx::PowOp>(sq)) {
-    if (pow.getX() != d || !near(getSplatConstant(pow.getY()), 2.0, 1e-6))
+    if (pow.getX() != d || !near(onnx::getSplatValue(pow.getY()), 2.0, 1e-6))
       return std::nullopt;
   } else if (auto mm = dyn_cast_or_null<onnx::MulOp>(sq)) {
     if (mm.getA() != d || mm.getB() != d)
@@ -380,7 +358,7 @@ std::optional<AttentionMatch> matchAttention(Operation *root) {
     for (int i = 0; i < 2; ++i) {
       if (isa<onnx::DivOp>(d) && i == 1)
         break;
-      auto c = getSplatConstant(d->getOperand(1 - i));
+      auto c = onnx::getSplatValue(d->getOperand(1 - i));
       if (c && d->getOperand(i).getDefiningOp<onnx::MatMulOp>()) {
         m.scale = isa<onnx::DivOp>(d) ? 1.0 / *c : *c;
         s = d->getOperand(i);
@@ -399,7 +377,7 @@ std::optional<AttentionMatch> matchAttention(Operation *root) {
   // A scale applied to Q (Mul/Div by a constant) belongs to the pattern.
   if (Operation *d = m.query.getDefiningOp();
       isa_and_nonnull<onnx::MulOp, onnx::DivOp>(d) && m.query.hasOneUse()) {
-    if (auto c = getSplatConstant(d->getOperand(1))) {
+    if (auto c = onnx::getSplatValue(d->getOperand(1))) {
       m.scale *= isa<onnx::DivOp>(d) ? 1.0 / *c : *c;
       m.query = d->getOperand(0);
       m.ops.push_back(d);

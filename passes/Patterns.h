@@ -20,12 +20,6 @@
 
 namespace amk {
 
-/// The value of a constant whose elements are all equal, as a double.
-std::optional<double> getSplatConstant(mlir::Value v);
-
-/// Integer elements of a constant (axes, shapes, permutations).
-std::optional<llvm::SmallVector<int64_t>> getIntConstant(mlir::Value v);
-
 struct GeluMatch {
   mlir::Value input;
   /// "none" (erf form), "tanh", or "quick" (x * sigmoid(1.702 x)).

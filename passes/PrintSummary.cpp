@@ -158,8 +158,9 @@ private:
     });
     std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(),
                                                         counts.end());
-    llvm::stable_sort(sorted, [](const auto &a, const auto &b) {
-      return a.second > b.second;
+    // Most frequent first, then by name.
+    llvm::sort(sorted, [](const auto &a, const auto &b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
     });
     j["op_count"] = s.ops;
     j["op_types"] = nlohmann::ordered_json::object();

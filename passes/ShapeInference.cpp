@@ -25,6 +25,7 @@
 #include "reference/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace amk {
@@ -76,35 +77,6 @@ constexpr int64_t kMaxEvaluatedElements = int64_t(1) << 22;
 
 RankedTensorType rankedOf(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());
-}
-
-/// Numpy broadcasting with dynamic dims: a dynamic dim against 1 or
-/// itself stays dynamic; against a static d > 1 becomes d.
-std::optional<SmallVector<int64_t>> broadcastDims(ArrayRef<RankedTensorType> ts) {
-  size_t rank = 0;
-  for (auto t : ts)
-    rank = std::max<size_t>(rank, t.getRank());
-  SmallVector<int64_t> out(rank, 1);
-  SmallVector<bool> seenDyn(rank, false);
-  for (auto t : ts) {
-    size_t off = rank - t.getRank();
-    for (int64_t i = 0; i < t.getRank(); ++i) {
-      int64_t d = t.getDimSize(i), &o = out[off + i];
-      if (ShapedType::isDynamic(d)) {
-        seenDyn[off + i] = true;
-        continue;
-      }
-      if (d == 1)
-        continue;
-      if (o != 1 && o != d)
-        return std::nullopt;
-      o = d;
-    }
-  }
-  for (size_t i = 0; i < rank; ++i)
-    if (seenDyn[i] && out[i] == 1)
-      out[i] = kDyn;
-  return out;
 }
 
 class InferShapesPass : public amk::impl::InferShapesBase<InferShapesPass> {
@@ -163,15 +135,9 @@ private:
     auto i = dyn_cast<TensorType>(inferred);
     if (!e || !i)
       return success(); // Sequences: keep what the IR says.
-    bool ok = e.getElementType() == i.getElementType();
-    if (ok && e.hasRank() && i.hasRank()) {
-      ok = e.getRank() == i.getRank();
-      for (int64_t d = 0; ok && d < e.getRank(); ++d)
-        ok = ShapedType::isDynamic(e.getDimSize(d)) ||
-             ShapedType::isDynamic(i.getDimSize(d)) ||
-             e.getDimSize(d) == i.getDimSize(d);
-    }
-    if (!ok)
+    if (e.getElementType() != i.getElementType() ||
+        (e.hasRank() && i.hasRank() &&
+         failed(verifyCompatibleShape(e.getShape(), i.getShape()))))
       return op->emitOpError() << "inferred type " << inferred
                                << " conflicts with the declared " << existing;
     return success();
@@ -251,14 +217,16 @@ private:
         "And", "Or", "Xor", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
     if (broadcasting.contains(type)) {
       SmallVector<RankedTensorType> ts;
+      SmallVector<ArrayRef<int64_t>> shapes;
       for (Value v : op->getOperands()) {
         auto t = rankedOf(v);
         if (!t)
           return std::nullopt;
         ts.push_back(t);
+        shapes.push_back(t.getShape());
       }
-      auto dims = broadcastDims(ts);
-      if (!dims)
+      auto dims = amk::onnx::broadcastShapes(shapes);
+      if (failed(dims))
         return std::nullopt;
       bool isCompare = type == "Equal" || type == "Less" ||
                        type == "Greater" || type == "LessOrEqual" ||
@@ -279,12 +247,9 @@ private:
       auto a = x, b = rankedOf(op->getOperand(1));
       if (!a || !b || a.getRank() < 2 || b.getRank() < 2)
         return std::nullopt;
-      auto batch = broadcastDims(
-          {RankedTensorType::get(a.getShape().drop_back(2),
-                                 a.getElementType()),
-           RankedTensorType::get(b.getShape().drop_back(2),
-                                 b.getElementType())});
-      if (!batch)
+      auto batch = amk::onnx::broadcastShapes(
+          {a.getShape().drop_back(2), b.getShape().drop_back(2)});
+      if (failed(batch))
         return std::nullopt;
       batch->push_back(a.getDimSize(a.getRank() - 2));
       batch->push_back(b.getDimSize(b.getRank() - 1));
@@ -469,7 +434,7 @@ private:
       // Integer placeholders are zero, floats one: indices stay in range
       // and divisions stay finite.
       Tensor p(*dt, t.getShape());
-      if (dispatchIsFloat(*dt))
+      if (isa<FloatType>(t.getElementType()))
         for (int64_t k = 0; k < p.numel(); ++k)
           p.setDouble(k, 1.0);
       inputs.push_back(RValue(p));
@@ -482,13 +447,6 @@ private:
       types.push_back(v.isNone() ? Type()
                                  : amk::typeOfValue(v, op->getContext()));
     return types;
-  }
-
-  static bool dispatchIsFloat(amk::onnx::DataType dt) {
-    return dt == amk::onnx::DataType::FLOAT ||
-           dt == amk::onnx::DataType::DOUBLE ||
-           dt == amk::onnx::DataType::FLOAT16 ||
-           dt == amk::onnx::DataType::BFLOAT16;
   }
 
   int64_t refined = 0, folded = 0, unresolved = 0;

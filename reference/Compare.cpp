@@ -126,6 +126,17 @@ static Comparison compareTensors(const Tensor &e, const Tensor &a,
   return c;
 }
 
+Tolerance scaledTolerance(const RValue &expected, double rtol) {
+  double scale = 0;
+  if (expected.isTensor() && !expected.getTensor().isString()) {
+    const Tensor &e = expected.getTensor();
+    for (int64_t k = 0; k < e.numel(); ++k)
+      if (std::isfinite(e.getDouble(k)))
+        scale = std::max(scale, std::abs(e.getDouble(k)));
+  }
+  return Tolerance{rtol, rtol * scale};
+}
+
 Comparison compareValues(const RValue &expected, const RValue &actual,
                          const Tolerance &tol) {
   Comparison c;

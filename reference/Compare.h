@@ -36,6 +36,13 @@ struct Comparison {
   double worstActual = 0;
 };
 
+/// A tolerance relative to the scale of `expected`: rtol, and an absolute
+/// tolerance of rtol times the largest finite magnitude of `expected` (so
+/// near-zero elements, whose relative error only measures cancellation, are
+/// judged against the output's scale). Non-float values compare exactly
+/// whatever the tolerance.
+Tolerance scaledTolerance(const RValue &expected, double rtol);
+
 Comparison compareValues(const RValue &expected, const RValue &actual,
                          const Tolerance &tol);
 

@@ -29,55 +29,6 @@ using namespace amk::onnx;
 
 namespace {
 
-/// The constant behind `v` (an onnx.Constant with a `value` tensor).
-ElementsAttr constantOf(Value v) {
-  auto c = v.getDefiningOp<ConstantOp>();
-  if (!c)
-    return nullptr;
-  return dyn_cast_or_null<ElementsAttr>(c.getValueAttr());
-}
-
-/// Whether every element of the constant `v` equals `x`.
-bool isConstantSplat(Value v, double x) {
-  ElementsAttr e = constantOf(v);
-  if (!e)
-    return false;
-  Type elt = e.getElementType();
-  if (isa<FloatType>(elt)) {
-    auto values = e.tryGetValues<APFloat>();
-    if (!values)
-      return false;
-    return llvm::all_of(*values, [&](const APFloat &f) {
-      return f.convertToDouble() == x;
-    });
-  }
-  if (auto it = dyn_cast<IntegerType>(elt)) {
-    auto values = e.tryGetValues<APInt>();
-    if (!values)
-      return false;
-    return llvm::all_of(*values, [&](const APInt &i) {
-      return static_cast<double>(it.isUnsigned() || it.getWidth() == 1
-                                     ? i.getZExtValue()
-                                     : i.getSExtValue()) == x;
-    });
-  }
-  return false;
-}
-
-/// The integer values of the constant `v`.
-std::optional<SmallVector<int64_t>> constantInts(Value v) {
-  ElementsAttr e = constantOf(v);
-  if (!e || !isa<IntegerType>(e.getElementType()))
-    return std::nullopt;
-  auto values = e.tryGetValues<APInt>();
-  if (!values)
-    return std::nullopt;
-  SmallVector<int64_t> out;
-  for (const APInt &i : *values)
-    out.push_back(i.getSExtValue());
-  return out;
-}
-
 /// Replaces `op`'s single result by `v` when the types agree.
 LogicalResult replaceWith(PatternRewriter &rewriter, Operation *op, Value v) {
   if (op->getResult(0).getType() != v.getType())
@@ -101,7 +52,7 @@ struct EraseInferenceDropout : OpRewritePattern<DropoutOp> {
     if (!isa<NoneType>(op.getMask().getType()) && !op.getMask().use_empty())
       return rewriter.notifyMatchFailure(op, "its mask is used");
     Value training = op.getTrainingMode();
-    if (!isa<NoneType>(training.getType()) && !isConstantSplat(training, 0))
+    if (!isa<NoneType>(training.getType()) && getSplatValue(training) != 0.0)
       return rewriter.notifyMatchFailure(op, "training mode may be on");
     if (op.getOutput().getType() != op.getData().getType())
       return failure();
@@ -169,7 +120,7 @@ struct FoldReshapes : OpRewritePattern<ReshapeOp> {
       return failure();
     // A 0 in the outer shape copies a dimension of the intermediate
     // tensor (unless allowzero): only shapes without 0s compose.
-    auto shape = constantInts(op.getShape());
+    auto shape = getIntValues(op.getShape());
     if (!shape || llvm::is_contained(*shape, 0))
       return failure();
     rewriter.modifyOpInPlace(
@@ -239,10 +190,10 @@ struct EraseNeutralOperand : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Value a = op->getOperand(0), b = op->getOperand(1);
-    if (isConstantSplat(b, neutral) &&
+    if (getSplatValue(b) == neutral &&
         op->getResult(0).getType() == a.getType())
       return replaceWith(rewriter, op, a);
-    if (commutative && isConstantSplat(a, neutral) &&
+    if (commutative && getSplatValue(a) == neutral &&
         op->getResult(0).getType() == b.getType())
       return replaceWith(rewriter, op, b);
     return failure();

@@ -32,4 +32,26 @@
 #define GET_OP_CLASSES
 #include "dialect/ONNX/ONNXOps.h.inc"
 
+namespace amk::onnx {
+
+/// The value of `v` when it is an onnx.Constant (any value form) whose
+/// elements are all equal, as a double; nullopt otherwise. Reads the
+/// attribute in place (no copy of the tensor).
+std::optional<double> getSplatValue(mlir::Value v);
+
+/// The elements of `v` when it is an integer onnx.Constant (axes, shapes,
+/// permutations); nullopt otherwise.
+std::optional<llvm::SmallVector<int64_t>> getIntValues(mlir::Value v);
+
+/// Numpy (multidirectional) broadcasting of shapes that may have dynamic
+/// dimensions: a result dimension is static when some operand has a static
+/// size other than 1 there, or when every operand's size there is static;
+/// otherwise it is dynamic. Fails, describing the conflict in `why`, when
+/// two static sizes other than 1 differ.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                std::string *why = nullptr);
+
+} // namespace amk::onnx
+
 #endif // AMK_DIALECT_ONNX_ONNXDIALECT_H

@@ -342,12 +342,18 @@ const AttrDefault kAttrDefaults[] = {
 std::optional<mlir::Attribute>
 amk::onnx::getAttrDefault(mlir::MLIRContext *ctx, llvm::StringRef opType,
                           llvm::StringRef attr) {
-  for (const AttrDefault &d : kAttrDefaults)
-    if (opType == d.op && attr == d.attr) {
-      mlir::Attribute a = mlir::parseAttribute(d.text, ctx);
-      if (a)
-        return a;
-      return std::nullopt;
-    }
+  // The table is sorted by operator, then attribute.
+  const AttrDefault *begin = std::begin(kAttrDefaults),
+                    *end = std::end(kAttrDefaults);
+  const AttrDefault *it = std::lower_bound(
+      begin, end, std::make_pair(opType, attr),
+      [](const AttrDefault &d, std::pair<llvm::StringRef, llvm::StringRef> k) {
+        return std::make_pair(llvm::StringRef(d.op), llvm::StringRef(d.attr)) <
+               k;
+      });
+  if (it == end || opType != it->op || attr != it->attr)
+    return std::nullopt;
+  if (mlir::Attribute a = mlir::parseAttribute(it->text, ctx))
+    return a;
   return std::nullopt;
 }

@@ -51,38 +51,22 @@ LogicalResult checkAxis(Operation *op, StringRef what, int64_t axis,
 /// Multidirectional (numpy) broadcasting of the present ranked `inputs`,
 /// and agreement of the result shape with it.
 LogicalResult verifyBroadcast(Operation *op, ValueRange inputs) {
-  SmallVector<RankedTensorType> types;
-  int64_t rank = 0;
+  SmallVector<ArrayRef<int64_t>> shapes;
+  bool allRanked = true;
   for (Value v : inputs)
-    if (!isNone(v))
-      if (auto t = ranked(v)) {
-        types.push_back(t);
-        rank = std::max<int64_t>(rank, t.getRank());
-      }
-  // bcast[i]: the static non-1 size at i (0: none seen, -1: conflict).
-  SmallVector<int64_t> bcast(rank, 1);
-  SmallVector<bool> allKnown(rank, true);
-  for (RankedTensorType t : types) {
-    int64_t off = rank - t.getRank();
-    for (int64_t i = 0; i < t.getRank(); ++i) {
-      int64_t d = t.getDimSize(i);
-      if (!isStatic(d)) {
-        allKnown[off + i] = false;
-        continue;
-      }
-      if (d == 1)
-        continue;
-      if (bcast[off + i] != 1 && bcast[off + i] != d)
-        return op->emitOpError()
-               << "operands are not broadcastable: dimension " << i
-               << " of an operand of shape " << shapeStr(t.getShape()) << " is "
-               << d << " where another operand has " << bcast[off + i];
-      bcast[off + i] = d;
+    if (!isNone(v)) {
+      if (auto t = ranked(v))
+        shapes.push_back(t.getShape());
+      else
+        allRanked = false;
     }
-  }
-  if (static_cast<int64_t>(types.size()) !=
-      llvm::count_if(inputs, [](Value v) { return !isNone(v); }))
+  std::string why;
+  auto bcast = broadcastShapes(shapes, &why);
+  if (failed(bcast))
+    return op->emitOpError() << "operands are not broadcastable: " << why;
+  if (!allRanked)
     return success(); // An unranked operand: nothing more to check.
+  int64_t rank = bcast->size();
   for (Value r : op->getResults()) {
     auto rt = ranked(r);
     if (!rt)
@@ -91,14 +75,11 @@ LogicalResult verifyBroadcast(Operation *op, ValueRange inputs) {
       return op->emitOpError() << "result rank " << rt.getRank()
                                << " differs from the broadcast rank " << rank;
     for (int64_t i = 0; i < rank; ++i) {
-      int64_t d = rt.getDimSize(i);
-      if (!isStatic(d))
-        continue;
-      bool mustBe = bcast[i] != 1 || allKnown[i];
-      if (mustBe && d != bcast[i])
+      int64_t d = rt.getDimSize(i), b = (*bcast)[i];
+      if (isStatic(d) && isStatic(b) && d != b)
         return op->emitOpError()
                << "result dimension " << i << " is " << d
-               << " but broadcasting the operands gives " << bcast[i];
+               << " but broadcasting the operands gives " << b;
     }
   }
   return success();

@@ -163,6 +163,22 @@ LogicalResult batchNormK(KernelContext &ctx) {
   return success();
 }
 
+/// Mean and 1/sqrt(variance + eps) of the `n` elements of `x` from
+/// `base`, in double precision (InstanceNorm, LayerNorm, GroupNorm).
+std::pair<double, double> meanInvStd(const Tensor &x, int64_t base, int64_t n,
+                                     double eps) {
+  double m = 0, v = 0;
+  for (int64_t i = 0; i < n; ++i)
+    m += x.getDouble(base + i);
+  m /= n;
+  for (int64_t i = 0; i < n; ++i) {
+    double d = x.getDouble(base + i) - m;
+    v += d * d;
+  }
+  v /= n;
+  return {m, 1 / std::sqrt(v + eps)};
+}
+
 LogicalResult instanceNormK(KernelContext &ctx) {
   const Tensor &x = ctx.in(0), &scale = ctx.in(1), &bias = ctx.in(2);
   if (x.rank() < 3)
@@ -172,16 +188,7 @@ LogicalResult instanceNormK(KernelContext &ctx) {
   Tensor y(x.dtype(), x.shape());
   for (int64_t nc = 0; nc < N * C; ++nc) {
     int64_t c = nc % C;
-    double m = 0, v = 0;
-    for (int64_t i = 0; i < inner; ++i)
-      m += x.getDouble(nc * inner + i);
-    m /= inner;
-    for (int64_t i = 0; i < inner; ++i) {
-      double d = x.getDouble(nc * inner + i) - m;
-      v += d * d;
-    }
-    v /= inner;
-    double inv = 1 / std::sqrt(v + eps);
+    auto [m, inv] = meanInvStd(x, nc * inner, inner, eps);
     for (int64_t i = 0; i < inner; ++i)
       y.setDouble(nc * inner + i, scale.getDouble(c) *
                                           (x.getDouble(nc * inner + i) - m) *
@@ -242,16 +249,7 @@ LogicalResult layerNormK(KernelContext &ctx) {
                                                       : DataType::FLOAT;
   Tensor meanT(stash, statShape), invT(stash, statShape);
   for (int64_t o = 0; o < outer; ++o) {
-    double m = 0, v = 0;
-    for (int64_t i = 0; i < n; ++i)
-      m += x.getDouble(o * n + i);
-    m /= n;
-    for (int64_t i = 0; i < n; ++i) {
-      double d = x.getDouble(o * n + i) - m;
-      v += d * d;
-    }
-    v /= n;
-    double inv = 1 / std::sqrt(v + eps);
+    auto [m, inv] = meanInvStd(x, o * n, n, eps);
     meanT.setDouble(o, m);
     invT.setDouble(o, inv);
     for (int64_t i = 0; i < n; ++i) {
@@ -284,16 +282,7 @@ LogicalResult groupNormK(KernelContext &ctx) {
   for (int64_t b = 0; b < N; ++b)
     for (int64_t g = 0; g < groups; ++g) {
       int64_t base = (b * C + g * Cg) * inner, cnt = Cg * inner;
-      double m = 0, v = 0;
-      for (int64_t i = 0; i < cnt; ++i)
-        m += x.getDouble(base + i);
-      m /= cnt;
-      for (int64_t i = 0; i < cnt; ++i) {
-        double d = x.getDouble(base + i) - m;
-        v += d * d;
-      }
-      v /= cnt;
-      double inv = 1 / std::sqrt(v + eps);
+      auto [m, inv] = meanInvStd(x, base, cnt, eps);
       for (int64_t i = 0; i < cnt; ++i) {
         int64_t p = perChannel ? g * Cg + i / inner : g;
         y.setDouble(base + i, (x.getDouble(base + i) - m) * inv *

@@ -419,30 +419,45 @@ LogicalResult gatherK(KernelContext &ctx) {
   return success();
 }
 
+/// GatherElements/ScatterElements addressing: for each element i of `idx`,
+/// the flat offset into `x` of the element at i's coordinates with the
+/// coordinate along `axis` replaced by idx[i]; nullopt if an index is out of
+/// range.
+std::optional<std::vector<int64_t>>
+elementOffsets(const Tensor &x, const Tensor &idx, int64_t axis) {
+  Shape xs = stridesOf(x.shape()), is = stridesOf(idx.shape());
+  int64_t dim = x.dim(axis);
+  std::vector<int64_t> offsets(idx.numel());
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    int64_t rem = i, off = 0;
+    for (int64_t d = 0; d < idx.rank(); ++d) {
+      int64_t c = rem / is[d];
+      rem %= is[d];
+      if (d == axis) {
+        c = idx.getInt(i);
+        if (c < -dim || c >= dim)
+          return std::nullopt;
+        if (c < 0)
+          c += dim;
+      }
+      off += c * xs[d];
+    }
+    offsets[i] = off;
+  }
+  return offsets;
+}
+
 LogicalResult gatherElementsK(KernelContext &ctx) {
   const Tensor &x = ctx.in(0), &idx = ctx.in(1);
   auto axis = normalizeAxis(ctx.getInt("axis", 0), x.rank());
   if (!axis || idx.rank() != x.rank())
     return ctx.error("axis or index rank invalid");
   Tensor y(x.dtype(), idx.shape());
-  Shape xs = stridesOf(x.shape()), is = stridesOf(idx.shape());
-  int64_t dim = x.dim(*axis);
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    int64_t rem = i, off = 0;
-    for (int64_t d = 0; d < idx.rank(); ++d) {
-      int64_t c = rem / is[d];
-      rem %= is[d];
-      if (d == *axis) {
-        c = idx.getInt(i);
-        if (c < -dim || c >= dim)
-          return ctx.error("index out of range");
-        if (c < 0)
-          c += dim;
-      }
-      off += c * xs[d];
-    }
-    copyElement(x, off, y, i);
-  }
+  auto offsets = elementOffsets(x, idx, *axis);
+  if (!offsets)
+    return ctx.error("index out of range");
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    copyElement(x, (*offsets)[i], y, i);
   ctx.set(0, y);
   return success();
 }
@@ -532,24 +547,11 @@ LogicalResult scatterElementsK(KernelContext &ctx) {
   std::string reduction = ctx.getString("reduction", "none");
   Tensor y(x.dtype(), x.shape());
   copyElements(x, 0, y, 0, x.numel());
-  Shape xs = stridesOf(x.shape()), is = stridesOf(idx.shape());
-  int64_t dim = x.dim(*axis);
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    int64_t rem = i, off = 0;
-    for (int64_t d = 0; d < idx.rank(); ++d) {
-      int64_t c = rem / is[d];
-      rem %= is[d];
-      if (d == *axis) {
-        c = idx.getInt(i);
-        if (c < -dim || c >= dim)
-          return ctx.error("index out of range");
-        if (c < 0)
-          c += dim;
-      }
-      off += c * xs[d];
-    }
-    reduceInto(y, off, upd, i, reduction);
-  }
+  auto offsets = elementOffsets(x, idx, *axis);
+  if (!offsets)
+    return ctx.error("index out of range");
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    reduceInto(y, (*offsets)[i], upd, i, reduction);
   ctx.set(0, y);
   return success();
 }

@@ -218,15 +218,9 @@ TestResult runTest(const std::string &dir, DialectRegistry &registry) {
         return finish("error", "before the pipeline: " +
                                    before.getFailure().message);
       for (unsigned i = 0; i < outputs->size(); ++i) {
-        amk::ref::Tolerance tol{1e-5, 0};
         const RValue &e = (*beforeOut)[i];
-        if (e.isTensor() && !e.getTensor().isString())
-          for (int64_t k = 0; k < e.getTensor().numel(); ++k)
-            if (std::isfinite(e.getTensor().getDouble(k)))
-              tol.atol = std::max(tol.atol,
-                                  1e-5 * std::abs(e.getTensor().getDouble(k)));
-        amk::ref::Comparison c =
-            amk::ref::compareValues(e, (*outputs)[i], tol);
+        amk::ref::Comparison c = amk::ref::compareValues(
+            e, (*outputs)[i], amk::ref::scaledTolerance(e, 1e-5));
         if (!c.ok)
           return finish("mismatch", "output " + std::to_string(i) +
                                         " changed by the pipeline: " +

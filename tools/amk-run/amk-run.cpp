@@ -428,25 +428,16 @@ int main(int argc, char **argv) {
                            {"message", "no expected value"}};
         status = 1;
       } else {
-        amk::ref::Tolerance tol;
-        bool scaled = compareOrt || checkPipeline;
-        tol.rtol = relTol >= 0 ? relTol
-                   : checkPipeline ? 1e-5
-                   : compareOrt    ? 1e-4
-                                   : 1e-3;
-        tol.atol = absTol >= 0 ? absTol : 1e-7;
+        double rtol = relTol >= 0 ? relTol
+                      : checkPipeline ? 1e-5
+                      : compareOrt    ? 1e-4
+                                      : 1e-3;
         // Against ORT or another graph, near-zero elements are judged
-        // relative to the output's scale: their relative error only
-        // measures cancellation.
-        if (scaled && absTol < 0 && expected[i]->isTensor()) {
-          const Tensor &e = expected[i]->getTensor();
-          double scale = 0;
-          if (!e.isString())
-            for (int64_t k = 0; k < e.numel(); ++k)
-              if (std::isfinite(e.getDouble(k)))
-                scale = std::max(scale, std::abs(e.getDouble(k)));
-          tol.atol = tol.rtol * scale;
-        }
+        // relative to the output's scale.
+        amk::ref::Tolerance tol =
+            (compareOrt || checkPipeline) && absTol < 0
+                ? amk::ref::scaledTolerance(*expected[i], rtol)
+                : amk::ref::Tolerance{rtol, absTol >= 0 ? absTol : 1e-7};
         auto c = amk::ref::compareValues(*expected[i], v, tol);
         o["comparison"] = describe(c);
         o["comparison"]["rtol"] = tol.rtol;
