@@ -1,5 +1,6 @@
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-infer-shapes)' | FileCheck %s
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-infer-shapes{fold-shape-computations=false})' | FileCheck %s --check-prefix=NOFOLD
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-infer-shapes{fold-limit=2})' | FileCheck %s --check-prefix=LIMIT
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-infer-shapes)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // A Shape -> Gather -> Unsqueeze -> Concat -> Reshape chain on a static
@@ -19,6 +20,11 @@
 // STATS-NEXT: (S) 4 folded - shape computations folded to constants
 // STATS-NEXT: (S) 1 refined - result types refined
 // STATS-NEXT: (S) 0 unresolved - results left without a static shape
+// With fold-limit=2 the 3-element Shape result is not folded; the scalar
+// index constant still is, so the Reshape keeps its computed shape input.
+// LIMIT-LABEL: func.func @main_graph
+// LIMIT: onnx.Shape
+// LIMIT: onnx.Reshape
 // NOFOLD-LABEL: func.func @main_graph
 // NOFOLD: onnx.Shape
 // NOFOLD: onnx.Reshape{{.*}} -> tensor<?x?xf32>

@@ -1,8 +1,13 @@
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-normalize-opset{target-opset=21})' | FileCheck %s
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-normalize-opset{target-opset=13})' 2>&1 | FileCheck %s --check-prefix=DOWN
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-normalize-opset{recompose=false})' | FileCheck %s --check-prefix=NORECOMP
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-normalize-opset{target-opset=9})' 2>&1 | FileCheck %s --check-prefix=REFUSE
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-normalize-opset{target-opset=5})' 2>&1 | FileCheck %s --check-prefix=RANGE
 
+// Downgrading ScatterElements with a reduction to Scatter (opset < 11),
+// which has none, is refused.
+// RUN: not amk-opt %inputs/scatter_reduction.mlir --pass-pipeline='builtin.module(amk-normalize-opset{target-opset=9})' 2>&1 | FileCheck %s --check-prefix=SCATTER
+// SCATTER: error: op 'onnx.ScatterElements' (opset 16) cannot be normalized to opset 9: attribute 'reduction' does not exist at the target opset and is not its default value
 // REFUSE: error: op 'onnx.Range' (opset 17) cannot be normalized to opset 9: ONNX has no 'Range' at opset 9
 // RANGE: error: amk-normalize-opset: target-opset must be in [7, 21], got 5
 
@@ -64,6 +69,11 @@ module attributes {onnx.opset_import = {ai.onnx = 20 : i64}} {
 // The erf form of Gelu is recomposed where the target has Gelu.
 // CHECK-LABEL: module attributes
 // CHECK: %[[G:.*]] = "onnx.Gelu"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+// With recompose=false the erf form stays (the Gelu above is the opset-20
+// one of the previous split).
+// NORECOMP: "onnx.Gelu"(%arg0)
+// NORECOMP: "onnx.Erf"
+// NORECOMP-NOT: "onnx.Gelu"
 // CHECK-NEXT: return %[[G]]
 module attributes {onnx.opset_import = {ai.onnx = 13 : i64}} {
   func.func @main_graph(%x: tensor<8xf32>) -> tensor<8xf32> {
