@@ -804,7 +804,7 @@ static void eraseMatched(ArrayRef<Operation *> ops,
 void Converter::recompose(func::FuncOp func) {
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
-    if (isa<onnx::MulOp, onnx::AddOp>(op))
+    if (isa<onnx::MulOp, onnx::AddOp, onnx::DivOp>(op))
       ops.push_back(op);
   });
   llvm::DenseSet<Operation *> erased;
@@ -839,11 +839,24 @@ void Converter::recompose(func::FuncOp func) {
         attrs.set("epsilon",
                   builder.getF32FloatAttr(static_cast<float>(n->epsilon)));
         Value noneV = amk::getNoneValue(builder, op->getLoc());
+        Value scale = n->scale;
+        if (!scale) {
+          // LayerNormalization's scale is required: ones over the
+          // normalized dims.
+          auto in = dyn_cast<RankedTensorType>(n->input.getType());
+          if (!in || !in.hasStaticShape() || !in.getElementType().isF32())
+            continue;
+          amk::ref::Shape dims(in.getShape().take_back(-n->axis));
+          amk::ref::Tensor ones(amk::ref::DataType::FLOAT, dims);
+          for (int64_t i = 0; i < ones.numel(); ++i)
+            ones.setDouble(i, 1.0);
+          scale = amk::createConstant(builder, op->getLoc(), ones);
+        }
         auto ln = onnx::LayerNormalizationOp::create(
             builder, op->getLoc(),
             TypeRange{op->getResult(0).getType(), builder.getNoneType(),
                       builder.getNoneType()},
-            ValueRange{n->input, n->scale, n->bias ? n->bias : noneV},
+            ValueRange{n->input, scale, n->bias ? n->bias : noneV},
             attrs);
         op->getResult(0).replaceAllUsesWith(ln.getY());
         eraseMatched(n->ops, erased);

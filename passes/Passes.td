@@ -164,6 +164,53 @@ def NormalizeOpset : Pass<"amk-normalize-opset", "mlir::ModuleOp"> {
   ];
 }
 
+def DetectFusionCandidates
+    : Pass<"amk-detect-fusion-candidates", "mlir::ModuleOp"> {
+  let summary = "Find the subgraphs worth fusing and profile the graph (JSON report)";
+  let description = [{
+    An analysis: the IR is left untouched. It finds every instance of the
+    patterns AMK's fusion passes rewrite and writes a JSON report with, per
+    pattern, its count and the ONNX node names of each instance, and the
+    graph's op-class profile (op count and FLOP share of conv, matmul,
+    attention, elementwise, normalization, pooling, data movement; see
+    `passes/CostModel.h` for the FLOP conventions) with the Conv density
+    that `amk-fuse-conv` decides on.
+
+    Patterns: `conv_bn`, `conv_add`, `conv_activation` (Relu, Clip,
+    HardSwish, Sigmoid, LeakyRelu; the chain Conv [-> BN] [-> Add] [-> act]
+    with single-use links), `matmul_add` (bias that keeps the shape),
+    `matmul_transpose` (a MatMul operand produced by a Transpose read only
+    by MatMuls), `gemm_activation` (Gemm, MatMul or MatMul+bias followed by
+    an activation, decomposed Gelu included), `gelu_erf`, `gelu_tanh`,
+    `gelu_quick`, `layer_norm`, `rms_norm` (decomposed forms),
+    `attention` (MatMul(Softmax(MatMul(Q, K^T) * s [+ mask]), V)),
+    `bias_softmax` (Softmax of an Add), `reshape_transpose_chain` (two or
+    more Reshape/Transpose/Squeeze/Unsqueeze/Flatten in a single-use
+    chain) and `elementwise_chain` (two or more elementwise ops joined by
+    single-use edges, outside every other pattern). Patterns may overlap
+    (a Softmax of an Add inside an attention is both); each count is the
+    number of fusions of that kind the graph offers.
+
+    Remarks (`--remarks-filter=amk-detect-fusion-candidates`) name each
+    instance at its root op.
+
+    Example:
+
+    ```
+    amk-opt m.onnx --pass-pipeline='builtin.module(amk-infer-shapes,
+        amk-detect-fusion-candidates{report=fusion.json})' -o /dev/null
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "std::string", /*default=*/"\"-\"",
+           "File to write the JSON report to ('-': standard output)">,
+  ];
+  let statistics = [
+    Statistic<"numCandidates", "candidates",
+              "pattern instances found (all patterns)">,
+  ];
+}
+
 def TestPerturbConstants : Pass<"amk-test-perturb-constants", "mlir::ModuleOp"> {
   let summary = "Testing only: change the first float constant (breaks the model)";
   let description = [{

@@ -9,10 +9,13 @@
 #include "dialect/ONNX/ONNXDialect.h"
 #include "passes/PassUtils.h"
 
+#include "dialect/ONNX/ONNXNames.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 namespace onnx = amk::onnx;
@@ -250,15 +253,22 @@ std::optional<NormMatch> matchNorm(Operation *root) {
       return std::nullopt;
     m.ops.push_back(add);
   }
-  auto mul = dyn_cast_or_null<onnx::MulOp>(scaled);
-  if (!mul)
-    return std::nullopt;
-  m.ops.push_back(mul);
-  // One factor is the normalized value, the other the scale.
+  // One factor of the Mul is the normalized value, the other the scale.
   Value d, denom;
-  for (int i = 0; i < 2 && !d; ++i)
-    if (matchNormalized(mul->getOperand(i), d, denom, m.ops))
-      m.scale = mul->getOperand(1 - i);
+  if (auto mul = dyn_cast_or_null<onnx::MulOp>(scaled)) {
+    size_t mark = m.ops.size();
+    m.ops.push_back(mul);
+    for (int i = 0; i < 2 && !d; ++i)
+      if (matchNormalized(mul->getOperand(i), d, denom, m.ops))
+        m.scale = mul->getOperand(1 - i);
+    if (!d)
+      m.ops.resize(mark);
+  }
+  // Without scale and bias, the root itself normalizes (exporters and
+  // canonicalization drop a scale of ones and a bias of zeros).
+  if (!d && !m.bias && root && root->getNumResults() == 1 &&
+      !matchNormalized(root->getResult(0), d, denom, m.ops))
+    return std::nullopt;
   if (!d)
     return std::nullopt;
   auto sqrt = denom ? denom.getDefiningOp<onnx::SqrtOp>() : nullptr;
@@ -396,6 +406,200 @@ bool isSelfContained(ArrayRef<Operation *> ops) {
         if (!set.contains(user))
           return false;
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Activations, Conv chains, MatMul + bias
+//===----------------------------------------------------------------------===//
+
+bool broadcastsOnto(Value v, Value onto) {
+  auto vt = dyn_cast<RankedTensorType>(v.getType());
+  auto ot = dyn_cast<RankedTensorType>(onto.getType());
+  if (!vt || !ot || !vt.hasStaticShape() || !ot.hasStaticShape() ||
+      vt.getElementType() != ot.getElementType())
+    return false;
+  auto b = onnx::broadcastShapes({vt.getShape(), ot.getShape()});
+  return succeeded(b) && llvm::ArrayRef<int64_t>(*b) == ot.getShape();
+}
+
+/// The only user of `v`, or null.
+static Operation *onlyUser(Value v) {
+  if (!v.hasOneUse())
+    return nullptr;
+  return *v.getUsers().begin();
+}
+
+std::optional<ActivationMatch> matchActivationOf(Value input,
+                                                 bool convKinds) {
+  ActivationMatch m;
+  m.input = input;
+  if (Operation *user = onlyUser(input)) {
+    if (user->getNumResults() == 1 &&
+        user->getResult(0).getType() == input.getType()) {
+      m.ops = {user};
+      if (isa<onnx::ReluOp>(user)) {
+        m.kind = "relu";
+        return m;
+      }
+      if (isa<onnx::SigmoidOp>(user)) {
+        m.kind = "sigmoid";
+        return m;
+      }
+      if (isa<onnx::HardSwishOp>(user)) {
+        m.kind = "hard_swish";
+        return m;
+      }
+      if (auto lr = dyn_cast<onnx::LeakyReluOp>(user)) {
+        m.kind = "leaky_relu";
+        m.alpha = lr.getAlpha().convertToDouble();
+        return m;
+      }
+      if (auto clip = dyn_cast<onnx::ClipOp>(user);
+          clip && clip.getInput() == input) {
+        m.kind = "clip";
+        m.alpha = -std::numeric_limits<double>::infinity();
+        m.beta = std::numeric_limits<double>::infinity();
+        if (clip->hasAttr("min"))
+          m.alpha = clip.getMin().convertToDouble();
+        if (clip->hasAttr("max"))
+          m.beta = clip.getMax().convertToDouble();
+        for (auto [operand, bound] : {std::pair{clip.getMinInput(), &m.alpha},
+                                      std::pair{clip.getMaxInput(), &m.beta}}) {
+          if (!operand || isNone(operand))
+            continue;
+          auto c = onnx::getSplatValue(operand);
+          if (!c)
+            return std::nullopt;
+          *bound = *c;
+        }
+        return m;
+      }
+      if (!convKinds) {
+        if (isa<onnx::TanhOp>(user)) {
+          m.kind = "tanh";
+          return m;
+        }
+        if (auto g = dyn_cast<onnx::GeluOp>(user)) {
+          m.kind = g.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
+          return m;
+        }
+      }
+    }
+  }
+  if (convKinds)
+    return std::nullopt;
+  // A decomposed Gelu: the largest match among the Muls a few ops
+  // downstream whose input is `input` and that holds every use of it.
+  llvm::SmallVector<Operation *> frontier(input.getUsers().begin(),
+                                          input.getUsers().end());
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  std::optional<GeluMatch> best;
+  for (int depth = 0; depth < 6 && !frontier.empty(); ++depth) {
+    llvm::SmallVector<Operation *> next;
+    for (Operation *op : frontier) {
+      if (!seen.insert(op).second)
+        continue;
+      if (isa<onnx::MulOp>(op))
+        if (auto g = matchGelu(op);
+            g && g->input == input && isSelfContained(g->ops) &&
+            (!best || g->ops.size() > best->ops.size())) {
+          llvm::SmallPtrSet<Operation *, 8> in(g->ops.begin(), g->ops.end());
+          if (llvm::all_of(input.getUsers(),
+                           [&](Operation *u) { return in.contains(u); }))
+            best = std::move(g);
+        }
+      for (Value r : op->getResults())
+        next.append(r.getUsers().begin(), r.getUsers().end());
+    }
+    frontier = std::move(next);
+  }
+  if (!best)
+    return std::nullopt;
+  m.kind = best->form == "none"   ? "gelu"
+           : best->form == "tanh" ? "gelu_tanh"
+                                  : "quick_gelu";
+  m.alpha = best->form == "quick" ? 1.702 : 0;
+  m.ops = best->ops;
+  return m;
+}
+
+std::optional<ConvChainMatch>
+matchConvChain(Operation *convOp,
+               llvm::function_ref<bool(Operation *)> isClaimed) {
+  auto conv = dyn_cast_or_null<onnx::ConvOp>(convOp);
+  if (!conv || isClaimed(conv))
+    return std::nullopt;
+  auto yt = dyn_cast<RankedTensorType>(conv.getY().getType());
+  if (!yt || !yt.hasStaticShape() || !yt.getElementType().isF32())
+    return std::nullopt;
+  ConvChainMatch m;
+  m.conv = conv;
+  m.ops.push_back(conv);
+  Value v = conv.getY();
+  bool constantWeights =
+      onnx::getSplatValue(conv.getW()) ||
+      isa_and_nonnull<onnx::ConstantOp>(conv.getW().getDefiningOp());
+  bool constantBias =
+      isNone(conv.getB()) ||
+      isa_and_nonnull<onnx::ConstantOp>(conv.getB().getDefiningOp());
+  // BatchNormalization in inference form over the Conv's channels.
+  if (auto bn = dyn_cast_or_null<onnx::BatchNormalizationOp>(onlyUser(v));
+      bn && !isClaimed(bn) && constantWeights && constantBias &&
+      bn.getTrainingMode() == 0 && bn.getSpatial() == 1 &&
+      bn.getY().getType() == v.getType() &&
+      llvm::all_of(bn->getResults().drop_front(),
+                   [](Value r) { return r.use_empty(); }) &&
+      llvm::all_of(bn->getOperands().drop_front(), [&](Value p) {
+        auto t = dyn_cast<RankedTensorType>(p.getType());
+        return isa_and_nonnull<onnx::ConstantOp>(p.getDefiningOp()) && t &&
+               t.getRank() == 1 && t.getDimSize(0) == yt.getDimSize(1);
+      })) {
+    m.bn = bn;
+    m.ops.push_back(bn);
+    v = bn.getY();
+  }
+  if (auto add = dyn_cast_or_null<onnx::AddOp>(onlyUser(v));
+      add && !isClaimed(add) && add.getA() != add.getB() &&
+      add.getC().getType() == v.getType()) {
+    Value other = add.getA() == v ? add.getB() : add.getA();
+    if (broadcastsOnto(other, v)) {
+      m.add = add;
+      m.addend = other;
+      m.ops.push_back(add);
+      v = add.getC();
+    }
+  }
+  if (auto act = matchActivationOf(v, /*convKinds=*/true);
+      act && !isClaimed(act->ops.back())) {
+    m.act = act;
+    m.ops.append(act->ops.begin(), act->ops.end());
+  }
+  return m;
+}
+
+std::optional<MatMulBiasMatch> matchMatMulBias(Operation *addOp) {
+  auto add = dyn_cast_or_null<onnx::AddOp>(addOp);
+  if (!add)
+    return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    auto mm = add->getOperand(i).getDefiningOp<onnx::MatMulOp>();
+    Value bias = add->getOperand(1 - i);
+    if (mm && mm.getY().hasOneUse() && bias != mm.getY() &&
+        add.getC().getType() == mm.getY().getType() &&
+        broadcastsOnto(bias, mm.getY()))
+      return MatMulBiasMatch{mm, add, bias};
+  }
+  return std::nullopt;
+}
+
+std::string nodeLabel(Operation *op) {
+  llvm::StringRef name = onnx::getNodeName(op);
+  if (!name.empty())
+    return name.str();
+  if (op->getNumResults())
+    if (llvm::StringRef t = onnx::getTensorName(op->getResult(0)); !t.empty())
+      return t.str();
+  return op->getName().getStringRef().str();
 }
 
 } // namespace amk

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -38,8 +39,9 @@ struct NormMatch {
   bool rms = false;
   llvm::SmallVector<mlir::Operation *> ops;
 };
-/// LayerNorm or RMSNorm ending at `root` (the Add of the bias, or the Mul
-/// of the scale).
+/// LayerNorm or RMSNorm ending at `root` (the Add of the bias, the Mul of
+/// the scale, or, without either, the Div normalizing the input: then
+/// `scale` is null).
 std::optional<NormMatch> matchNorm(mlir::Operation *root);
 
 struct AttentionMatch {
@@ -56,6 +58,60 @@ std::optional<AttentionMatch> matchAttention(mlir::Operation *root);
 /// Whether the ops of a match other than its root have no users outside
 /// the match (the match can be replaced as a whole).
 bool isSelfContained(llvm::ArrayRef<mlir::Operation *> ops);
+
+/// An activation applied to `input`: one op (Relu, Clip with constant
+/// bounds, LeakyRelu, Sigmoid, HardSwish, Tanh, Gelu) or a decomposed Gelu.
+struct ActivationMatch {
+  mlir::Value input;
+  /// "relu", "clip", "leaky_relu", "sigmoid", "hard_swish", "tanh",
+  /// "gelu", "gelu_tanh" or "quick_gelu" (the names AMK's fused ops use).
+  std::string kind;
+  /// clip: min and max (infinite when absent); leaky_relu: alpha in `alpha`.
+  double alpha = 0, beta = 0;
+  llvm::SmallVector<mlir::Operation *> ops;
+};
+/// The activation applied to `input` by its only consumer (a decomposed
+/// Gelu may use it several times). `convKinds` restricts to the
+/// activations Conv fusion takes (Relu, Clip, HardSwish, Sigmoid,
+/// LeakyRelu).
+std::optional<ActivationMatch> matchActivationOf(mlir::Value input,
+                                                 bool convKinds);
+
+/// Conv [-> BatchNormalization] [-> Add] [-> activation], each link the
+/// only use of the value before it: what Conv fusion folds into one op.
+struct ConvChainMatch {
+  mlir::Operation *conv = nullptr;
+  /// An inference-mode BatchNormalization with constant parameters, when
+  /// the Conv's weights (and bias) are constants too.
+  mlir::Operation *bn = nullptr;
+  /// An Add of a value (residual or bias) that does not change the shape.
+  mlir::Operation *add = nullptr;
+  mlir::Value addend;
+  std::optional<ActivationMatch> act;
+  /// Every op of the chain, conv first, root last.
+  llvm::SmallVector<mlir::Operation *> ops;
+  mlir::Operation *root() const { return ops.back(); }
+};
+/// The chain starting at `conv` (an onnx.Conv); ops for which `isClaimed`
+/// returns true (already in another chain) end it.
+std::optional<ConvChainMatch>
+matchConvChain(mlir::Operation *conv,
+               llvm::function_ref<bool(mlir::Operation *)> isClaimed);
+
+/// MatMul(A, B) + C where the MatMul's only use is the Add and C
+/// broadcasts to the product's shape without changing it.
+struct MatMulBiasMatch {
+  mlir::Operation *matmul = nullptr, *add = nullptr;
+  mlir::Value bias;
+};
+std::optional<MatMulBiasMatch> matchMatMulBias(mlir::Operation *add);
+
+/// Whether `v`'s shape broadcast with `onto`'s is `onto`'s (static shapes).
+bool broadcastsOnto(mlir::Value v, mlir::Value onto);
+
+/// A readable label for an op in reports: its ONNX node name, else the
+/// name of its first result, else "<op type>".
+std::string nodeLabel(mlir::Operation *op);
 
 } // namespace amk
 
