@@ -235,6 +235,16 @@ FusionCandidates findFusionCandidates(ModuleOp module) {
   for (Operation *leader : leaders)
     if (members[leader].size() >= 2)
       add("elementwise_chain", members[leader]);
+  // Each instance in program order (its root, which every other op of the
+  // instance feeds, last).
+  llvm::DenseMap<Operation *, size_t> position;
+  for (auto [i, op] : llvm::enumerate(ops))
+    position[op] = i;
+  for (auto &[name, instances] : fc.patterns)
+    for (auto &inst : instances)
+      llvm::stable_sort(inst, [&](Operation *a, Operation *b) {
+        return position.lookup(a) < position.lookup(b);
+      });
   return fc;
 }
 
@@ -260,13 +270,14 @@ public:
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (const auto &inst : instances) {
         nlohmann::ordered_json names = nlohmann::ordered_json::array();
-        for (Operation *op : inst)
+        std::string joined;
+        for (Operation *op : inst) {
           names.push_back(amk::nodeLabel(op));
+          joined += (joined.empty() ? "" : " + ") + amk::nodeLabel(op);
+        }
         list.push_back(names);
         amk::emitPassRemark(this, inst.back(), amk::RemarkKind::Analysis,
-                            "Candidate",
-                            name + ": " + amk::onnx::describeOp(inst.back()) +
-                                " (" + llvm::Twine(inst.size()) + " ops)");
+                            "Candidate", name + ": " + joined);
       }
       patterns[name] = {{"count", instances.size()}, {"instances", list}};
       total += instances.size();
