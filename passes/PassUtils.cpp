@@ -6,6 +6,7 @@
 
 #include "passes/PassUtils.h"
 
+#include "dialect/ONNX/ONNXNames.h"
 #include "reference/Interpreter.h"
 #include "translate/ONNXTensor.h"
 
@@ -269,6 +270,33 @@ PassCountersInstrumentation::~PassCountersInstrumentation() {
          << (entry.second.empty() ? "" : " - " + entry.second) << "\n";
   }
   os.flush();
+}
+
+Location fusedNodeLoc(ArrayRef<Operation *> ops, Operation *named,
+                      Value result) {
+  MLIRContext *ctx = named->getContext();
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  Builder b(ctx);
+  auto node = onnx::NodeAttr::get(
+      ctx, b.getStringAttr(onnx::getNodeName(named)),
+      b.getArrayAttr({b.getStringAttr(onnx::getTensorName(result))}));
+  return FusedLoc::get(ctx, locs, node);
+}
+
+void eraseOps(ArrayRef<Operation *> ops) {
+  // Matches list their ops root last but not always in def-use order.
+  SmallVector<Operation *> pending(ops.begin(), ops.end());
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (Operation *&op : pending)
+      if (op && op->use_empty()) {
+        op->erase();
+        op = nullptr;
+        progress = true;
+      }
+  }
 }
 
 } // namespace amk

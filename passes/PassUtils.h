@@ -53,6 +53,16 @@ FoldResult foldOp(mlir::Operation *op, int64_t limit);
 /// erases onnx.Constant ops without users.
 void updateSignaturesAndErase(mlir::ModuleOp module);
 
+/// The location of an op that replaces `ops`: all their locations, named
+/// as the ONNX node `named` and producing the tensor `result` was (so
+/// diagnostics name the node and observers see the replaced tensor).
+mlir::Location fusedNodeLoc(llvm::ArrayRef<mlir::Operation *> ops,
+                            mlir::Operation *named, mlir::Value result);
+
+/// Erases `ops` (root last; each used only by later ones) once `root`'s
+/// uses have been replaced.
+void eraseOps(llvm::ArrayRef<mlir::Operation *> ops);
+
 /// Emits an optimization remark of `pass` (category: its argument) at
 /// `op`; shown with `amk-opt --remarks-filter=<pass> --remark-format=...`.
 enum class RemarkKind { Passed, Missed, Analysis };

@@ -7,6 +7,8 @@
 #ifndef AMK_PASSES_PASSES_H
 #define AMK_PASSES_PASSES_H
 
+#include "dialect/AMK/AMKDialect.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"

@@ -6,6 +6,7 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,5 +47,5 @@ void amk::registerAllPasses() {
 }
 
 void amk::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<onnx::ONNXDialect, func::FuncDialect>();
+  registry.insert<onnx::ONNXDialect, fused::AMKDialect, func::FuncDialect>();
 }

@@ -128,6 +128,7 @@ const KernelRegistry &KernelRegistry::get() {
     registerControlKernels(r);
     registerMiscKernels(r);
     registerImageKernels(r);
+    registerFusedKernels(r);
     return r;
   }();
   return registry;
@@ -167,10 +168,23 @@ Interpreter::Interpreter(ModuleOp module) {
   }
 }
 
+/// An op of AMK's fused-op dialect (`amk`), executed by the kernels of
+/// kernels/Fused.cpp. Matched by name: the interpreter does not depend on
+/// that dialect's library.
+static bool isFusedOp(Operation *op) {
+  return op->getName().getDialectNamespace() == "amk";
+}
+
+static bool isExecutable(Operation *op) {
+  return isa<onnx::ONNXDialect>(op->getDialect()) || isFusedOp(op);
+}
+
 static Kernel lookupKernel(Operation *op) {
   const KernelRegistry &reg = KernelRegistry::get();
   if (auto g = dyn_cast<onnx::GenericOp>(op))
     return reg.lookup(g.getDomain(), g.getOpType());
+  if (isFusedOp(op))
+    return reg.lookup("amk", op->getName().stripDialect());
   return reg.lookup("", op->getName().stripDialect());
 }
 
@@ -180,9 +194,10 @@ std::vector<std::string> Interpreter::findUnsupported() const {
     return {"the module has no function @main_graph"};
   func::FuncOp f = func;
   f.walk([&](Operation *op) {
-    if (isa<func::FuncOp, func::ReturnOp, onnx::NoValueOp, onnx::YieldOp>(op))
+    if (isa<func::FuncOp, func::ReturnOp, onnx::NoValueOp, onnx::YieldOp>(op) ||
+        (isFusedOp(op) && op->hasTrait<OpTrait::IsTerminator>()))
       return;
-    if (!isa<onnx::ONNXDialect>(op->getDialect())) {
+    if (!isExecutable(op)) {
       out.push_back(onnx::describeOp(op) +
                     ": unsupported: not an onnx dialect op");
       return;
@@ -245,7 +260,7 @@ LogicalResult Interpreter::runOp(Operation *op) {
     env[op->getResult(0)] = RValue::none();
     return success();
   }
-  if (!isa<onnx::ONNXDialect>(op->getDialect()))
+  if (!isExecutable(op))
     return fail(RunFailure::Kind::Unsupported,
                 onnx::describeOp(op) +
                     ": unsupported: not an onnx dialect op");

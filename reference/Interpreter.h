@@ -181,6 +181,7 @@ void registerRecurrentKernels(KernelRegistry &r);
 void registerControlKernels(KernelRegistry &r);
 void registerMiscKernels(KernelRegistry &r);
 void registerImageKernels(KernelRegistry &r);
+void registerFusedKernels(KernelRegistry &r);
 
 } // namespace amk::ref
 

@@ -1,0 +1,188 @@
+//===- AMKDialect.cpp - AMK's fused ops -----------------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/AMK/AMKDialect.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace amk::fused;
+
+#include "dialect/AMK/AMKOpsDialect.cpp.inc"
+
+void AMKDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/AMK/AMKOps.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "dialect/AMK/AMKOps.cpp.inc"
+
+bool amk::fused::isKnownActivation(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases({"none", "relu", "clip", "leaky_relu", "sigmoid", "hard_swish",
+              "tanh", "gelu", "gelu_tanh", "quick_gelu"},
+             true)
+      .Default(false);
+}
+
+namespace {
+
+LogicalResult verifyActivation(Operation *op, llvm::StringRef act) {
+  if (!isKnownActivation(act))
+    return op->emitOpError() << "unknown activation '" << act << "'";
+  return success();
+}
+
+/// `v` (when a tensor) broadcasts onto `shape` without changing it.
+LogicalResult verifyBroadcastsOnto(Operation *op, Value v,
+                                   llvm::StringRef what, RankedTensorType to) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t)
+    return success();
+  std::string why;
+  auto b = amk::onnx::broadcastShapes({t.getShape(), to.getShape()}, &why);
+  if (failed(b))
+    return op->emitOpError() << what << " does not broadcast to the result: "
+                             << why;
+  for (auto [got, want] : llvm::zip(*b, to.getShape()))
+    if (!ShapedType::isDynamic(got) && !ShapedType::isDynamic(want) &&
+        got != want)
+      return op->emitOpError()
+             << what << " " << t << " broadcasts the result to a larger shape";
+  return success();
+}
+
+bool isPermutation(llvm::ArrayRef<int64_t> perm, int64_t rank) {
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return false;
+  llvm::SmallVector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return false;
+    seen[p] = true;
+  }
+  return true;
+}
+
+/// The shape of `t` with its axes permuted by `perm` (identity if absent).
+llvm::SmallVector<int64_t> permuted(RankedTensorType t,
+                                    std::optional<llvm::ArrayRef<int64_t>> perm) {
+  llvm::SmallVector<int64_t> s;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    s.push_back(t.getDimSize(perm ? (*perm)[i] : i));
+  return s;
+}
+
+bool staticMismatch(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+} // namespace
+
+LogicalResult ConvOp::verify() {
+  auto x = getX().getType(), w = getW().getType();
+  if (x.getRank() < 3 || w.getRank() != x.getRank())
+    return emitOpError("X and W must have the same rank >= 3");
+  if (x.getElementType() != getY().getType().getElementType())
+    return emitOpError("result element type differs from X's");
+  if (auto b = dyn_cast<RankedTensorType>(getB().getType());
+      b && (b.getRank() != 1 || staticMismatch(b.getDimSize(0),
+                                               w.getDimSize(0))))
+    return emitOpError("B must be 1-D with one value per output channel");
+  if (failed(verifyBroadcastsOnto(*this, getZ(), "Z", getY().getType())))
+    return failure();
+  return verifyActivation(*this, getActivation());
+}
+
+LogicalResult GemmOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  for (auto [t, perm, name] :
+       {std::tuple{a, getPermA(), "perm_a"}, std::tuple{b, getPermB(), "perm_b"}})
+    if (perm && !isPermutation(*perm, t.getRank()))
+      return emitOpError() << name << " is not a permutation of the "
+                           << t.getRank() << " axes of its operand";
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return emitOpError("A and B must have rank >= 2");
+  auto pa = permuted(a, getPermA()), pb = permuted(b, getPermB());
+  if (staticMismatch(pa.back(), pb[pb.size() - 2]))
+    return emitOpError() << "inner dimensions disagree: " << pa.back()
+                         << " vs " << pb[pb.size() - 2];
+  if (failed(verifyBroadcastsOnto(*this, getC(), "C", getY().getType())))
+    return failure();
+  return verifyActivation(*this, getActivation());
+}
+
+LogicalResult GeluOp::verify() {
+  llvm::StringRef a = getApproximate();
+  if (a != "none" && a != "tanh" && a != "quick")
+    return emitOpError() << "approximate must be none, tanh or quick, got '"
+                         << a << "'";
+  if (getY().getType() != getX().getType())
+    return emitOpError("result type differs from X's");
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  int64_t r = getX().getType().getRank();
+  auto axis = static_cast<int64_t>(getAxis());
+  if (axis < -r || axis >= r)
+    return emitOpError() << "axis " << axis << " out of range for rank " << r;
+  if (getY().getType() != getX().getType())
+    return emitOpError("result type differs from X's");
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
+  if (q.getRank() < 2 || k.getRank() < 2 || v.getRank() < 2)
+    return emitOpError("Q, K and V must have rank >= 2");
+  int64_t kd = getKeyTransposed() ? k.getDimSize(k.getRank() - 2)
+                                  : k.getDimSize(k.getRank() - 1);
+  int64_t ks = getKeyTransposed() ? k.getDimSize(k.getRank() - 1)
+                                  : k.getDimSize(k.getRank() - 2);
+  if (staticMismatch(kd, q.getDimSize(q.getRank() - 1)))
+    return emitOpError("Q and K disagree on the head dimension");
+  if (staticMismatch(ks, v.getDimSize(v.getRank() - 2)))
+    return emitOpError("K and V disagree on the sequence length");
+  return success();
+}
+
+LogicalResult BiasSoftmaxOp::verify() {
+  int64_t r = getX().getType().getRank();
+  auto axis = static_cast<int64_t>(getAxis());
+  if (axis < -r || axis >= r)
+    return emitOpError() << "axis " << axis << " out of range for rank " << r;
+  if (getY().getType() != getX().getType())
+    return emitOpError("result type differs from X's");
+  return verifyBroadcastsOnto(*this, getBias(), "Bias", getX().getType());
+}
+
+LogicalResult FusedElementwiseOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("the body takes ")
+           << body.getNumArguments() << " arguments for "
+           << getInputs().size() << " inputs";
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("body argument types differ from the inputs'");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("the body must end in amk.yield");
+  if (yield.getValue().getType() != getY().getType())
+    return emitOpError("yields a value of another type than its result");
+  for (Operation &op : body.without_terminator())
+    if (!isa<amk::onnx::ONNXDialect>(op.getDialect()) ||
+        op.getNumRegions() != 0 || op.getNumResults() != 1)
+      return op.emitOpError("cannot be in an amk.fused_elementwise body");
+  return success();
+}

@@ -1,0 +1,186 @@
+//===- AMKOps.td - AMK's fused ops --------------------------*- tablegen -*-===//
+//
+// Part of AMK. The `amk` dialect holds the ops AMK's fusion passes create:
+// each is one unit of work the runtime executes as a single task, and each
+// has a kernel in the reference interpreter (reference/kernels/Fused.cpp)
+// so every fusion is checked against the graph it replaced. Attribute names
+// follow the ONNX ops they absorb (Conv's, Gemm's, LayerNormalization's).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_DIALECT_AMK_OPS_TD
+#define AMK_DIALECT_AMK_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def AMK_Dialect : Dialect {
+  let name = "amk";
+  let cppNamespace = "::amk::fused";
+  let summary = "AMK's fused ops: what the graph passes hand to the runtime";
+  let description = [{
+    Ops produced by AMK's fusion passes (`amk-fuse-conv`, `amk-fuse-gemm`,
+    `amk-fuse-gelu`, `amk-fuse-norm`, `amk-fuse-attention`,
+    `amk-fuse-bias-softmax`, `amk-group-elementwise`). Optional operands
+    are the `none` value of `onnx.NoValue`, as in the onnx dialect. The
+    epilogue activation of `amk.conv` and `amk.gemm` is one of `none`,
+    `relu`, `clip` (bounds in `activation_alpha`/`activation_beta`),
+    `leaky_relu` (slope in `activation_alpha`), `sigmoid`, `hard_swish`,
+    `tanh`, `gelu`, `gelu_tanh`, `quick_gelu` (x * sigmoid(alpha x)).
+  }];
+}
+
+class AMK_Op<string mnemonic, list<Trait> traits = []>
+    : Op<AMK_Dialect, mnemonic, traits>;
+
+def AMK_OptTensor : AnyTypeOf<[AnyRankedTensor, NoneType]>;
+
+def AMK_ConvOp : AMK_Op<"conv", [Pure]> {
+  let summary = "Convolution with bias, residual add and activation";
+  let description = [{
+    `Y = act(Conv(X, W, B) + Z)`: ONNX Conv (same attributes) followed by
+    an optional addend `Z` of Y's shape (or broadcasting to it) and an
+    activation. BatchNormalization is folded into `W` and `B` before
+    fusion (`amk-fuse-conv`).
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AnyRankedTensor:$W,
+    AMK_OptTensor:$B,
+    AMK_OptTensor:$Z,
+    DefaultValuedOptionalAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations,
+    DefaultValuedOptionalAttr<I64Attr, "1">:$group,
+    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+    OptionalAttr<DenseI64ArrayAttr>:$pads,
+    OptionalAttr<DenseI64ArrayAttr>:$strides,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_alpha,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_beta
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_GemmOp : AMK_Op<"gemm", [Pure]> {
+  let summary = "Batched matrix product with transposed-operand reads, bias and activation";
+  let description = [{
+    `Y = act(alpha * (A' x B') + beta * C)` with numpy MatMul semantics
+    (broadcast batch dimensions, rank >= 2), where `A'` is A with its axes
+    permuted by `perm_a` (a folded Transpose; identity when absent) and
+    likewise `B'`. `C` broadcasts to Y's shape. Replaces MatMul + Add,
+    MatMul of a Transpose, and Gemm (transA/transB become 2-D perms), each
+    optionally followed by an activation.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$A,
+    AnyRankedTensor:$B,
+    AMK_OptTensor:$C,
+    OptionalAttr<DenseI64ArrayAttr>:$perm_a,
+    OptionalAttr<DenseI64ArrayAttr>:$perm_b,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$alpha,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$beta,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_alpha,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_beta
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_GeluOp : AMK_Op<"gelu", [Pure]> {
+  let summary = "Gelu in its erf, tanh or quick (sigmoid) form";
+  let description = [{
+    `approximate`: `none` (0.5 x (1 + erf(x / sqrt 2))), `tanh`
+    (0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))) or `quick`
+    (x * sigmoid(alpha x), alpha 1.702 by default).
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$approximate,
+    DefaultValuedOptionalAttr<F32Attr, "1.702f">:$alpha
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_LayerNormOp : AMK_Op<"layer_norm", [Pure]> {
+  let summary = "LayerNorm or RMSNorm over the trailing axes";
+  let description = [{
+    Normalizes over the axes from `axis` on: `(x - mean) / sqrt(var + eps)`
+    or, with `rms`, `x / sqrt(mean(x^2) + eps)`; then multiplies by
+    `Scale` and adds `B` (each optional, broadcasting to the normalized
+    shape).
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AMK_OptTensor:$Scale,
+    AMK_OptTensor:$B,
+    DefaultValuedOptionalAttr<I64Attr, "-1">:$axis,
+    DefaultValuedOptionalAttr<F32Attr, "1e-5f">:$epsilon,
+    DefaultValuedOptionalAttr<BoolAttr, "false">:$rms
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_AttentionOp : AMK_Op<"attention", [Pure]> {
+  let summary = "Scaled-dot-product attention";
+  let description = [{
+    `Y = softmax(scale * Q x K' + Mask) x V` over the last axis, with
+    batch dimensions broadcast as MatMul does. `K'` is K when
+    `key_transposed` (K given as [..., D, S]), else K with its last two
+    axes swapped. `Mask` is additive and optional.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$Q,
+    AnyRankedTensor:$K,
+    AnyRankedTensor:$V,
+    AMK_OptTensor:$Mask,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$scale,
+    DefaultValuedOptionalAttr<BoolAttr, "true">:$key_transposed
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_BiasSoftmaxOp : AMK_Op<"bias_softmax", [Pure]> {
+  let summary = "Softmax of a sum";
+  let description = [{
+    `Y = softmax(X + Bias)` along `axis`; Bias broadcasts to X's shape.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AnyRankedTensor:$Bias,
+    DefaultValuedOptionalAttr<I64Attr, "-1">:$axis
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_FusedElementwiseOp
+    : AMK_Op<"fused_elementwise", [IsolatedFromAbove, Pure]> {
+  let summary = "A group of elementwise onnx ops executed as one task";
+  let description = [{
+    The body is a single block whose arguments are the group's inputs and
+    whose ops are elementwise onnx ops on whole tensors, ending in
+    `amk.yield` of the group's result. The runtime generates one loop
+    nest for the body; the reference interpreter runs the body's ops.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs AnyRankedTensor:$Y);
+  let regions = (region SizedRegion<1>:$body);
+  let hasVerifier = 1;
+}
+
+def AMK_YieldOp : AMK_Op<"yield", [Pure, Terminator,
+                                  HasParent<"FusedElementwiseOp">]> {
+  let summary = "The result of a fused elementwise group";
+  let arguments = (ins AnyRankedTensor:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+#endif // AMK_DIALECT_AMK_OPS_TD

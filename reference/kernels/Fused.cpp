@@ -1,0 +1,334 @@
+//===- Fused.cpp - Kernels of AMK's fused ops (amk dialect) ---------------===//
+//
+// Part of AMK. Each fused op is defined as the ONNX ops it replaces, so its
+// kernel runs those ops' kernels (Conv, MatMul, Softmax) and applies the
+// epilogue here: a fusion can only be checked against the graph it
+// replaced if both sides mean the same thing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "reference/Interpreter.h"
+#include "reference/KernelUtils.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace amk::ref {
+namespace {
+
+/// Runs the ONNX kernel `opType` on `inputs`, reading attributes from the
+/// fused op (which uses the absorbed op's attribute names), at the latest
+/// operator version.
+FailureOr<Tensor> callKernel(KernelContext &ctx, llvm::StringRef opType,
+                             llvm::ArrayRef<RValue> inputs) {
+  Kernel k = KernelRegistry::get().lookup("", opType);
+  if (!k)
+    return ctx.unsupported("no kernel for " + opType);
+  KernelContext sub(ctx.getOp(), inputs, ctx.interpreter());
+  if (failed(k(sub)))
+    return failure();
+  if (!sub.results()[0].isTensor())
+    return ctx.error(opType + " produced no tensor");
+  return sub.results()[0].getTensor();
+}
+
+double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+/// The epilogue activations of amk.conv and amk.gemm (and amk.gelu).
+std::optional<double> activate(llvm::StringRef act, double x, double alpha,
+                               double beta) {
+  if (act == "none")
+    return x;
+  if (act == "relu")
+    return x > 0 ? x : 0;
+  if (act == "clip")
+    return std::min(std::max(x, alpha), beta);
+  if (act == "leaky_relu")
+    return x < 0 ? alpha * x : x;
+  if (act == "sigmoid")
+    return sigmoid(x);
+  if (act == "hard_swish")
+    return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
+  if (act == "tanh")
+    return std::tanh(x);
+  if (act == "gelu")
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  if (act == "gelu_tanh")
+    return 0.5 * x *
+           (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  if (act == "quick_gelu")
+    return x * sigmoid(alpha * x);
+  return std::nullopt;
+}
+
+/// y = act(y + addend) with the op's activation attributes; `addend`
+/// broadcasts to y.
+LogicalResult epilogue(KernelContext &ctx, Tensor &y, const Tensor *addend,
+                       llvm::StringRef act, double alpha, double beta) {
+  if (!dispatch<kFloats>(y.dtype(), [](auto) {}))
+    return ctx.unsupported("element type " + typeName(y.dtype()));
+  if (!activate(act, 0, alpha, beta))
+    return ctx.error("unknown activation '" + act + "'");
+  std::optional<Shape> addStrides;
+  if (addend) {
+    auto b = broadcastShapes({Shape(addend->shape()), Shape(y.shape())});
+    if (!b || *b != Shape(y.shape()))
+      return ctx.error("the addend " + shapeToString(addend->shape()) +
+                       " does not broadcast to " + shapeToString(y.shape()));
+    addStrides = broadcastStrides(addend->shape(), y.shape());
+  }
+  if (!addend && act == "none")
+    return success();
+  auto apply = [&](int64_t i, double add) {
+    y.setDouble(i, *activate(act, y.getDouble(i) + add, alpha, beta));
+  };
+  if (addend) {
+    std::array<Shape, 1> s = {*addStrides};
+    forEachBroadcast<1>(y.shape(), s, [&](int64_t i, const auto &off) {
+      apply(i, addend->getDouble(off[0]));
+    });
+  } else {
+    for (int64_t i = 0; i < y.numel(); ++i)
+      apply(i, 0);
+  }
+  return success();
+}
+
+LogicalResult epilogueFromAttrs(KernelContext &ctx, Tensor &y,
+                                const Tensor *addend) {
+  return epilogue(ctx, y, addend, ctx.getString("activation", "none"),
+                  ctx.getFloat("activation_alpha", 0),
+                  ctx.getFloat("activation_beta", 0));
+}
+
+/// amk.conv: act(Conv(X, W, B) + Z).
+LogicalResult convK(KernelContext &ctx) {
+  auto y = callKernel(ctx, "Conv",
+                      {ctx.value(0), ctx.value(1), ctx.value(2)});
+  if (failed(y))
+    return failure();
+  if (failed(epilogueFromAttrs(ctx, *y, ctx.has(3) ? &ctx.in(3) : nullptr)))
+    return failure();
+  ctx.set(0, *y);
+  return success();
+}
+
+/// `t` with its axes permuted by the op's `attr` (unchanged if absent).
+FailureOr<Tensor> permuteBy(KernelContext &ctx, const Tensor &t,
+                            llvm::StringRef attr) {
+  auto perm = ctx.getInts(attr);
+  if (!perm)
+    return t;
+  if (static_cast<int64_t>(perm->size()) != t.rank())
+    return ctx.error(attr + " has " + std::to_string(perm->size()) +
+                     " axes, the operand " + std::to_string(t.rank()));
+  return permuteTensor(t, *perm);
+}
+
+/// amk.gemm: act(alpha * (A' x B') + beta * C).
+LogicalResult gemmK(KernelContext &ctx) {
+  auto a = permuteBy(ctx, ctx.in(0), "perm_a");
+  auto b = permuteBy(ctx, ctx.in(1), "perm_b");
+  if (failed(a) || failed(b))
+    return failure();
+  if (a->rank() < 2 || b->rank() < 2)
+    return ctx.error("A and B must have rank >= 2");
+  auto y = callKernel(ctx, "MatMul", {RValue(*a), RValue(*b)});
+  if (failed(y))
+    return failure();
+  double alpha = ctx.getFloat("alpha", 1), beta = ctx.getFloat("beta", 1);
+  if (alpha != 1)
+    for (int64_t i = 0; i < y->numel(); ++i)
+      y->setDouble(i, alpha * y->getDouble(i));
+  std::optional<Tensor> c;
+  if (ctx.has(2)) {
+    c = ctx.in(2);
+    if (beta != 1) {
+      c = Tensor(ctx.in(2).dtype(), ctx.in(2).shape());
+      for (int64_t i = 0; i < c->numel(); ++i)
+        c->setDouble(i, beta * ctx.in(2).getDouble(i));
+    }
+  }
+  if (failed(epilogueFromAttrs(ctx, *y, c ? &*c : nullptr)))
+    return failure();
+  ctx.set(0, *y);
+  return success();
+}
+
+/// amk.gelu.
+LogicalResult geluK(KernelContext &ctx) {
+  Tensor y = ctx.in(0);
+  std::string approx = ctx.getString("approximate", "none");
+  llvm::StringRef act = approx == "none"   ? "gelu"
+                        : approx == "tanh" ? "gelu_tanh"
+                        : approx == "quick"
+                            ? "quick_gelu"
+                            : "";
+  if (act.empty())
+    return ctx.error("approximate must be none, tanh or quick");
+  if (failed(epilogue(ctx, y, nullptr, act, ctx.getFloat("alpha", 1.702f), 0)))
+    return failure();
+  ctx.set(0, y);
+  return success();
+}
+
+/// amk.layer_norm: LayerNorm or RMSNorm over the axes from `axis` on,
+/// with optional Scale and B broadcasting to the normalized shape.
+LogicalResult layerNormK(KernelContext &ctx) {
+  const Tensor &x = ctx.in(0);
+  if (!dispatch<kFloats>(x.dtype(), [](auto) {}))
+    return ctx.unsupported("element type " + typeName(x.dtype()));
+  auto axis = normalizeAxis(ctx.getInt("axis", -1), x.rank());
+  if (!axis || *axis >= x.rank())
+    return ctx.error("axis out of range");
+  double eps = ctx.getFloat("epsilon", 1e-5f);
+  bool rms = false;
+  if (auto a = dyn_cast_or_null<BoolAttr>(ctx.attr("rms")))
+    rms = a.getValue();
+  Shape normShape(x.shape().drop_front(*axis));
+  int64_t n = numElements(normShape);
+  int64_t outer = n ? x.numel() / n : 0;
+  std::array<std::vector<int64_t>, 2> idx;
+  for (unsigned p = 0; p < 2; ++p) {
+    if (!ctx.has(p + 1))
+      continue;
+    const Tensor &t = ctx.in(p + 1);
+    auto s = broadcastShapes({Shape(t.shape()), normShape});
+    if (!s || *s != normShape)
+      return ctx.error(std::string(p ? "B" : "Scale") +
+                       " does not broadcast to the normalized shape " +
+                       shapeToString(normShape));
+    std::array<Shape, 1> strides = {broadcastStrides(t.shape(), normShape)};
+    idx[p].resize(n);
+    forEachBroadcast<1>(normShape, strides, [&](int64_t i, const auto &off) {
+      idx[p][i] = off[0];
+    });
+  }
+  Tensor y(x.dtype(), x.shape());
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t base = o * n;
+    double mean = 0, var = 0;
+    if (!rms) {
+      for (int64_t i = 0; i < n; ++i)
+        mean += x.getDouble(base + i);
+      mean /= n;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      double d = x.getDouble(base + i) - mean;
+      var += d * d;
+    }
+    double inv = 1 / std::sqrt(var / n + eps);
+    for (int64_t i = 0; i < n; ++i) {
+      double r = (x.getDouble(base + i) - mean) * inv;
+      if (ctx.has(1))
+        r *= ctx.in(1).getDouble(idx[0][i]);
+      if (ctx.has(2))
+        r += ctx.in(2).getDouble(idx[1][i]);
+      y.setDouble(base + i, r);
+    }
+  }
+  ctx.set(0, y);
+  return success();
+}
+
+/// Softmax of `x` along its last axis, in place.
+void softmaxLastAxis(Tensor &x) {
+  int64_t n = x.rank() ? x.dim(-1) : 1;
+  for (int64_t base = 0; base < x.numel(); base += n) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t i = 0; i < n; ++i)
+      mx = std::max(mx, x.getDouble(base + i));
+    std::vector<double> e(n);
+    for (int64_t i = 0; i < n; ++i)
+      sum += e[i] = std::exp(x.getDouble(base + i) - mx);
+    for (int64_t i = 0; i < n; ++i)
+      x.setDouble(base + i, e[i] / sum);
+  }
+}
+
+/// amk.attention: softmax(scale * Q K' + Mask) V.
+LogicalResult attentionK(KernelContext &ctx) {
+  const Tensor &q = ctx.in(0), &k = ctx.in(1), &v = ctx.in(2);
+  if (q.rank() < 2 || k.rank() < 2 || v.rank() < 2)
+    return ctx.error("Q, K and V must have rank >= 2");
+  bool keyTransposed = true;
+  if (auto a = dyn_cast_or_null<BoolAttr>(ctx.attr("key_transposed")))
+    keyTransposed = a.getValue();
+  Tensor kt = k;
+  if (!keyTransposed) {
+    std::vector<int64_t> perm(k.rank());
+    for (int64_t i = 0; i < k.rank(); ++i)
+      perm[i] = i;
+    std::swap(perm[k.rank() - 1], perm[k.rank() - 2]);
+    kt = permuteTensor(k, perm);
+  }
+  auto scores = callKernel(ctx, "MatMul", {RValue(q), RValue(kt)});
+  if (failed(scores))
+    return failure();
+  double scale = ctx.getFloat("scale", 1);
+  for (int64_t i = 0; i < scores->numel(); ++i)
+    scores->setDouble(i, scale * scores->getDouble(i));
+  if (ctx.has(3) &&
+      failed(epilogue(ctx, *scores, &ctx.in(3), "none", 0, 0)))
+    return failure();
+  softmaxLastAxis(*scores);
+  auto y = callKernel(ctx, "MatMul", {RValue(*scores), RValue(v)});
+  if (failed(y))
+    return failure();
+  ctx.set(0, *y);
+  return success();
+}
+
+/// amk.bias_softmax: softmax(X + Bias) along `axis`.
+LogicalResult biasSoftmaxK(KernelContext &ctx) {
+  Tensor y = ctx.in(0);
+  if (failed(epilogue(ctx, y, &ctx.in(1), "none", 0, 0)))
+    return failure();
+  auto axis = normalizeAxis(ctx.getInt("axis", -1), y.rank());
+  if (!axis || *axis >= y.rank())
+    return ctx.error("axis out of range");
+  // Move the axis last, normalize, move it back.
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < y.rank(); ++d)
+    if (d != *axis)
+      perm.push_back(d);
+  perm.push_back(*axis);
+  bool last = *axis == y.rank() - 1;
+  Tensor t = last ? y : permuteTensor(y, perm);
+  softmaxLastAxis(t);
+  if (!last) {
+    std::vector<int64_t> inv(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i)
+      inv[perm[i]] = i;
+    t = permuteTensor(t, inv);
+  }
+  ctx.set(0, t);
+  return success();
+}
+
+/// amk.fused_elementwise: runs the body's ops.
+LogicalResult fusedElementwiseK(KernelContext &ctx) {
+  std::vector<RValue> args;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i)
+    args.push_back(ctx.value(i));
+  auto results = ctx.runRegion(ctx.getOp()->getRegion(0), args);
+  if (failed(results))
+    return failure();
+  ctx.set(0, (*results)[0]);
+  return success();
+}
+
+} // namespace
+
+void registerFusedKernels(KernelRegistry &r) {
+  r.add("conv", convK, "amk");
+  r.add("gemm", gemmK, "amk");
+  r.add("gelu", geluK, "amk");
+  r.add("layer_norm", layerNormK, "amk");
+  r.add("attention", attentionK, "amk");
+  r.add("bias_softmax", biasSoftmaxK, "amk");
+  r.add("fused_elementwise", fusedElementwiseK, "amk");
+}
+
+} // namespace amk::ref
