@@ -25,6 +25,11 @@ namespace amk {
 /// asks for the default (today: canonicalization, then the summary).
 void buildDefaultPipeline(mlir::OpPassManager &pm);
 
+/// The pipeline `amk-graph-opt{target=cpu target-opset=21}`: every graph
+/// pass in the order that lets each fusion see the forms it matches.
+void buildGraphOptPipeline(mlir::OpPassManager &pm, llvm::StringRef target,
+                           int64_t targetOpset);
+
 /// Parses a textual pipeline into `pm`: either anchored
 /// (`builtin.module(a,b)`, as amk-opt's --pass-pipeline takes it) or a bare
 /// list of module passes (`a,b`).

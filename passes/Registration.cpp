@@ -36,6 +36,37 @@ LogicalResult amk::parsePipeline(llvm::StringRef text, PassManager &pm,
   return parsePassPipeline(text, pm, errors);
 }
 
+namespace {
+struct GraphOptOptions : public PassPipelineOptions<GraphOptOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Target profile for amk-fuse-conv"),
+                             llvm::cl::init("cpu")};
+  Option<int64_t> targetOpset{
+      *this, "target-opset",
+      llvm::cl::desc("Opset amk-normalize-opset converts to first"),
+      llvm::cl::init(21)};
+};
+} // namespace
+
+void amk::buildGraphOptPipeline(OpPassManager &pm, llvm::StringRef target,
+                                int64_t targetOpset) {
+  pm.addPass(createNormalizeOpset(NormalizeOpsetOptions{targetOpset, true}));
+  pm.addPass(createInferShapes());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createFoldConstants());
+  FuseConvOptions conv;
+  conv.target = target.str();
+  pm.addPass(createFuseConv(conv));
+  pm.addPass(createFuseAttention());
+  pm.addPass(createFuseNorm());
+  pm.addPass(createFuseGemm());
+  pm.addPass(createFuseGelu());
+  pm.addPass(createFuseBiasSoftmax());
+  pm.addPass(createGroupElementwise());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void amk::registerAllPasses() {
   // MLIR's generic passes (canonicalize, cse, ...) go in AMK pipelines too.
   registerTransformsPasses();
@@ -44,6 +75,15 @@ void amk::registerAllPasses() {
       "amk-default",
       "The default AMK pipeline: canonicalize, then print a summary",
       buildDefaultPipeline);
+  PassPipelineRegistration<GraphOptOptions>(
+      "amk-graph-opt",
+      "The graph passes in order: normalize the opset, infer shapes, "
+      "canonicalize, fold constants, then every fusion (Conv gated by the "
+      "target profile, attention, norms, Gemm, Gelu, bias+Softmax, "
+      "elementwise groups), then canonicalize and CSE",
+      [](OpPassManager &pm, const GraphOptOptions &o) {
+        buildGraphOptPipeline(pm, o.target, o.targetOpset);
+      });
 }
 
 void amk::registerAllDialects(DialectRegistry &registry) {
