@@ -267,7 +267,7 @@ public:
           continue;
         NamedAttrList attrs;
         attrs.set("axis", b.getI64IntegerAttr(ln.getAxis()));
-        attrs.set("epsilon", ln.getEpsilonAttr());
+        attrs.set("epsilon", b.getF32FloatAttr(ln.getEpsilon().convertToFloat()));
         auto n = fused::LayerNormOp::create(
             b, ln->getLoc(), ln.getY().getType(),
             ValueRange{ln.getX(), ln.getScale(), ln.getB()}, attrs);

@@ -11,6 +11,7 @@
 #include "reference/KernelUtils.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 
@@ -31,6 +32,15 @@ FailureOr<Tensor> callKernel(KernelContext &ctx, llvm::StringRef opType,
   if (!sub.results()[0].isTensor())
     return ctx.error(opType + " produced no tensor");
   return sub.results()[0].getTensor();
+}
+
+/// A copy of `t` with its own buffer (tensors share buffers on copy, and a
+/// kernel must never write into its inputs).
+Tensor copyOf(const Tensor &t) {
+  Tensor c(t.dtype(), t.shape());
+  if (t.byteSize())
+    std::memcpy(c.raw(), t.raw(), t.byteSize());
+  return c;
 }
 
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
@@ -158,7 +168,7 @@ LogicalResult gemmK(KernelContext &ctx) {
 
 /// amk.gelu.
 LogicalResult geluK(KernelContext &ctx) {
-  Tensor y = ctx.in(0);
+  Tensor y = copyOf(ctx.in(0));
   std::string approx = ctx.getString("approximate", "none");
   llvm::StringRef act = approx == "none"   ? "gelu"
                         : approx == "tanh" ? "gelu_tanh"
@@ -282,7 +292,7 @@ LogicalResult attentionK(KernelContext &ctx) {
 
 /// amk.bias_softmax: softmax(X + Bias) along `axis`.
 LogicalResult biasSoftmaxK(KernelContext &ctx) {
-  Tensor y = ctx.in(0);
+  Tensor y = copyOf(ctx.in(0));
   if (failed(epilogue(ctx, y, &ctx.in(1), "none", 0, 0)))
     return failure();
   auto axis = normalizeAxis(ctx.getInt("axis", -1), y.rank());

@@ -1,0 +1,73 @@
+// RUN: amk-opt %s -split-input-file -verify-diagnostics -o /dev/null
+
+func.func @bad_activation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{unknown activation 'swish'}}
+  %c = "amk.conv"(%x, %w, %none, %none) <{activation = "swish"}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, none, none) -> tensor<1x4x6x6xf32>
+  return %c : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+func.func @residual_too_big(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %z: tensor<2x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{Z 'tensor<2x4x6x6xf32>' broadcasts the result to a larger shape}}
+  %c = "amk.conv"(%x, %w, %none, %z) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, none, tensor<2x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %c : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+func.func @bad_perm(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{perm_a is not a permutation of the 2 axes of its operand}}
+  %g = "amk.gemm"(%a, %b, %none) <{perm_a = array<i64: 0, 0>}> : (tensor<4x8xf32>, tensor<8x8xf32>, none) -> tensor<4x8xf32>
+  return %g : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @inner_mismatch(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{inner dimensions disagree: 8 vs 4}}
+  %g = "amk.gemm"(%a, %b, %none) : (tensor<4x8xf32>, tensor<4x8xf32>, none) -> tensor<4x8xf32>
+  return %g : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @bad_gelu(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{approximate must be none, tanh or quick, got 'fast'}}
+  %g = "amk.gelu"(%a) <{approximate = "fast"}> : (tensor<4xf32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @bad_axis(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{axis 2 out of range for rank 2}}
+  %n = "amk.layer_norm"(%a, %none, %none) <{axis = 2 : i64}> : (tensor<4x8xf32>, none, none) -> tensor<4x8xf32>
+  return %n : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @head_dim(%q: tensor<2x4x8xf32>, %k: tensor<2x4x6xf32>) -> tensor<2x4x8xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{Q and K disagree on the head dimension}}
+  %t = "amk.attention"(%q, %k, %q, %none) <{key_transposed = false}> : (tensor<2x4x8xf32>, tensor<2x4x6xf32>, tensor<2x4x8xf32>, none) -> tensor<2x4x8xf32>
+  return %t : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @not_elementwise(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %f = "amk.fused_elementwise"(%a) ({
+  ^bb0(%arg: tensor<4x8xf32>):
+    // expected-error @+1 {{cannot be in an amk.fused_elementwise body}}
+    %r = "func.call"() {callee = @not_elementwise} : () -> tensor<4x8xf32>
+    amk.yield %r : tensor<4x8xf32>
+  }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %f : tensor<4x8xf32>
+}

@@ -1,0 +1,28 @@
+// RUN: amk-opt %s | amk-opt | FileCheck %s
+
+
+// Every amk op parses, verifies and prints back.
+// CHECK-LABEL: func.func @ops
+// CHECK: "amk.conv"
+// CHECK: "amk.gemm"
+// CHECK: "amk.gelu"
+// CHECK: "amk.layer_norm"
+// CHECK: "amk.attention"
+// CHECK: "amk.bias_softmax"
+// CHECK: "amk.fused_elementwise"
+// CHECK: amk.yield
+func.func @ops(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %a: tensor<2x4x8xf32>, %b: tensor<8x8xf32>, %z: tensor<1x4x6x6xf32>) -> (tensor<1x4x6x6xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  %none = "onnx.NoValue"() : () -> none
+  %c = "amk.conv"(%x, %w, %none, %z) <{activation = "relu"}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, none, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %g = "amk.gemm"(%a, %b, %none) <{perm_b = array<i64: 1, 0>, activation = "gelu"}> : (tensor<2x4x8xf32>, tensor<8x8xf32>, none) -> tensor<2x4x8xf32>
+  %e = "amk.gelu"(%a) <{approximate = "quick"}> : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %n = "amk.layer_norm"(%a, %none, %none) <{rms = true}> : (tensor<2x4x8xf32>, none, none) -> tensor<2x4x8xf32>
+  %t = "amk.attention"(%a, %a, %a, %none) <{key_transposed = false, scale = 0.5 : f32}> : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, none) -> tensor<2x4x8xf32>
+  %s = "amk.bias_softmax"(%a, %a) <{axis = -1 : i64}> : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %f = "amk.fused_elementwise"(%a) ({
+  ^bb0(%arg: tensor<2x4x8xf32>):
+    %r = "onnx.Relu"(%arg) : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+    amk.yield %r : tensor<2x4x8xf32>
+  }) : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %c, %g, %e, %n, %t, %s, %f : tensor<1x4x6x6xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}
