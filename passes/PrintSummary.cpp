@@ -7,6 +7,7 @@
 #include "passes/PassUtils.h"
 #include "passes/Passes.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
@@ -123,10 +124,19 @@ private:
     int64_t constants = 0, bytes = 0, staticValues = 0, dynamicValues = 0,
             unknownValues = 0;
     module.walk([&](Operation *op) {
-      if (!isa_and_nonnull<amk::onnx::ONNXDialect>(op->getDialect()) ||
-          isa<amk::onnx::NoValueOp, amk::onnx::YieldOp>(op))
+      // AMK's fused ops count under their full name ("amk.conv"); the ops
+      // inside a fused elementwise group count with the group.
+      bool fused = isa_and_nonnull<amk::fused::AMKDialect>(op->getDialect());
+      if (fused && isa<amk::fused::YieldOp>(op))
         return;
-      std::string key = op->getName().stripDialect().str();
+      if (isa_and_nonnull<amk::fused::FusedElementwiseOp>(op->getParentOp()))
+        return;
+      if (!fused &&
+          (!isa_and_nonnull<amk::onnx::ONNXDialect>(op->getDialect()) ||
+           isa<amk::onnx::NoValueOp, amk::onnx::YieldOp>(op)))
+        return;
+      std::string key = fused ? op->getName().getStringRef().str()
+                              : op->getName().stripDialect().str();
       if (auto g = dyn_cast<amk::onnx::GenericOp>(op)) {
         key = (g.getDomain().empty() ? "" : g.getDomain().str() + ".") +
               g.getOpType().str() + " (generic)";
