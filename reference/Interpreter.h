@@ -53,6 +53,10 @@ public:
   llvm::StringRef opType() const { return type; }
   /// The operator version in force (0 for onnx.Generic).
   int64_t version() const { return since; }
+  /// Runs the kernel as of operator version `v`: for fused ops, whose
+  /// kernels run the kernels of the ONNX ops they absorb at their latest
+  /// semantics.
+  void setVersion(int64_t v) { since = v; }
 
   size_t numInputs() const { return inputs.size(); }
   bool has(unsigned i) const {

@@ -6,6 +6,8 @@
 
 #include "reference/KernelUtils.h"
 
+#include <cmath>
+
 namespace amk::ref {
 
 std::optional<Shape> broadcastShapes(llvm::ArrayRef<Shape> shapes) {
@@ -58,6 +60,22 @@ Tensor convertTensor(const Tensor &t, DataType dt) {
       out.setInt(i, t.getInt(i));
   }
   return out;
+}
+
+std::pair<double, double> meanInvStd(const Tensor &x, int64_t base, int64_t n,
+                                     double eps, bool centered) {
+  double m = 0, v = 0;
+  if (centered) {
+    for (int64_t i = 0; i < n; ++i)
+      m += x.getDouble(base + i);
+    m /= n;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    double d = x.getDouble(base + i) - m;
+    v += d * d;
+  }
+  v /= n;
+  return {m, 1 / std::sqrt(v + eps)};
 }
 
 } // namespace amk::ref

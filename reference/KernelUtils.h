@@ -262,6 +262,12 @@ void gemmF32(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
              float alpha, const float *A, int64_t lda, const float *B,
              int64_t ldb, float beta, float *C, int64_t ldc);
 
+/// Mean and 1/sqrt(variance + eps) of the `n` elements of `x` from
+/// `base`, in double precision (InstanceNorm, LayerNorm, GroupNorm). Not
+/// `centered` (RMSNorm): mean 0 and 1/sqrt(mean(x^2) + eps).
+std::pair<double, double> meanInvStd(const Tensor &x, int64_t base, int64_t n,
+                                     double eps, bool centered = true);
+
 /// Concatenates tensors of equal rank along `axis` (already normalized);
 /// returns an error message in `err` when their shapes disagree.
 std::optional<Tensor> concatTensors(llvm::ArrayRef<Tensor> parts,

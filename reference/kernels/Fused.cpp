@@ -10,8 +10,9 @@
 #include "reference/Interpreter.h"
 #include "reference/KernelUtils.h"
 
+#include "dialect/ONNX/ONNXSchema.h"
+
 #include <cmath>
-#include <cstring>
 
 using namespace mlir;
 
@@ -27,20 +28,12 @@ FailureOr<Tensor> callKernel(KernelContext &ctx, llvm::StringRef opType,
   if (!k)
     return ctx.unsupported("no kernel for " + opType);
   KernelContext sub(ctx.getOp(), inputs, ctx.interpreter());
+  sub.setVersion(onnx::kMaxOpset);
   if (failed(k(sub)))
     return failure();
   if (!sub.results()[0].isTensor())
     return ctx.error(opType + " produced no tensor");
   return sub.results()[0].getTensor();
-}
-
-/// A copy of `t` with its own buffer (tensors share buffers on copy, and a
-/// kernel must never write into its inputs).
-Tensor copyOf(const Tensor &t) {
-  Tensor c(t.dtype(), t.shape());
-  if (t.byteSize())
-    std::memcpy(c.raw(), t.raw(), t.byteSize());
-  return c;
 }
 
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
@@ -168,7 +161,9 @@ LogicalResult gemmK(KernelContext &ctx) {
 
 /// amk.gelu.
 LogicalResult geluK(KernelContext &ctx) {
-  Tensor y = copyOf(ctx.in(0));
+  // Tensors share buffers on copy: never write into an input.
+  Tensor y(ctx.in(0).dtype(), ctx.in(0).shape());
+  copyElements(ctx.in(0), 0, y, 0, y.numel());
   std::string approx = ctx.getString("approximate", "none");
   llvm::StringRef act = approx == "none"   ? "gelu"
                         : approx == "tanh" ? "gelu_tanh"
@@ -218,17 +213,7 @@ LogicalResult layerNormK(KernelContext &ctx) {
   Tensor y(x.dtype(), x.shape());
   for (int64_t o = 0; o < outer; ++o) {
     int64_t base = o * n;
-    double mean = 0, var = 0;
-    if (!rms) {
-      for (int64_t i = 0; i < n; ++i)
-        mean += x.getDouble(base + i);
-      mean /= n;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      double d = x.getDouble(base + i) - mean;
-      var += d * d;
-    }
-    double inv = 1 / std::sqrt(var / n + eps);
+    auto [mean, inv] = meanInvStd(x, base, n, eps, /*centered=*/!rms);
     for (int64_t i = 0; i < n; ++i) {
       double r = (x.getDouble(base + i) - mean) * inv;
       if (ctx.has(1))
@@ -240,21 +225,6 @@ LogicalResult layerNormK(KernelContext &ctx) {
   }
   ctx.set(0, y);
   return success();
-}
-
-/// Softmax of `x` along its last axis, in place.
-void softmaxLastAxis(Tensor &x) {
-  int64_t n = x.rank() ? x.dim(-1) : 1;
-  for (int64_t base = 0; base < x.numel(); base += n) {
-    double mx = -INFINITY, sum = 0;
-    for (int64_t i = 0; i < n; ++i)
-      mx = std::max(mx, x.getDouble(base + i));
-    std::vector<double> e(n);
-    for (int64_t i = 0; i < n; ++i)
-      sum += e[i] = std::exp(x.getDouble(base + i) - mx);
-    for (int64_t i = 0; i < n; ++i)
-      x.setDouble(base + i, e[i] / sum);
-  }
 }
 
 /// amk.attention: softmax(scale * Q K' + Mask) V.
@@ -282,38 +252,28 @@ LogicalResult attentionK(KernelContext &ctx) {
   if (ctx.has(3) &&
       failed(epilogue(ctx, *scores, &ctx.in(3), "none", 0, 0)))
     return failure();
-  softmaxLastAxis(*scores);
-  auto y = callKernel(ctx, "MatMul", {RValue(*scores), RValue(v)});
+  // amk.attention has no `axis`: Softmax's default, the last axis.
+  auto probs = callKernel(ctx, "Softmax", {RValue(*scores)});
+  if (failed(probs))
+    return failure();
+  auto y = callKernel(ctx, "MatMul", {RValue(*probs), RValue(v)});
   if (failed(y))
     return failure();
   ctx.set(0, *y);
   return success();
 }
 
-/// amk.bias_softmax: softmax(X + Bias) along `axis`.
+/// amk.bias_softmax: softmax(X + Bias) along `axis` (Softmax's kernel
+/// reads the same attribute).
 LogicalResult biasSoftmaxK(KernelContext &ctx) {
-  Tensor y = copyOf(ctx.in(0));
-  if (failed(epilogue(ctx, y, &ctx.in(1), "none", 0, 0)))
+  Tensor sum(ctx.in(0).dtype(), ctx.in(0).shape());
+  copyElements(ctx.in(0), 0, sum, 0, sum.numel());
+  if (failed(epilogue(ctx, sum, &ctx.in(1), "none", 0, 0)))
     return failure();
-  auto axis = normalizeAxis(ctx.getInt("axis", -1), y.rank());
-  if (!axis || *axis >= y.rank())
-    return ctx.error("axis out of range");
-  // Move the axis last, normalize, move it back.
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < y.rank(); ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.push_back(*axis);
-  bool last = *axis == y.rank() - 1;
-  Tensor t = last ? y : permuteTensor(y, perm);
-  softmaxLastAxis(t);
-  if (!last) {
-    std::vector<int64_t> inv(perm.size());
-    for (size_t i = 0; i < perm.size(); ++i)
-      inv[perm[i]] = i;
-    t = permuteTensor(t, inv);
-  }
-  ctx.set(0, t);
+  auto y = callKernel(ctx, "Softmax", {RValue(sum)});
+  if (failed(y))
+    return failure();
+  ctx.set(0, *y);
   return success();
 }
 

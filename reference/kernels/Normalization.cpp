@@ -163,22 +163,6 @@ LogicalResult batchNormK(KernelContext &ctx) {
   return success();
 }
 
-/// Mean and 1/sqrt(variance + eps) of the `n` elements of `x` from
-/// `base`, in double precision (InstanceNorm, LayerNorm, GroupNorm).
-std::pair<double, double> meanInvStd(const Tensor &x, int64_t base, int64_t n,
-                                     double eps) {
-  double m = 0, v = 0;
-  for (int64_t i = 0; i < n; ++i)
-    m += x.getDouble(base + i);
-  m /= n;
-  for (int64_t i = 0; i < n; ++i) {
-    double d = x.getDouble(base + i) - m;
-    v += d * d;
-  }
-  v /= n;
-  return {m, 1 / std::sqrt(v + eps)};
-}
-
 LogicalResult instanceNormK(KernelContext &ctx) {
   const Tensor &x = ctx.in(0), &scale = ctx.in(1), &bias = ctx.in(2);
   if (x.rank() < 3)
