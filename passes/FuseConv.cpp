@@ -199,11 +199,9 @@ public:
           ValueRange{c.getX(), w, amk::isNone(bias) ? none : bias,
                      chain->addend ? chain->addend : none},
           attrs);
-      std::string what;
-      for (Operation *o : ops)
-        what += (what.empty() ? "" : " + ") + amk::nodeLabel(o);
       amk::emitPassRemark(this, fusedOp, amk::RemarkKind::Passed, "Fused",
-                          "fused " + what + " into amk.conv");
+                          "fused " + amk::describeMatch(ops) +
+                              " into amk.conv");
       result.replaceAllUsesWith(fusedOp.getY());
       amk::eraseOps(ops);
       ++fused;

@@ -18,7 +18,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 
 namespace amk {
 #define GEN_PASS_DEF_FUSEGEMM
@@ -36,7 +35,7 @@ namespace fused = amk::fused;
 
 namespace {
 
-/// Ops of `root`'s kind in program order.
+/// The ops of the given kinds, in program order.
 template <typename... OpTys>
 SmallVector<Operation *> collect(ModuleOp module) {
   SmallVector<Operation *> ops;
@@ -47,21 +46,49 @@ SmallVector<Operation *> collect(ModuleOp module) {
   return ops;
 }
 
-std::string describeMatch(ArrayRef<Operation *> ops) {
-  std::string s;
-  for (Operation *o : ops)
-    s += (s.empty() ? "" : " + ") + amk::nodeLabel(o);
-  return s;
-}
-
-/// Replaces `root`'s result by `v`, remarks, erases the match.
+/// Replaces `root`'s result by `replacement`'s, remarks, erases the match.
 void replaceMatch(Pass *pass, ArrayRef<Operation *> ops, Operation *root,
                   Operation *replacement) {
   amk::emitPassRemark(pass, replacement, amk::RemarkKind::Passed, "Fused",
-                      "fused " + describeMatch(ops) + " into " +
+                      "fused " + amk::describeMatch(ops) + " into " +
                           replacement->getName().getStringRef());
   root->getResult(0).replaceAllUsesWith(replacement->getResult(0));
   amk::eraseOps(ops);
+}
+
+/// A match `tryFuse` rewrote: the ops it covers and the op replacing its
+/// root.
+struct Rewrite {
+  SmallVector<Operation *> ops;
+  Operation *replacement;
+};
+
+/// Offers every candidate root to `tryFuse`, last first: a pattern's root
+/// is its last op, so the largest match is seen before the matches inside
+/// it, whose ops are then skipped. Returns how many matches were fused.
+template <typename Fn>
+int64_t fuseAtRoots(Pass *pass, ArrayRef<Operation *> candidates,
+                    Fn &&tryFuse) {
+  llvm::DenseSet<Operation *> covered;
+  int64_t count = 0;
+  for (Operation *root : llvm::reverse(candidates)) {
+    if (covered.contains(root))
+      continue;
+    std::optional<Rewrite> r = tryFuse(root);
+    if (!r)
+      continue;
+    covered.insert(r->ops.begin(), r->ops.end());
+    replaceMatch(pass, r->ops, root, r->replacement);
+    ++count;
+  }
+  return count;
+}
+
+/// Drops what the rewrites left unused and records the pass's counter.
+void finish(Pass *pass, ModuleOp module, int64_t fused,
+            llvm::StringRef description) {
+  amk::updateSignaturesAndErase(module);
+  amk::PassCounters::add(pass, "fused", fused, description);
 }
 
 //===----------------------------------------------------------------------===//
@@ -99,9 +126,8 @@ public:
     for (Operation *p : collect<onnx::MatMulOp, onnx::GemmOp>(getOperation()))
       if (fuse(p))
         ++fusedCount;
-    amk::updateSignaturesAndErase(getOperation());
     numFused = fusedCount;
-    amk::PassCounters::add(this, "fused", fusedCount, "amk.gemm ops created");
+    finish(this, getOperation(), fusedCount, "amk.gemm ops created");
   }
 
 private:
@@ -206,40 +232,30 @@ public:
   using FuseGeluBase::FuseGeluBase;
 
   void runOnOperation() override {
-    int64_t count = 0;
-    llvm::DenseSet<Operation *> erased;
-    // Roots last: visit in reverse so the whole Gelu matches first.
-    SmallVector<Operation *> candidates =
-        collect<onnx::MulOp, onnx::GeluOp>(getOperation());
-    for (Operation *op : llvm::reverse(candidates)) {
-      if (erased.contains(op))
-        continue;
-      OpBuilder b(op);
-      if (auto g = dyn_cast<onnx::GeluOp>(op)) {
-        NamedAttrList attrs;
-        attrs.set("approximate", b.getStringAttr(g.getApproximate()));
-        auto n = fused::GeluOp::create(b, g->getLoc(), g.getY().getType(),
-                                       g.getX(), attrs);
-        replaceMatch(this, {op}, op, n);
-        ++count;
-        continue;
-      }
-      auto m = amk::matchGelu(op);
-      if (!m || !amk::isSelfContained(m->ops) ||
-          m->input.getType() != op->getResult(0).getType())
-        continue;
-      NamedAttrList attrs;
-      attrs.set("approximate", b.getStringAttr(m->form));
-      auto n = fused::GeluOp::create(
-          b, amk::fusedNodeLoc(m->ops, op, op->getResult(0)),
-          op->getResult(0).getType(), m->input, attrs);
-      erased.insert(m->ops.begin(), m->ops.end());
-      replaceMatch(this, m->ops, op, n);
-      ++count;
-    }
-    amk::updateSignaturesAndErase(getOperation());
+    auto candidates = collect<onnx::MulOp, onnx::GeluOp>(getOperation());
+    int64_t count = fuseAtRoots(
+        this, candidates, [](Operation *op) -> std::optional<Rewrite> {
+          OpBuilder b(op);
+          NamedAttrList attrs;
+          if (auto g = dyn_cast<onnx::GeluOp>(op)) {
+            attrs.set("approximate", b.getStringAttr(g.getApproximate()));
+            return Rewrite{{op},
+                           fused::GeluOp::create(b, g->getLoc(),
+                                                 g.getY().getType(), g.getX(),
+                                                 attrs)};
+          }
+          auto m = amk::matchGelu(op);
+          if (!m || !amk::isSelfContained(m->ops) ||
+              m->input.getType() != op->getResult(0).getType())
+            return std::nullopt;
+          attrs.set("approximate", b.getStringAttr(m->form));
+          return Rewrite{m->ops,
+                         fused::GeluOp::create(
+                             b, amk::fusedNodeLoc(m->ops, op, op->getResult(0)),
+                             op->getResult(0).getType(), m->input, attrs)};
+        });
     numFused = count;
-    amk::PassCounters::add(this, "fused", count, "amk.gelu ops created");
+    finish(this, getOperation(), count, "amk.gelu ops created");
   }
 };
 
@@ -252,52 +268,44 @@ public:
   using FuseNormBase::FuseNormBase;
 
   void runOnOperation() override {
-    int64_t count = 0;
-    llvm::DenseSet<Operation *> erased;
-    SmallVector<Operation *> candidates =
-        collect<onnx::AddOp, onnx::MulOp, onnx::DivOp,
-                onnx::LayerNormalizationOp>(getOperation());
-    for (Operation *op : llvm::reverse(candidates)) {
-      if (erased.contains(op))
-        continue;
-      OpBuilder b(op);
-      Value none = amk::getNoneValue(b, op->getLoc());
-      if (auto ln = dyn_cast<onnx::LayerNormalizationOp>(op)) {
-        if (!ln.getMean().use_empty() || !ln.getInvStdDev().use_empty())
-          continue;
-        NamedAttrList attrs;
-        attrs.set("axis", b.getI64IntegerAttr(ln.getAxis()));
-        attrs.set("epsilon", b.getF32FloatAttr(ln.getEpsilon().convertToFloat()));
-        auto n = fused::LayerNormOp::create(
-            b, ln->getLoc(), ln.getY().getType(),
-            ValueRange{ln.getX(), ln.getScale(), ln.getB()}, attrs);
-        replaceMatch(this, {op}, op, n);
-        ++count;
-        continue;
-      }
-      auto m = amk::matchNorm(op);
-      if (!m || !amk::isSelfContained(m->ops) ||
-          m->input.getType() != op->getResult(0).getType())
-        continue;
-      NamedAttrList attrs;
-      attrs.set("axis", b.getI64IntegerAttr(m->axis));
-      attrs.set("epsilon",
-                b.getF32FloatAttr(static_cast<float>(m->epsilon)));
-      if (m->rms)
-        attrs.set("rms", b.getBoolAttr(true));
-      auto n = fused::LayerNormOp::create(
-          b, amk::fusedNodeLoc(m->ops, op, op->getResult(0)),
-          op->getResult(0).getType(),
-          ValueRange{m->input, m->scale ? m->scale : none,
-                     m->bias ? m->bias : none},
-          attrs);
-      erased.insert(m->ops.begin(), m->ops.end());
-      replaceMatch(this, m->ops, op, n);
-      ++count;
-    }
-    amk::updateSignaturesAndErase(getOperation());
+    auto candidates = collect<onnx::AddOp, onnx::MulOp, onnx::DivOp,
+                              onnx::LayerNormalizationOp>(getOperation());
+    int64_t count = fuseAtRoots(
+        this, candidates, [](Operation *op) -> std::optional<Rewrite> {
+          OpBuilder b(op);
+          NamedAttrList attrs;
+          if (auto ln = dyn_cast<onnx::LayerNormalizationOp>(op)) {
+            if (!ln.getMean().use_empty() || !ln.getInvStdDev().use_empty())
+              return std::nullopt;
+            attrs.set("axis", b.getI64IntegerAttr(ln.getAxis()));
+            attrs.set("epsilon",
+                      b.getF32FloatAttr(ln.getEpsilon().convertToFloat()));
+            return Rewrite{
+                {op}, fused::LayerNormOp::create(
+                          b, ln->getLoc(), ln.getY().getType(),
+                          ValueRange{ln.getX(), ln.getScale(), ln.getB()},
+                          attrs)};
+          }
+          auto m = amk::matchNorm(op);
+          if (!m || !amk::isSelfContained(m->ops) ||
+              m->input.getType() != op->getResult(0).getType())
+            return std::nullopt;
+          Value none = amk::getNoneValue(b, op->getLoc());
+          attrs.set("axis", b.getI64IntegerAttr(m->axis));
+          attrs.set("epsilon",
+                    b.getF32FloatAttr(static_cast<float>(m->epsilon)));
+          if (m->rms)
+            attrs.set("rms", b.getBoolAttr(true));
+          return Rewrite{
+              m->ops, fused::LayerNormOp::create(
+                          b, amk::fusedNodeLoc(m->ops, op, op->getResult(0)),
+                          op->getResult(0).getType(),
+                          ValueRange{m->input, m->scale ? m->scale : none,
+                                     m->bias ? m->bias : none},
+                          attrs)};
+        });
     numFused = count;
-    amk::PassCounters::add(this, "fused", count, "amk.layer_norm ops created");
+    finish(this, getOperation(), count, "amk.layer_norm ops created");
   }
 };
 
@@ -311,38 +319,33 @@ public:
   using FuseAttentionBase::FuseAttentionBase;
 
   void runOnOperation() override {
-    int64_t count = 0;
-    llvm::DenseSet<Operation *> erased;
-    SmallVector<Operation *> candidates = collect<onnx::MatMulOp>(getOperation());
-    for (Operation *op : llvm::reverse(candidates)) {
-      if (erased.contains(op))
-        continue;
-      auto m = amk::matchAttention(op);
-      if (!m || !amk::isSelfContained(m->ops))
-        continue;
-      auto rankOf = [](Value v) {
-        auto t = dyn_cast<RankedTensorType>(v.getType());
-        return t ? t.getRank() : 0;
-      };
-      if (rankOf(m->query) < 2 || rankOf(m->key) < 2 || rankOf(m->value) < 2)
-        continue;
-      OpBuilder b(op);
-      Value none = amk::getNoneValue(b, op->getLoc());
-      NamedAttrList attrs;
-      attrs.set("scale", b.getF32FloatAttr(static_cast<float>(m->scale)));
-      attrs.set("key_transposed", b.getBoolAttr(m->keyTransposed));
-      auto n = fused::AttentionOp::create(
-          b, amk::fusedNodeLoc(m->ops, op, op->getResult(0)),
-          op->getResult(0).getType(),
-          ValueRange{m->query, m->key, m->value, m->mask ? m->mask : none},
-          attrs);
-      erased.insert(m->ops.begin(), m->ops.end());
-      replaceMatch(this, m->ops, op, n);
-      ++count;
-    }
-    amk::updateSignaturesAndErase(getOperation());
+    auto candidates = collect<onnx::MatMulOp>(getOperation());
+    int64_t count = fuseAtRoots(
+        this, candidates, [](Operation *op) -> std::optional<Rewrite> {
+          auto m = amk::matchAttention(op);
+          if (!m || !amk::isSelfContained(m->ops))
+            return std::nullopt;
+          for (Value v : {m->query, m->key, m->value}) {
+            auto t = dyn_cast<RankedTensorType>(v.getType());
+            if (!t || t.getRank() < 2)
+              return std::nullopt;
+          }
+          OpBuilder b(op);
+          Value none = amk::getNoneValue(b, op->getLoc());
+          NamedAttrList attrs;
+          attrs.set("scale", b.getF32FloatAttr(static_cast<float>(m->scale)));
+          attrs.set("key_transposed", b.getBoolAttr(m->keyTransposed));
+          return Rewrite{
+              m->ops,
+              fused::AttentionOp::create(
+                  b, amk::fusedNodeLoc(m->ops, op, op->getResult(0)),
+                  op->getResult(0).getType(),
+                  ValueRange{m->query, m->key, m->value,
+                             m->mask ? m->mask : none},
+                  attrs)};
+        });
     numFused = count;
-    amk::PassCounters::add(this, "fused", count, "amk.attention ops created");
+    finish(this, getOperation(), count, "amk.attention ops created");
   }
 };
 
@@ -356,44 +359,44 @@ public:
   using FuseBiasSoftmaxBase::FuseBiasSoftmaxBase;
 
   void runOnOperation() override {
-    int64_t count = 0;
-    for (Operation *op : collect<onnx::SoftmaxOp>(getOperation())) {
-      auto sm = cast<onnx::SoftmaxOp>(op);
-      auto add = sm.getInput().getDefiningOp<onnx::AddOp>();
-      auto t = dyn_cast<RankedTensorType>(sm.getInput().getType());
-      if (!add || !add.getC().hasOneUse() || !t)
-        continue;
-      const onnx::VersionInfo *v = onnx::getVersionInfo(op);
-      int64_t rank = t.getRank();
-      int64_t axis = sm.getAxis().value_or(v && v->since >= 13 ? -1 : 1);
-      if (axis < 0)
-        axis += rank;
-      // Before opset 13 Softmax flattens to 2-D at `axis`: the same only
-      // for the last axis.
-      if (axis < 0 || axis >= rank || (!(v && v->since >= 13) && axis != rank - 1))
-        continue;
-      Value x, bias;
-      for (int i = 0; i < 2 && !x; ++i)
-        if (add->getOperand(i).getType() == t &&
-            amk::broadcastsOnto(add->getOperand(1 - i), add->getOperand(i))) {
-          x = add->getOperand(i);
-          bias = add->getOperand(1 - i);
-        }
-      if (!x)
-        continue;
-      OpBuilder b(op);
-      NamedAttrList attrs;
-      attrs.set("axis", b.getI64IntegerAttr(axis));
-      SmallVector<Operation *> ops = {add, op};
-      auto n = fused::BiasSoftmaxOp::create(
-          b, amk::fusedNodeLoc(ops, op, sm.getOutput()), t,
-          ValueRange{x, bias}, attrs);
-      replaceMatch(this, ops, op, n);
-      ++count;
-    }
+    auto candidates = collect<onnx::SoftmaxOp>(getOperation());
+    int64_t count = fuseAtRoots(
+        this, candidates, [](Operation *op) -> std::optional<Rewrite> {
+          auto sm = cast<onnx::SoftmaxOp>(op);
+          auto add = sm.getInput().getDefiningOp<onnx::AddOp>();
+          auto t = dyn_cast<RankedTensorType>(sm.getInput().getType());
+          if (!add || !add.getC().hasOneUse() || !t)
+            return std::nullopt;
+          const onnx::VersionInfo *v = onnx::getVersionInfo(op);
+          bool opset13 = v && v->since >= 13;
+          int64_t rank = t.getRank();
+          int64_t axis = sm.getAxis().value_or(opset13 ? -1 : 1);
+          if (axis < 0)
+            axis += rank;
+          // Before opset 13 Softmax flattens to 2-D at `axis`: the same
+          // only for the last axis.
+          if (axis < 0 || axis >= rank || (!opset13 && axis != rank - 1))
+            return std::nullopt;
+          Value x, bias;
+          for (int i = 0; i < 2 && !x; ++i)
+            if (add->getOperand(i).getType() == t &&
+                amk::broadcastsOnto(add->getOperand(1 - i),
+                                    add->getOperand(i))) {
+              x = add->getOperand(i);
+              bias = add->getOperand(1 - i);
+            }
+          if (!x)
+            return std::nullopt;
+          OpBuilder b(op);
+          NamedAttrList attrs;
+          attrs.set("axis", b.getI64IntegerAttr(axis));
+          SmallVector<Operation *> ops = {add, op};
+          return Rewrite{ops, fused::BiasSoftmaxOp::create(
+                                  b, amk::fusedNodeLoc(ops, op, sm.getOutput()),
+                                  t, ValueRange{x, bias}, attrs)};
+        });
     numFused = count;
-    amk::PassCounters::add(this, "fused", count,
-                           "amk.bias_softmax ops created");
+    finish(this, getOperation(), count, "amk.bias_softmax ops created");
   }
 };
 
@@ -419,30 +422,10 @@ public:
 
   void runOnOperation() override {
     SmallVector<Operation *> ops;
-    getOperation().walk([&](Operation *op) {
-      if (groupable(op))
-        ops.push_back(op);
-    });
-    llvm::EquivalenceClasses<Operation *> groups;
-    for (Operation *op : ops) {
-      groups.insert(op);
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp();
-            groupable(def) && operand.hasOneUse() &&
-            def->getBlock() == op->getBlock())
-          groups.unionSets(def, op);
-    }
-    llvm::DenseMap<Operation *, SmallVector<Operation *>> members;
-    SmallVector<Operation *> leaders;
-    for (Operation *op : ops) {
-      Operation *leader = groups.getLeaderValue(op);
-      if (!members.count(leader))
-        leaders.push_back(leader);
-      members[leader].push_back(op);
-    }
+    getOperation().walk([&](Operation *op) { ops.push_back(op); });
+    auto groups = amk::singleUseGroups(ops, groupable);
     int64_t numGroupsMade = 0, moved = 0;
-    for (Operation *leader : leaders) {
-      SmallVector<Operation *> &group = members[leader];
+    for (const auto &group : groups) {
       if (static_cast<int64_t>(group.size()) < minSize)
         continue;
       if (succeeded(makeGroup(group))) {
@@ -504,7 +487,7 @@ private:
     }
     fused::YieldOp::create(bb, root->getLoc(), map.lookup(root->getResult(0)));
     amk::emitPassRemark(this, g, amk::RemarkKind::Passed, "Grouped",
-                        "grouped " + describeMatch(group) +
+                        "grouped " + amk::describeMatch(group) +
                             " into amk.fused_elementwise");
     root->getResult(0).replaceAllUsesWith(g.getY());
     amk::eraseOps(group);

@@ -14,7 +14,6 @@
 #include "dialect/ONNX/ONNXNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/FileSystem.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -138,11 +137,6 @@ FusionCandidates findFusionCandidates(ModuleOp module) {
   }
 
   for (Operation *op : ops) {
-    // MatMul + bias.
-    if (auto mb = matchMatMulBias(op)) {
-      add("matmul_add", {mb->matmul, mb->add});
-      covered.insert(mb->add);
-    }
     // A Transpose read only by matrix products folds into their operand
     // addressing.
     if (isa<onnx::MatMulOp>(op) && !fc.attentionOps.contains(op)) {
@@ -160,19 +154,25 @@ FusionCandidates findFusionCandidates(ModuleOp module) {
     }
     // Gemm, MatMul or MatMul + bias, then an activation.
     Value product;
+    auto bias = matchMatMulBias(op);
     if (isa<onnx::GemmOp>(op))
       product = op->getResult(0);
-    else if (auto mb = matchMatMulBias(op))
-      product = mb->add->getResult(0);
+    else if (bias)
+      product = bias->add->getResult(0);
     else if (isa<onnx::MatMulOp>(op) && !fc.attentionOps.contains(op) &&
              !(op->getResult(0).hasOneUse() &&
                matchMatMulBias(*op->getResult(0).getUsers().begin())))
       product = op->getResult(0);
+    // MatMul + bias.
+    if (bias) {
+      add("matmul_add", {bias->matmul, bias->add});
+      covered.insert(bias->add);
+    }
     if (product)
       if (auto act = matchActivationOf(product, /*convKinds=*/false)) {
         std::vector<Operation *> inst;
-        if (auto mb = matchMatMulBias(op))
-          inst.push_back(mb->matmul);
+        if (bias)
+          inst.push_back(bias->matmul);
         inst.push_back(op);
         inst.insert(inst.end(), act->ops.begin(), act->ops.end());
         covered.insert(act->ops.begin(), act->ops.end());
@@ -206,35 +206,15 @@ FusionCandidates findFusionCandidates(ModuleOp module) {
     }
   }
 
-  // Elementwise ops outside every pattern, joined along single-use edges.
-  llvm::EquivalenceClasses<Operation *> groups;
-  auto free = [&](Operation *op) {
-    return op && classifyOp(op) == OpClass::Elementwise &&
-           !covered.contains(op) && op->getNumResults() == 1 &&
-           op->getNumRegions() == 0;
-  };
-  for (Operation *op : ops) {
-    if (!free(op))
-      continue;
-    groups.insert(op);
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp();
-          free(def) && operand.hasOneUse() &&
-          def->getBlock() == op->getBlock())
-        groups.unionSets(def, op);
-  }
-  llvm::DenseMap<Operation *, std::vector<Operation *>> members;
-  std::vector<Operation *> leaders;
-  for (Operation *op : ops)
-    if (free(op)) {
-      Operation *leader = groups.getLeaderValue(op);
-      if (!members.count(leader))
-        leaders.push_back(leader);
-      members[leader].push_back(op);
-    }
-  for (Operation *leader : leaders)
-    if (members[leader].size() >= 2)
-      add("elementwise_chain", members[leader]);
+  // Elementwise ops outside every pattern, joined along single-use edges
+  // (what amk-group-elementwise groups).
+  for (auto &group : singleUseGroups(ops, [&](Operation *op) {
+         return classifyOp(op) == OpClass::Elementwise &&
+                !covered.contains(op) && op->getNumResults() == 1 &&
+                op->getNumRegions() == 0;
+       }))
+    if (group.size() >= 2)
+      add("elementwise_chain", std::move(group));
   // Each instance in program order (its root, which every other op of the
   // instance feeds, last).
   llvm::DenseMap<Operation *, size_t> position;
@@ -270,14 +250,11 @@ public:
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (const auto &inst : instances) {
         nlohmann::ordered_json names = nlohmann::ordered_json::array();
-        std::string joined;
-        for (Operation *op : inst) {
+        for (Operation *op : inst)
           names.push_back(amk::nodeLabel(op));
-          joined += (joined.empty() ? "" : " + ") + amk::nodeLabel(op);
-        }
         list.push_back(names);
         amk::emitPassRemark(this, inst.back(), amk::RemarkKind::Analysis,
-                            "Candidate", name + ": " + joined);
+                            "Candidate", name + ": " + amk::describeMatch(inst));
       }
       patterns[name] = {{"count", instances.size()}, {"instances", list}};
       total += instances.size();

@@ -59,8 +59,8 @@ void updateSignaturesAndErase(mlir::ModuleOp module);
 mlir::Location fusedNodeLoc(llvm::ArrayRef<mlir::Operation *> ops,
                             mlir::Operation *named, mlir::Value result);
 
-/// Erases `ops` (root last; each used only by later ones) once `root`'s
-/// uses have been replaced.
+/// Erases the ops of a replaced match: repeatedly, every op of `ops` that
+/// has no use left (in any order); an op still used outside stays.
 void eraseOps(llvm::ArrayRef<mlir::Operation *> ops);
 
 /// Emits an optimization remark of `pass` (category: its argument) at

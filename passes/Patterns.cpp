@@ -12,6 +12,7 @@
 #include "dialect/ONNX/ONNXNames.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
@@ -537,7 +538,6 @@ matchConvChain(Operation *convOp,
   m.ops.push_back(conv);
   Value v = conv.getY();
   bool constantWeights =
-      onnx::getSplatValue(conv.getW()) ||
       isa_and_nonnull<onnx::ConstantOp>(conv.getW().getDefiningOp());
   bool constantBias =
       isNone(conv.getB()) ||
@@ -590,6 +590,41 @@ std::optional<MatMulBiasMatch> matchMatMulBias(Operation *addOp) {
       return MatMulBiasMatch{mm, add, bias};
   }
   return std::nullopt;
+}
+
+std::string describeMatch(ArrayRef<Operation *> ops) {
+  std::string s;
+  for (Operation *op : ops)
+    s += (s.empty() ? "" : " + ") + nodeLabel(op);
+  return s;
+}
+
+std::vector<std::vector<Operation *>>
+singleUseGroups(ArrayRef<Operation *> ops,
+                llvm::function_ref<bool(Operation *)> eligible) {
+  llvm::EquivalenceClasses<Operation *> classes;
+  for (Operation *op : ops) {
+    if (!eligible(op))
+      continue;
+    classes.insert(op);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && operand.hasOneUse() && def->getBlock() == op->getBlock() &&
+          eligible(def))
+        classes.unionSets(def, op);
+  }
+  llvm::DenseMap<Operation *, size_t> groupOf;
+  std::vector<std::vector<Operation *>> groups;
+  for (Operation *op : ops) {
+    if (!classes.contains(op))
+      continue;
+    auto [it, fresh] =
+        groupOf.try_emplace(classes.getLeaderValue(op), groups.size());
+    if (fresh)
+      groups.emplace_back();
+    groups[it->second].push_back(op);
+  }
+  return groups;
 }
 
 std::string nodeLabel(Operation *op) {

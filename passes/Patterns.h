@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace amk {
 
@@ -112,6 +113,16 @@ bool broadcastsOnto(mlir::Value v, mlir::Value onto);
 /// A readable label for an op in reports: its ONNX node name, else the
 /// name of its first result, else "<op type>".
 std::string nodeLabel(mlir::Operation *op);
+/// The labels of `ops` joined by " + " (remarks and reports).
+std::string describeMatch(llvm::ArrayRef<mlir::Operation *> ops);
+
+/// The groups that the ops `eligible` accepts form along single-use edges
+/// (a producer whose only use is a consumer in the same block): the
+/// connected groups have one root each. Groups and their ops are in the
+/// order of `ops` (program order); groups of one op are included.
+std::vector<std::vector<mlir::Operation *>>
+singleUseGroups(llvm::ArrayRef<mlir::Operation *> ops,
+                llvm::function_ref<bool(mlir::Operation *)> eligible);
 
 } // namespace amk
 

@@ -61,6 +61,20 @@ LogicalResult verifyBroadcastsOnto(Operation *op, Value v,
   return success();
 }
 
+/// `axis` (an I64Attr, read unsigned) indexes X's dims, and the result
+/// has X's type.
+LogicalResult verifyAxisAndType(Operation *op, uint64_t rawAxis,
+                                TypedValue<RankedTensorType> x, Value y) {
+  int64_t r = x.getType().getRank();
+  auto axis = static_cast<int64_t>(rawAxis);
+  if (axis < -r || axis >= r)
+    return op->emitOpError() << "axis " << axis << " out of range for rank "
+                             << r;
+  if (y.getType() != x.getType())
+    return op->emitOpError("result type differs from X's");
+  return success();
+}
+
 bool isPermutation(llvm::ArrayRef<int64_t> perm, int64_t rank) {
   if (static_cast<int64_t>(perm.size()) != rank)
     return false;
@@ -132,12 +146,8 @@ LogicalResult GeluOp::verify() {
 }
 
 LogicalResult LayerNormOp::verify() {
-  int64_t r = getX().getType().getRank();
-  auto axis = static_cast<int64_t>(getAxis());
-  if (axis < -r || axis >= r)
-    return emitOpError() << "axis " << axis << " out of range for rank " << r;
-  if (getY().getType() != getX().getType())
-    return emitOpError("result type differs from X's");
+  if (failed(verifyAxisAndType(*this, getAxis(), getX(), getY())))
+    return failure();
   return success();
 }
 
@@ -157,12 +167,8 @@ LogicalResult AttentionOp::verify() {
 }
 
 LogicalResult BiasSoftmaxOp::verify() {
-  int64_t r = getX().getType().getRank();
-  auto axis = static_cast<int64_t>(getAxis());
-  if (axis < -r || axis >= r)
-    return emitOpError() << "axis " << axis << " out of range for rank " << r;
-  if (getY().getType() != getX().getType())
-    return emitOpError("result type differs from X's");
+  if (failed(verifyAxisAndType(*this, getAxis(), getX(), getY())))
+    return failure();
   return verifyBroadcastsOnto(*this, getBias(), "Bias", getX().getType());
 }
 
