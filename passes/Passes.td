@@ -275,8 +275,10 @@ def FuseGemm : Pass<"amk-fuse-gemm", "mlir::ModuleOp"> {
       LeakyRelu, Sigmoid, HardSwish, Tanh, Gelu, or a decomposed erf,
       tanh or quick Gelu) becomes its epilogue.
 
-    MatMuls inside an attention pattern are left to `amk-fuse-attention`
-    (run it first). Remarks name each fused op.
+    A MatMul of an attention pattern is rewritten like any other: run
+    `amk-fuse-attention` first to keep the attention whole. A Gemm or
+    MatMul with nothing to fuse is left as it is. Remarks name each fused
+    op.
   }];
   let options = [
     Option<"foldTranspose", "fold-transpose", "bool", /*default=*/"true",

@@ -3,6 +3,10 @@
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{target=npu-like density-threshold=1.0})' --remarks-filter=amk-fuse-conv --remark-format=emitRemark 2>&1 | FileCheck %s --check-prefix=FORCED
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{fuse-epilogue=false})' | FileCheck %s --check-prefix=BNONLY
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{target=%S/../Inputs/dense-target.json})' --remarks-filter=amk-fuse-conv --remark-format=emitRemark 2>&1 | FileCheck %s --check-prefix=FILE
+// RUN: amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{target=dense-target targets-dir=%S/../Inputs})' --remarks-filter=amk-fuse-conv --remark-format=emitRemark 2>&1 | FileCheck %s --check-prefix=FILE
+// RUN: env AMK_TARGETS_DIR=%S/../Inputs amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{target=dense-target})' --remarks-filter=amk-fuse-conv --remark-format=emitRemark 2>&1 | FileCheck %s --check-prefix=FILE
+// RUN: amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{fold-bn=false})' | FileCheck %s --check-prefix=NOFOLD
+// RUN: amk-run %s --reference --seed 3 --check-pipeline --pipeline='builtin.module(amk-fuse-conv{fold-bn=false})' | FileCheck %s --check-prefix=SAME
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{target=tpu})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-fuse-conv{density-threshold=2})' 2>&1 | FileCheck %s --check-prefix=RANGE
 // The fused graph computes what the original did (reference interpreter):
@@ -45,6 +49,15 @@
 // BNONLY: %[[C:.*]] = "onnx.Conv"(%arg0, %[[W]], %{{.*}})
 // BNONLY-NEXT: %[[A:.*]] = "onnx.Add"(%[[C]], %arg1)
 // BNONLY-NEXT: "onnx.Relu"(%[[A]])
+
+// Without BatchNorm folding the chain through bn5 cannot fuse (the
+// epilogue would have to run after an unfolded BatchNorm); the others do.
+// NOFOLD-COUNT-4: "amk.conv"
+// NOFOLD: %[[C:.*]] = "onnx.Conv"(%arg0
+// NOFOLD-NEXT: %[[Y:[^,]*]], {{.*}} = "onnx.BatchNormalization"(%[[C]]
+// NOFOLD-NEXT: %[[A:.*]] = "onnx.Add"(%[[Y]], %arg1)
+// NOFOLD-NEXT: "onnx.Relu"(%[[A]])
+// NOFOLD-NOT: "amk.conv"
 
 // UNKNOWN: error: amk-fuse-conv: unknown target 'tpu' (known: cpu npu-like)
 // RANGE: error: amk-fuse-conv: density-threshold must be at most 1 (a FLOP share), got 2
