@@ -8,6 +8,7 @@
 #define AMK_PASSES_PASSES_H
 
 #include "dialect/AMK/AMKDialect.h"
+#include "dialect/AMKTask/AMKTaskDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

@@ -382,4 +382,64 @@ def TestPerturbConstants : Pass<"amk-test-perturb-constants", "mlir::ModuleOp"> 
   ];
 }
 
+def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
+  let summary = "Tile the graph into tasks and schedule them on persistent workers";
+  let description = [{
+    Turns the graph (onnx and amk ops with static shapes) into one
+    `amk_task.program`: every op becomes a runtime kernel cut into tiles;
+    tensors get arena offsets from a liveness-based planner (reshapes are
+    aliases); constant weights are packed into the kernels' layout
+    (transposed Gemm operands become K x N); each tile's dependencies are
+    the earlier tiles whose bytes it reads or overwrites, at byte-range
+    precision (a consumer tile waits only for the producer tiles it reads);
+    a list scheduler assigns tiles to workers by earliest finish time under
+    a FLOP/byte cost model; and each cross-worker dependency becomes a
+    counter wait, while same-worker ones need none (program order). Waits
+    already implied by earlier ones (vector clocks) are dropped. An op the
+    runtime has no kernel for is an error naming the node and op.
+
+    Example: `amk-schedule-megakernel{workers=2 tasks-per-worker=2}`.
+  }];
+  let options = [
+    Option<"workers", "workers", "int64_t", /*default=*/"2",
+           "Number of workers the program is scheduled for">,
+    Option<"tasksPerWorker", "tasks-per-worker", "int64_t", /*default=*/"2",
+           "Task granularity: tiles per op per worker, when the op is big enough">,
+    Option<"minTaskNs", "min-task-ns", "double", /*default=*/"20000",
+           "Do not cut an op into tiles cheaper than this (cost model, ns)">,
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"0",
+           "Rows per tile for every kernel (0: the cost model decides)">,
+    Option<"tileCols", "tile-cols", "int64_t", /*default=*/"0",
+           "Columns per tile for GEMM/conv kernels (0: the cost model decides)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"eft\"",
+           "List-scheduling policy: eft (earliest finish time) or round-robin">,
+    Option<"syncNs", "sync-ns", "double", /*default=*/"1000",
+           "Modelled cost of a cross-worker counter hand-off (ns)">,
+    Option<"peakGflops", "peak-gflops", "double", /*default=*/"200",
+           "Modelled GEMM throughput of one worker (GFLOP/s)">,
+    Option<"memGbps", "mem-gbps", "double", /*default=*/"20",
+           "Modelled memory bandwidth of one worker (GB/s)">
+  ];
+  let statistics = [
+    Statistic<"numTasks", "tasks", "Tasks created">,
+    Statistic<"numWaits", "waits", "Counter waits emitted">
+  ];
+  let dependentDialects = ["amk::task::AMKTaskDialect"];
+}
+
+def ValidateTaskProgram : Pass<"amk-validate-task-program", "mlir::ModuleOp"> {
+  let summary = "Reject task programs that can deadlock, race or overrun a buffer";
+  let description = [{
+    Checks every `amk_task.program`: buffers lie inside the arena (or their
+    constant), every access lies inside its buffer, each counter is
+    signalled by one worker only, every wait can be satisfied (its
+    threshold is at most the counter's signals per run) and none waits on
+    its own worker's future, the wait graph with program order has no
+    cycle, program order is a valid sequential order, and no two tasks
+    that touch a common byte (one of them writing) are left unordered
+    (vector clocks over program order and waits). Each rejection names the
+    tasks, their kernels' nodes and the bytes involved.
+  }];
+}
+
 #endif // AMK_PASSES_TD

@@ -7,6 +7,7 @@
 #include "passes/Passes.h"
 
 #include "dialect/AMK/AMKDialect.h"
+#include "dialect/AMKTask/AMKTaskDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,5 +88,6 @@ void amk::registerAllPasses() {
 }
 
 void amk::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<onnx::ONNXDialect, fused::AMKDialect, func::FuncDialect>();
+  registry.insert<onnx::ONNXDialect, fused::AMKDialect, task::AMKTaskDialect,
+                  func::FuncDialect>();
 }

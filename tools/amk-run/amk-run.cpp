@@ -4,6 +4,7 @@
 // or seeded random inputs, writes its outputs, and compares them with
 // expected files or with ONNX Runtime on the same inputs.
 //
+//   amk-run model.onnx --threads 2 --bench --check-reference
 //   amk-run model.onnx --reference --input-dir test_data_set_0 --compare \
 //       test_data_set_0
 //   amk-run model.onnx --reference --seed 1 --compare-ort --json
@@ -16,7 +17,11 @@
 
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
+#include "dialect/ONNX/ONNXTypes.h"
+#include "lowering/ProgramLoader.h"
 #include "passes/Passes.h"
+#include "passes/TaskProgram.h"
+#include "runtime/include/amk/runtime.h"
 #include "reference/Compare.h"
 #include "reference/Interpreter.h"
 #include "reference/ORTBridge.h"
@@ -40,7 +45,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -112,6 +119,41 @@ static cl::opt<bool> checkPipeline(
     cl::cat(runCat));
 static cl::opt<bool> jsonOut("json", cl::desc("Print a JSON report"),
                              cl::cat(runCat));
+// --threads N is parsed by hand: a library linked into amk-run already
+// registers a cl::opt named "threads".
+static unsigned threads = 0;
+static cl::opt<bool> bench("bench",
+                           cl::desc("Benchmark: report min/median/p90 "
+                                    "latency over --iters runs"),
+                           cl::cat(runCat));
+static cl::opt<unsigned> iters("iters", cl::desc("Benchmark iterations"),
+                               cl::init(50), cl::cat(runCat));
+static cl::opt<unsigned> warmup("warmup",
+                                cl::desc("Benchmark warm-up iterations"),
+                                cl::init(5), cl::cat(runCat));
+static cl::opt<std::string> tracePath(
+    "trace", cl::desc("Write the last run's per-task trace (Chrome trace "
+                      "JSON) to this file"),
+    cl::init(""), cl::cat(runCat));
+static cl::opt<bool> checkReference(
+    "check-reference",
+    cl::desc("Compare the compiled program's outputs with the reference "
+             "interpreter on the model as loaded (rtol 1e-4 of each "
+             "output's scale)"),
+    cl::cat(runCat));
+static cl::opt<bool> singleThread(
+    "single-thread",
+    cl::desc("Run the task program on one thread in program order (the "
+             "differential executor)"),
+    cl::cat(runCat));
+static cl::opt<unsigned> repeat(
+    "repeat", cl::desc("Run the program this many times and require "
+                       "identical outputs every time"),
+    cl::init(1), cl::cat(runCat));
+static cl::opt<double> hangTimeout(
+    "hang-timeout", cl::desc("Seconds without progress before a run is "
+                             "declared hung"),
+    cl::init(30), cl::cat(runCat));
 
 namespace {
 
@@ -275,11 +317,29 @@ int main(int argc, char **argv) {
   amk::registerONNXToolOptions();
   amk::registerAllPasses();
   cl::HideUnrelatedOptions({&runCat});
-  cl::ParseCommandLineOptions(argc, argv,
-                              "Runs a model and checks its outputs\n");
-  if (!reference)
-    die("the compiled runtime is not part of this build yet; run with "
-        "--reference");
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    llvm::StringRef a(argv[i]);
+    llvm::StringRef value;
+    if (a == "--threads" || a == "-threads") {
+      if (i + 1 >= argc)
+        die("--threads needs a value");
+      value = argv[++i];
+    } else if (a.consume_front("--threads=") || a.consume_front("-threads=")) {
+      value = a;
+    } else {
+      args.push_back(argv[i]);
+      continue;
+    }
+    if (value.getAsInteger(10, threads) || threads == 0 || threads > 1024)
+      die("--threads must be a number in [1, 1024], not '" + value + "'");
+  }
+  int nargs = args.size();
+  cl::ParseCommandLineOptions(
+      nargs, args.data(),
+      "Runs a model and checks its outputs\n\n"
+      "  --threads N   workers of the compiled program (default: the "
+      "machine's cores)\n");
   if (outputFormat != "npy" && outputFormat != "pb")
     die("--output-format must be npy or pb");
 
@@ -293,53 +353,198 @@ int main(int argc, char **argv) {
   if (!module)
     return 2;
 
-  // The module as loaded, run first with --check-pipeline.
+  // The module as loaded, run first with --check-pipeline and
+  // --check-reference.
   OwningOpRef<ModuleOp> original;
-  if (checkPipeline) {
-    if (pipeline.empty())
-      die("--check-pipeline needs --pipeline");
+  if (checkPipeline && pipeline.empty())
+    die("--check-pipeline needs --pipeline");
+  if (checkPipeline || checkReference || !reference)
     original = module->clone();
-  }
+  unsigned workers =
+      threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  std::string runPipeline = pipeline;
+  if (!reference && runPipeline.empty())
+    runPipeline = llvm::formatv("builtin.module(amk-graph-opt,"
+                                "amk-schedule-megakernel{{workers={0}})",
+                                workers)
+                      .str();
   double pipelineSeconds = 0;
-  if (!pipeline.empty()) {
+  auto runPasses = [&](llvm::StringRef text) {
     PassManager pm(&ctx);
     std::string err;
     llvm::raw_string_ostream errOs(err);
-    if (failed(amk::parsePipeline(pipeline, pm, errOs)))
-      die("bad --pipeline '" + pipeline + "': " + err);
+    if (failed(amk::parsePipeline(text, pm, errOs)))
+      die("bad --pipeline '" + text + "': " + err);
     auto start = std::chrono::steady_clock::now();
     if (failed(pm.run(*module)))
-      die("the pipeline '" + pipeline + "' failed");
-    pipelineSeconds = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+      die("the pipeline '" + text + "' failed");
+    pipelineSeconds += std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
     if (failed(verify(*module)))
       die("the pipeline left invalid IR");
-  }
+  };
 
-  amk::ref::Interpreter interp(*module);
-  func::FuncOp func = interp.getFunction();
-  if (!func)
-    die("the module has no function @main_graph");
-  auto unsupported = interp.findUnsupported();
-  if (!unsupported.empty()) {
-    for (const std::string &u : unsupported)
-      llvm::errs() << "amk-run: error: " << u << "\n";
-    return 2;
+  func::FuncOp func;
+  std::vector<RValue> inputs;
+  FailureOr<std::vector<RValue>> outputs = failure();
+  double seconds = 0;
+  nlohmann::ordered_json latency;
+  if (reference) {
+    if (!runPipeline.empty())
+      runPasses(runPipeline);
+    static std::unique_ptr<amk::ref::Interpreter> interpHolder;
+    interpHolder = std::make_unique<amk::ref::Interpreter>(*module);
+    amk::ref::Interpreter &interp = *interpHolder;
+    func = interp.getFunction();
+    if (!func)
+      die("the module has no function @main_graph");
+    auto unsupported = interp.findUnsupported();
+    if (!unsupported.empty()) {
+      for (const std::string &u : unsupported)
+        llvm::errs() << "amk-run: error: " << u << "\n";
+      return 2;
+    }
+    inputs = prepareInputs(func, ctx);
+    auto start = std::chrono::steady_clock::now();
+    outputs = interp.run(inputs);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            start)
+                  .count();
+    if (failed(outputs))
+      die(interp.getFailure().message);
+  } else {
+    // Inputs and the interface come from the graph before compilation.
+    amk::ref::Interpreter sig(*original);
+    func = sig.getFunction();
+    if (!func)
+      die("the module has no function @main_graph");
+    inputs = prepareInputs(func, ctx);
+    runPasses(runPipeline);
+    amk::task::ProgramOp program;
+    for (auto p : module->getOps<amk::task::ProgramOp>())
+      program = p;
+    if (!program) {
+      // The pipeline stopped at the graph: schedule it now.
+      runPasses(llvm::formatv("builtin.module(amk-schedule-megakernel{{"
+                              "workers={0}})",
+                              workers)
+                    .str());
+      for (auto p : module->getOps<amk::task::ProgramOp>())
+        program = p;
+    }
+    if (!program)
+      die("the pipeline produced no amk_task.program");
+    // The validator runs before anything executes, whatever the pipeline.
+    if (failed(amk::task::validateProgram(program)))
+      die("the task program is invalid");
+    std::string err;
+    auto loaded = amk::loadProgram(program, err);
+    if (!loaded)
+      die("cannot load the task program: " + err);
+    const amk_rt_program &prog = loaded->program;
+    if (prog.num_inputs != inputs.size())
+      die(llvm::formatv("the program has {0} inputs, the model {1}",
+                        prog.num_inputs, inputs.size()));
+    std::vector<const void *> inPtrs;
+    for (unsigned i = 0; i < prog.num_inputs; ++i) {
+      if (!inputs[i].isTensor())
+        die("input " + std::to_string(i) + " is not a tensor");
+      const Tensor &t = inputs[i].getTensor();
+      if ((uint64_t)t.byteSize() != prog.inputs[i].bytes ||
+          t.shape() != loaded->inputTypes[i].getShape())
+        die(llvm::formatv("input '{0}' has shape {1} but the compiled "
+                          "program expects {2}",
+                          prog.inputs[i].name,
+                          amk::onnx::getONNXTypeString(
+                              RankedTensorType::get(
+                                  t.shape(),
+                                  loaded->inputTypes[i].getElementType())),
+                          amk::onnx::getONNXTypeString(loaded->inputTypes[i])));
+      inPtrs.push_back(t.raw());
+    }
+    amk_rt_options ropts{};
+    ropts.single_thread = singleThread;
+    ropts.trace = !tracePath.empty();
+    ropts.hang_timeout_s = hangTimeout;
+    amk_rt_session *session = nullptr;
+    if (amk_rt_session_create(&prog, &ropts, &session) != AMK_RT_OK)
+      die(std::string("cannot create a runtime session: ") +
+          amk_rt_error_message(nullptr));
+    std::vector<RValue> outs;
+    std::vector<void *> outPtrs;
+    auto freshOutputs = [&] {
+      outs.clear();
+      outPtrs.clear();
+      for (unsigned i = 0; i < prog.num_outputs; ++i) {
+        auto type = loaded->outputTypes[i];
+        auto dt = *amk::onnx::getDataType(type.getElementType());
+        Tensor t(dt, type.getShape());
+        outPtrs.push_back(t.raw());
+        outs.push_back(RValue(t));
+      }
+    };
+    auto runOnce = [&] {
+      auto start = std::chrono::steady_clock::now();
+      int rc = amk_rt_run(session, inPtrs.data(), outPtrs.data());
+      double s = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+      if (rc != AMK_RT_OK) {
+        std::string msg = amk_rt_error_message(session);
+        amk_rt_session_destroy(session);
+        die("the run failed: " + msg);
+      }
+      return s;
+    };
+    freshOutputs();
+    seconds = runOnce();
+    // Repeated runs must agree bit for bit (no flaky schedules).
+    for (unsigned r = 1; r < repeat; ++r) {
+      std::vector<RValue> first = outs;
+      freshOutputs();
+      runOnce();
+      for (unsigned i = 0; i < outs.size(); ++i)
+        if (std::memcmp(first[i].getTensor().raw(), outs[i].getTensor().raw(),
+                        first[i].getTensor().byteSize()))
+          die(llvm::formatv("run {0} gave different bytes for output {1} "
+                            "than run 0",
+                            r, i));
+    }
+    if (bench) {
+      for (unsigned i = 0; i < warmup; ++i)
+        runOnce();
+      std::vector<double> samples;
+      for (unsigned i = 0; i < std::max(1u, iters.getValue()); ++i)
+        samples.push_back(runOnce());
+      std::sort(samples.begin(), samples.end());
+      auto q = [&](double f) {
+        return samples[std::min(samples.size() - 1,
+                                (size_t)(f * (samples.size() - 1) + 0.5))];
+      };
+      latency = {{"iters", samples.size()},
+                 {"warmup", warmup.getValue()},
+                 {"min_ms", samples.front() * 1e3},
+                 {"median_ms", q(0.5) * 1e3},
+                 {"p90_ms", q(0.9) * 1e3}};
+    }
+    if (!tracePath.empty() &&
+        amk_rt_write_trace(session, tracePath.c_str()) != AMK_RT_OK)
+      die("cannot write the trace to '" + tracePath + "'");
+    amk_rt_session_destroy(session);
+    outputs = std::move(outs);
+    latency["workers"] = prog.num_workers;
+    latency["tasks"] = prog.num_tasks;
+    latency["arena_bytes"] = prog.arena_bytes;
+    if (auto tb = program.getTensorBytes())
+      latency["tensor_bytes"] = *tb;
   }
-  std::vector<RValue> inputs = prepareInputs(func, ctx);
-
-  auto start = std::chrono::steady_clock::now();
-  auto outputs = interp.run(inputs);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (failed(outputs))
-    die(interp.getFailure().message);
 
   nlohmann::ordered_json report;
   report["model"] = modelPath.getValue();
-  report["engine"] = "reference";
+  report["engine"] = reference ? "reference" : "runtime";
+  if (!latency.empty())
+    report["runtime"] = latency;
   report["seconds"] = seconds;
   report["outputs"] = nlohmann::ordered_json::array();
   int status = 0;
@@ -357,9 +562,21 @@ int main(int argc, char **argv) {
   // pipeline, on the same inputs.
   std::vector<std::optional<RValue>> expected(outputs->size());
   std::string against;
-  if (!pipeline.empty())
-    report["pipeline"] = {{"pipeline", pipeline.getValue()},
+  if (!runPipeline.empty())
+    report["pipeline"] = {{"pipeline", runPipeline},
                           {"seconds", pipelineSeconds}};
+  if (checkReference) {
+    if (checkPipeline || !compareDir.empty() || compareOrt)
+      die("--check-reference cannot be combined with --check-pipeline, "
+          "--compare or --compare-ort");
+    against = "reference";
+    amk::ref::Interpreter refInterp(*original);
+    auto refOut = refInterp.run(inputs);
+    if (failed(refOut))
+      die("reference interpreter: " + refInterp.getFailure().message);
+    for (unsigned i = 0; i < outputs->size(); ++i)
+      expected[i] = std::move((*refOut)[i]);
+  }
   if (checkPipeline) {
     if (!compareDir.empty() || compareOrt)
       die("--check-pipeline compares with the model before the pipeline; "
@@ -430,12 +647,13 @@ int main(int argc, char **argv) {
       } else {
         double rtol = relTol >= 0 ? relTol
                       : checkPipeline ? 1e-5
+                      : checkReference ? 1e-4
                       : compareOrt    ? 1e-4
                                       : 1e-3;
         // Against ORT or another graph, near-zero elements are judged
         // relative to the output's scale.
         amk::ref::Tolerance tol =
-            (compareOrt || checkPipeline) && absTol < 0
+            (compareOrt || checkPipeline || checkReference) && absTol < 0
                 ? amk::ref::scaledTolerance(*expected[i], rtol)
                 : amk::ref::Tolerance{rtol, absTol >= 0 ? absTol : 1e-7};
         auto c = amk::ref::compareValues(*expected[i], v, tol);
@@ -455,9 +673,21 @@ int main(int argc, char **argv) {
     llvm::outs() << report.dump(2) << "\n";
     return status;
   }
-  llvm::outs() << llvm::formatv("ran {0} on the reference interpreter in "
-                                "{1:f3} s\n",
-                                modelPath, seconds);
+  if (reference)
+    llvm::outs() << llvm::formatv("ran {0} on the reference interpreter in "
+                                  "{1:f3} s\n",
+                                  modelPath, seconds);
+  else
+    llvm::outs() << llvm::formatv(
+        "ran {0} on the runtime ({1} workers, {2} tasks) in {3:f3} ms\n",
+        modelPath, latency.value("workers", 0), latency.value("tasks", 0),
+        seconds * 1e3);
+  if (latency.contains("median_ms"))
+    llvm::outs() << llvm::formatv(
+        "  latency over {0} runs: min {1:f3} ms, median {2:f3} ms, p90 "
+        "{3:f3} ms\n",
+        latency["iters"].get<int>(), latency["min_ms"].get<double>(),
+        latency["median_ms"].get<double>(), latency["p90_ms"].get<double>());
   for (const auto &o : report["outputs"]) {
     llvm::outs() << "  " << o["name"].get<std::string>() << ": "
                  << o["value"].get<std::string>();

@@ -1,0 +1,107 @@
+//===- AMKTaskDialect.cpp - The task program dialect ----------------------===//
+//
+// Part of AMK. Structural verifiers only; whether a program can deadlock,
+// race or overrun a buffer is `amk-validate-task-program`'s job.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/AMKTask/AMKTaskDialect.h"
+
+#include "runtime/include/amk/runtime.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace amk::task;
+
+#include "dialect/AMKTask/AMKTaskOpsDialect.cpp.inc"
+
+void AMKTaskDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/AMKTask/AMKTaskOps.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "dialect/AMKTask/AMKTaskOps.cpp.inc"
+
+static const char *const kKindNames[] = {
+    "nop",     "gemm",      "dwconv",    "conv", "pool",  "elementwise",
+    "softmax", "layernorm", "attention", "copy", "gather"};
+static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
+                  AMK_RT_K_NUM_KINDS,
+              "kernel kind names out of sync with the runtime");
+
+int amk::task::kernelKindFromName(llvm::StringRef name) {
+  for (int i = 0; i < AMK_RT_K_NUM_KINDS; ++i)
+    if (name == kKindNames[i])
+      return i;
+  return -1;
+}
+
+llvm::StringRef amk::task::kernelKindName(int kind) {
+  return kind >= 0 && kind < AMK_RT_K_NUM_KINDS ? kKindNames[kind]
+                                                : "unknown";
+}
+
+bool amk::task::accessesOverlap(int64_t baseA, const Access &a,
+                                int64_t baseB, const Access &b) {
+  if (a.rows <= 0 || b.rows <= 0 || a.rowBytes <= 0 || b.rowBytes <= 0)
+    return false;
+  int64_t a0 = baseA + a.offset, a1 = baseA + a.end();
+  int64_t b0 = baseB + b.offset, b1 = baseB + b.end();
+  if (a1 <= b0 || b1 <= a0)
+    return false;
+  if (a.rows == 1 && b.rows == 1)
+    return true;
+  if (a.stride != b.stride || a.stride <= 0)
+    return true; // Conservative.
+  int64_t s = a.stride;
+  if (a.rowBytes >= s || b.rowBytes >= s)
+    return true; // Rows touch each other: the hulls decide.
+  // Same stride: the rows interleave; compare the column intervals of the
+  // rows that can meet.
+  int64_t d = ((b0 - a0) % s + s) % s; // b's start within a's period.
+  // b's row starts at column d of a's period (and d - s of the next).
+  auto columnsMeet = [&](int64_t bc) {
+    return bc < a.rowBytes && bc + b.rowBytes > 0;
+  };
+  return columnsMeet(d) || columnsMeet(d - s);
+}
+
+LogicalResult ProgramOp::verify() {
+  if (getWorkers() < 1)
+    return emitOpError("needs at least one worker");
+  if ((int64_t)getCounterSignals().size() != getCounters())
+    return emitOpError("has ") << getCounters() << " counters but "
+                               << getCounterSignals().size()
+                               << " counter_signals entries";
+  // Buffers, then kernels, then tasks.
+  int stage = 0;
+  for (Operation &op : getBody().front()) {
+    int s = isa<BufferOp>(op) ? 0 : isa<KernelOp>(op) ? 1
+            : isa<TaskOp>(op) ? 2
+                              : 3;
+    if (s == 3)
+      return op.emitOpError("is not a buffer, kernel or task");
+    if (s < stage)
+      return op.emitOpError("out of order: a program lists its buffers, "
+                            "then its kernels, then its tasks");
+    stage = s;
+  }
+  return success();
+}
+
+LogicalResult BufferOp::verify() {
+  llvm::StringRef k = getKind();
+  if (k != "arena" && k != "const" && k != "input" && k != "output")
+    return emitOpError("kind must be arena, const, input or output, not '")
+           << k << "'";
+  if (getSize() < 0 || getOffset() < 0 || getIndex() < 0)
+    return emitOpError("size, offset and index must be non-negative");
+  if (k == "const" && !getValue())
+    return emitOpError("a const buffer needs a value");
+  return success();
+}

@@ -1,0 +1,48 @@
+//===- ProgramLoader.h - amk_task IR to the runtime's structs ---*- C++ -*-===//
+//
+// Part of AMK. Builds the runtime's amk_rt_program (runtime/include/amk/
+// runtime.h) from an `amk_task.program`, owning every table and the
+// constant blob. This is how amk-run executes a program in process; the
+// LLVM lowering emits the same tables as constant data.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LOWERING_PROGRAMLOADER_H
+#define AMK_LOWERING_PROGRAMLOADER_H
+
+#include "dialect/AMKTask/AMKTaskDialect.h"
+#include "runtime/include/amk/runtime.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace amk {
+
+struct LoadedProgram {
+  amk_rt_program program{};
+  std::vector<amk_rt_buffer> buffers;
+  std::vector<uint32_t> kernelBuffers;
+  std::vector<int64_t> iparams;
+  std::vector<float> fparams;
+  std::vector<amk_rt_kernel> kernels;
+  std::vector<std::string> kernelNames;
+  std::vector<amk_rt_task> tasks;
+  std::vector<amk_rt_wait> waits;
+  std::vector<uint32_t> counterSignals;
+  std::vector<amk_rt_io> inputs, outputs;
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<std::string> ioNames;
+  std::vector<mlir::RankedTensorType> inputTypes, outputTypes;
+  std::unique_ptr<uint8_t, void (*)(void *)> constants{nullptr, nullptr};
+};
+
+/// Fails with a message when the program cannot be loaded.
+std::unique_ptr<LoadedProgram> loadProgram(task::ProgramOp program,
+                                           std::string &error);
+
+} // namespace amk
+
+#endif // AMK_LOWERING_PROGRAMLOADER_H

@@ -1,0 +1,121 @@
+/*===- kernel_params.h - Parameter layouts of AMK's kernels -----*- C -*-===*
+ *
+ * Part of AMK. The meaning of each kernel's buffers, iparams and fparams,
+ * shared by the scheduler that writes them and the runtime that reads
+ * them. Every kernel is tiled in a 2-D space: rows [t0, t1), columns
+ * [t2, t3); the space of each kind is given below.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef AMK_KERNEL_PARAMS_H
+#define AMK_KERNEL_PARAMS_H
+
+/* Epilogue activations and elementwise opcodes share one numbering. */
+enum amk_rt_op {
+  AMK_OP_NONE = 0,
+  /* Unary. */
+  AMK_OP_RELU = 1,
+  AMK_OP_CLIP = 2,       /* [alpha, beta] */
+  AMK_OP_LEAKY_RELU = 3, /* alpha */
+  AMK_OP_SIGMOID = 4,
+  AMK_OP_HARD_SWISH = 5,
+  AMK_OP_TANH = 6,
+  AMK_OP_GELU = 7,
+  AMK_OP_GELU_TANH = 8,
+  AMK_OP_QUICK_GELU = 9, /* x * sigmoid(alpha x) */
+  AMK_OP_NEG = 10,
+  AMK_OP_EXP = 11,
+  AMK_OP_LOG = 12,
+  AMK_OP_SQRT = 13,
+  AMK_OP_ABS = 14,
+  AMK_OP_RECIPROCAL = 15,
+  AMK_OP_ERF = 16,
+  AMK_OP_COPY = 17,
+  AMK_OP_FLOOR = 18,
+  AMK_OP_CEIL = 19,
+  AMK_OP_HARD_SIGMOID = 20, /* max(0, min(1, alpha x + beta)) */
+  AMK_OP_SOFTPLUS = 21,
+  /* Binary. */
+  AMK_OP_ADD = 32,
+  AMK_OP_SUB = 33,
+  AMK_OP_MUL = 34,
+  AMK_OP_DIV = 35,
+  AMK_OP_POW = 36,
+  AMK_OP_MAX = 37,
+  AMK_OP_MIN = 38,
+  /* Load the constant fparams[imm]. */
+  AMK_OP_CONST = 48,
+};
+
+/* GEMM: C[b] = act(alpha * A[b] B[b] + beta * bias + residual).
+ * Buffers: A, B, C, bias (optional), residual (optional).
+ * Rows: batch * M; columns: N. */
+enum {
+  AMK_GEMM_BATCH, AMK_GEMM_M, AMK_GEMM_N, AMK_GEMM_K,
+  AMK_GEMM_A_BSTRIDE, AMK_GEMM_B_BSTRIDE, AMK_GEMM_C_BSTRIDE, /* elements */
+  AMK_GEMM_LDA, AMK_GEMM_LDB, AMK_GEMM_LDC,
+  AMK_GEMM_TRANS_A, AMK_GEMM_TRANS_B,
+  AMK_GEMM_BIAS_MODE, /* 0 none, 1 per column (N), 2 per row (M), 3 M x N,
+                         4 scalar */
+  AMK_GEMM_BIAS_BSTRIDE, AMK_GEMM_RES_BSTRIDE,
+  AMK_GEMM_ACT,
+  AMK_GEMM_NUM_IPARAMS
+};
+enum { AMK_GEMM_ALPHA, AMK_GEMM_BETA, AMK_GEMM_ACT_ALPHA, AMK_GEMM_ACT_BETA,
+       AMK_GEMM_NUM_FPARAMS };
+
+/* Spatial parameters shared by DWCONV, CONV and POOL (2-D, NCHW). */
+enum {
+  AMK_SP_N, AMK_SP_C, AMK_SP_H, AMK_SP_W, AMK_SP_OC, AMK_SP_KH, AMK_SP_KW,
+  AMK_SP_OH, AMK_SP_OW, AMK_SP_SH, AMK_SP_SW, AMK_SP_PH, AMK_SP_PW,
+  AMK_SP_DH, AMK_SP_DW, AMK_SP_GROUP,
+  AMK_SP_MODE, /* POOL: 0 max, 1 average counting pads, 2 average without;
+                  DWCONV/CONV: the activation */
+  AMK_SP_NUM_IPARAMS
+};
+/* fparams of DWCONV/CONV: activation alpha, beta. */
+
+/* DWCONV: buffers X, W, Y, bias, residual; OC = C * multiplier.
+ * Rows: N*OC. */
+/* CONV: buffers X, W, Y, bias, residual. Rows: N*OC; columns: OH*OW.
+ * Variant 0: direct loops, any group count. Variant 1 (group 1): implicit
+ * GEMM, W [OC][C*KH*KW] times input columns packed per block on the fly,
+ * on libxsmm microkernels. */
+/* POOL: buffers X, Y. Rows: N*C. */
+
+/* ELEMENTWISE: buffers Y, X0..Xn-1. Y is float32 with `rank` dims; input i
+ * is read at sum(index[d] * stride_i[d]) (0 strides broadcast) and
+ * converted from its dtype. A program of instructions over registers
+ * (registers 0..n-1 hold the inputs) computes the result in the register
+ * named last. Rows: flat output elements.
+ * iparams: rank, dims[rank], ninputs, {dtype, strides[rank]}*ninputs,
+ *          ninstr, {op, dst, a, b, imm}*ninstr, result register. */
+
+/* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer. */
+enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,
+       AMK_SOFTMAX_NUM_IPARAMS };
+
+/* LAYERNORM: buffers X, Y, scale (opt), bias (opt).
+ * iparams: rows, cols, rms. fparams: epsilon. Rows: rows. */
+enum { AMK_LN_ROWS, AMK_LN_COLS, AMK_LN_RMS, AMK_LN_NUM_IPARAMS };
+
+/* ATTENTION: buffers Q, K, V, O, mask (opt). Q [B,H,S,D], K [B,H,T,D] or
+ * [B,H,D,T] when key_transposed, V [B,H,T,DV], O [B,H,S,DV]; the mask is
+ * added to the scores with strides (elements; 0 broadcasts).
+ * fparams: scale. Rows: B*H; columns: S. */
+enum { AMK_ATT_B, AMK_ATT_H, AMK_ATT_S, AMK_ATT_T, AMK_ATT_D, AMK_ATT_DV,
+       AMK_ATT_KEY_TRANSPOSED, AMK_ATT_MASK_SB, AMK_ATT_MASK_SH,
+       AMK_ATT_MASK_SS, AMK_ATT_MASK_ST, AMK_ATT_NUM_IPARAMS };
+
+/* COPY (strided N-D copy: Transpose, Slice, Concat parts, Expand):
+ * buffers X, Y. iparams: elem_bytes, rank, src_offset, dst_offset,
+ * dims[rank], src_strides[rank], dst_strides[rank] (offsets and strides in
+ * elements). Rows: product of all dims but the last. */
+
+/* GATHER: buffers data, indices, Y. Y[o][j][i] = data[o][idx[j]][i].
+ * iparams: outer, axis_dim, inner, nidx, elem_bytes, idx_dtype.
+ * Rows: outer * nidx. */
+enum { AMK_GATHER_OUTER, AMK_GATHER_AXIS, AMK_GATHER_INNER, AMK_GATHER_NIDX,
+       AMK_GATHER_ELEM_BYTES, AMK_GATHER_IDX_DTYPE, AMK_GATHER_NUM_IPARAMS };
+
+#endif /* AMK_KERNEL_PARAMS_H */

@@ -1,0 +1,43 @@
+//===- Kernels.h - The runtime's kernel library ---------------*- C++ -*-===//
+//
+// Part of AMK. One entry point runs one tile of one kernel; parameter
+// layouts are in amk/kernel_params.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_RUNTIME_KERNELS_H
+#define AMK_RUNTIME_KERNELS_H
+
+#include "amk/runtime.h"
+
+#include <cstdint>
+#include <string>
+
+namespace amk::rt {
+
+struct KernelCall {
+  const amk_rt_kernel *kernel;
+  void *const *buffers; // Resolved pointers, nullptr where absent.
+  const int64_t *ip;
+  const float *fp;
+};
+
+/// Runs rows [tile[0], tile[1]) and columns [tile[2], tile[3]) of `call`.
+/// Returns false with `error` set when the kernel cannot run.
+bool runTile(const KernelCall &call, const int64_t tile[4],
+             std::string &error);
+
+/// Checks a kernel's parameters once, when a session is created.
+bool checkKernel(const amk_rt_kernel &k, const int64_t *ip, const float *fp,
+                 std::string &error);
+
+/// Vectorizable approximations used by the kernels (max relative error
+/// about 2e-7 for exp, 2e-7 absolute for erf); exposed for unit tests.
+float fastExp(float x);
+float fastErf(float x);
+float fastTanh(float x);
+void applyActivation(float *x, int64_t n, int act, float alpha, float beta);
+
+} // namespace amk::rt
+
+#endif // AMK_RUNTIME_KERNELS_H
