@@ -262,6 +262,27 @@ struct BlockKernels {
   }
 };
 
+/// Row-major C[M][N] = A[M][K] B[K][N] on libxsmm blocks (overwrites C).
+bool blockGemm(const float *A, int64_t lda, const float *B, int64_t ldb,
+               float *C, int64_t ldc, int64_t M, int64_t N, int64_t K) {
+  BlockKernels bk;
+  bk.lda = lda, bk.ldb = ldb, bk.ldc = ldc;
+  for (int64_t m0 = 0; m0 < M; m0 += kRowBlock) {
+    int64_t mb = std::min(kRowBlock, M - m0);
+    for (int64_t n0 = 0; n0 < N; n0 += kColBlock) {
+      int64_t nb = std::min(kColBlock, N - n0);
+      for (int64_t k0 = 0; k0 < K; k0 += kDepthBlock) {
+        int64_t kb = std::min(kDepthBlock, K - k0);
+        if (!bk.get(mb, nb, kb))
+          return false;
+        (k0 == 0 ? bk.first : bk.accum)(B + k0 * ldb + n0, A + m0 * lda + k0,
+                                        C + m0 * ldc + n0);
+      }
+    }
+  }
+  return true;
+}
+
 bool gemmTile(const KernelCall &call, const int64_t *tile,
               std::string &error) {
   const int64_t *ip = call.ip;
@@ -446,7 +467,9 @@ void convEpilogue(float *y, int64_t P, int64_t channel, const float *bias,
   applyActivation(y, P, act, fp[0], fp[1]);
 }
 
-/// Depthwise: output channel o reads input channel o / multiplier.
+/// Depthwise: output channel o reads input channel o / multiplier. The
+/// input plane is copied once into a zero-padded buffer so the inner loops
+/// carry no bounds checks and vectorize.
 void dwconvTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
   const float *X = static_cast<const float *>(call.buffers[0]);
@@ -455,27 +478,32 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
   const float *bias = static_cast<const float *>(call.buffers[3]);
   const float *res = static_cast<const float *>(call.buffers[4]);
   int64_t mult = s.oc / s.c, P = s.oh * s.ow;
-  std::vector<float> row(s.w + 2 * s.kw * s.dw + 2 * s.pw + 8);
+  // Padded extent covering every tap of every output.
+  int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
+  int64_t PW = std::max(s.w + s.pw, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1);
+  thread_local std::vector<float> plane;
+  plane.assign(PH * PW, 0.f);
+  int64_t loaded = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, ch = o / mult;
-    const float *x = X + (img * s.c + ch) * s.h * s.w;
+    int64_t key = img * s.c + ch;
+    if (key != loaded) {
+      const float *x = X + key * s.h * s.w;
+      for (int64_t iy = 0; iy < s.h; ++iy)
+        std::memcpy(plane.data() + (iy + s.ph) * PW + s.pw, x + iy * s.w,
+                    s.w * sizeof(float));
+      loaded = key;
+    }
     const float *wk = W + o * s.kh * s.kw;
     float *y = Y + r * P;
-    std::fill_n(y, P, 0.f);
     for (int64_t oy = 0; oy < s.oh; ++oy) {
       float *yr = y + oy * s.ow;
+      std::fill_n(yr, s.ow, 0.f);
       for (int64_t ky = 0; ky < s.kh; ++ky) {
-        int64_t iy = oy * s.sh - s.ph + ky * s.dh;
-        if (iy < 0 || iy >= s.h)
-          continue;
-        // A zero-padded copy of the input row makes the inner loop
-        // branch-free.
-        const float *xr = x + iy * s.w;
-        std::fill(row.begin(), row.end(), 0.f);
-        std::memcpy(row.data() + s.pw, xr, s.w * sizeof(float));
+        const float *prow = plane.data() + (oy * s.sh + ky * s.dh) * PW;
         for (int64_t kx = 0; kx < s.kw; ++kx) {
           float wv = wk[ky * s.kw + kx];
-          const float *src = row.data() + kx * s.dw;
+          const float *src = prow + kx * s.dw;
           if (s.sw == 1)
             for (int64_t ox = 0; ox < s.ow; ++ox)
               yr[ox] += wv * src[ox];
@@ -530,6 +558,31 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
   const float *X = static_cast<const float *>(call.buffers[0]);
   float *Y = static_cast<float *>(call.buffers[1]);
+  if (s.mode == 0 && s.dh == 1 && s.dw == 1) {
+    // Max pooling over a -inf padded plane: no bounds checks inside.
+    int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + s.kh);
+    int64_t PW = std::max(s.w + s.pw, (s.ow - 1) * s.sw + s.kw);
+    thread_local std::vector<float> plane;
+    plane.assign(PH * PW, -std::numeric_limits<float>::infinity());
+    for (int64_t r = tile[0]; r < tile[1]; ++r) {
+      const float *x = X + r * s.h * s.w;
+      for (int64_t iy = 0; iy < s.h; ++iy)
+        std::memcpy(plane.data() + (iy + s.ph) * PW + s.pw, x + iy * s.w,
+                    s.w * sizeof(float));
+      float *y = Y + r * s.oh * s.ow;
+      for (int64_t oy = 0; oy < s.oh; ++oy) {
+        float *yr = y + oy * s.ow;
+        std::fill_n(yr, s.ow, -std::numeric_limits<float>::infinity());
+        for (int64_t ky = 0; ky < s.kh; ++ky) {
+          const float *prow = plane.data() + (oy * s.sh + ky) * PW;
+          for (int64_t kx = 0; kx < s.kw; ++kx)
+            for (int64_t ox = 0; ox < s.ow; ++ox)
+              yr[ox] = std::max(yr[ox], prow[ox * s.sw + kx]);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     const float *x = X + r * s.h * s.w;
     float *y = Y + r * s.oh * s.ow;
@@ -825,7 +878,8 @@ void layerNormTile(const KernelCall &call, const int64_t *tile) {
   }
 }
 
-void attentionTile(const KernelCall &call, const int64_t *tile) {
+bool attentionTile(const KernelCall &call, const int64_t *tile,
+                   std::string &error) {
   const int64_t *ip = call.ip;
   int64_t H = ip[AMK_ATT_H], S = ip[AMK_ATT_S], T = ip[AMK_ATT_T],
           D = ip[AMK_ATT_D], DV = ip[AMK_ATT_DV];
@@ -836,16 +890,18 @@ void attentionTile(const KernelCall &call, const int64_t *tile) {
   float *O = static_cast<float *>(call.buffers[3]);
   const float *mask = static_cast<const float *>(call.buffers[4]);
   float scale = call.fp[0];
-  std::vector<float> scores(T), kT;
+  int64_t rows = tile[3] - tile[2];
+  thread_local std::vector<float> scores, kT;
+  scores.resize(rows * T);
   if (!kt)
     kT.resize(D * T);
   for (int64_t bh = tile[0]; bh < tile[1]; ++bh) {
     int64_t b = bh / H, h = bh % H;
-    const float *q = Q + bh * S * D;
+    const float *q = Q + (bh * S + tile[2]) * D;
     const float *k = Kp + bh * T * D;
     const float *v = V + bh * T * DV;
-    float *o = O + bh * S * DV;
-    // Keys as [D][T] so that a score row is a sum of contiguous rows.
+    float *o = O + (bh * S + tile[2]) * DV;
+    // Keys as [D][T]: scores = Q K^T is then a plain row-major product.
     const float *kd = k;
     if (!kt) {
       for (int64_t t = 0; t < T; ++t)
@@ -853,32 +909,30 @@ void attentionTile(const KernelCall &call, const int64_t *tile) {
           kT[d * T + t] = k[t * D + d];
       kd = kT.data();
     }
-    for (int64_t s = tile[2]; s < tile[3]; ++s) {
-      std::fill(scores.begin(), scores.end(), 0.f);
-      for (int64_t d = 0; d < D; ++d) {
-        float qv = q[s * D + d] * scale;
-        const float *kr = kd + d * T;
-        for (int64_t t = 0; t < T; ++t)
-          scores[t] += qv * kr[t];
-      }
+    if (!blockGemm(q, D, kd, T, scores.data(), T, rows, T, D)) {
+      error = "libxsmm has no kernel for the attention scores";
+      return false;
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      float *srow = scores.data() + i * T;
+      for (int64_t t = 0; t < T; ++t)
+        srow[t] *= scale;
       if (mask) {
         const float *m = mask + b * ip[AMK_ATT_MASK_SB] +
-                         h * ip[AMK_ATT_MASK_SH] + s * ip[AMK_ATT_MASK_SS];
+                         h * ip[AMK_ATT_MASK_SH] +
+                         (tile[2] + i) * ip[AMK_ATT_MASK_SS];
         int64_t st = ip[AMK_ATT_MASK_ST];
         for (int64_t t = 0; t < T; ++t)
-          scores[t] += m[t * st];
+          srow[t] += m[t * st];
       }
-      softmaxRow(scores.data(), scores.data(), T, 1);
-      float *orow = o + s * DV;
-      std::fill_n(orow, DV, 0.f);
-      for (int64_t t = 0; t < T; ++t) {
-        float p = scores[t];
-        const float *vr = v + t * DV;
-        for (int64_t d = 0; d < DV; ++d)
-          orow[d] += p * vr[d];
-      }
+      softmaxRow(srow, srow, T, 1);
+    }
+    if (!blockGemm(scores.data(), T, v, DV, o, DV, rows, DV, T)) {
+      error = "libxsmm has no kernel for the attention output";
+      return false;
     }
   }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -970,8 +1024,7 @@ bool runTile(const KernelCall &call, const int64_t tile[4],
     layerNormTile(call, tile);
     return true;
   case AMK_RT_K_ATTENTION:
-    attentionTile(call, tile);
-    return true;
+    return attentionTile(call, tile, error);
   case AMK_RT_K_COPY:
     copyTile(call, tile);
     return true;
