@@ -19,6 +19,7 @@
 #include "runtime/include/amk/runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -282,7 +283,7 @@ int Scheduler::defineOutput(Value v) {
 LogicalResult Scheduler::unsupported(Operation *op, const Twine &why) {
   return op->emitError() << "amk-schedule-megakernel: the runtime has no "
                             "kernel for "
-                         << amk::nodeLabel(op) << ": " << why;
+                         << amk::onnx::describeOp(op) << ": " << why;
 }
 
 KOp &Scheduler::newKOp(Operation *op, int kind) {
@@ -804,6 +805,18 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
 /// addition or an amk.fused_elementwise region.
 LogicalResult Scheduler::lowerElementwise(Operation *op) {
   StringRef opName = op->getName().getStringRef();
+  bool region = opName == "amk.fused_elementwise";
+  static const llvm::StringSet<> known = {
+      "onnx.Add",       "onnx.Sub",       "onnx.Mul",      "onnx.Div",
+      "onnx.Pow",       "onnx.Max",       "onnx.Min",      "onnx.Relu",
+      "onnx.Sigmoid",   "onnx.Tanh",      "onnx.Erf",      "onnx.Sqrt",
+      "onnx.Exp",       "onnx.Log",       "onnx.Neg",      "onnx.Abs",
+      "onnx.Reciprocal", "onnx.Floor",    "onnx.Ceil",     "onnx.Softplus",
+      "onnx.HardSwish", "onnx.Identity",  "onnx.LeakyRelu", "onnx.HardSigmoid",
+      "onnx.Clip",      "onnx.Gelu",      "onnx.Cast",     "amk.gelu",
+      "amk.bias_softmax"};
+  if (!region && !known.contains(opName))
+    return unsupported(op, "no runtime kernel implements this op");
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   if (!yt.getElementType().isF32())
     return unsupported(op, "elementwise kernels produce float32 only");
@@ -814,7 +827,6 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
   SmallVector<int64_t> instr;    // op, dst, a, b, imm
   SmallVector<float> imm;
   SmallVector<Operation *> body;
-  bool region = opName == "amk.fused_elementwise";
   Block *blk = region ? &op->getRegion(0).front() : nullptr;
   if (region) {
     for (Operation &o : blk->without_terminator())

@@ -1,0 +1,52 @@
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0},amk-validate-task-program)' | FileCheck %s
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=1},amk-validate-task-program)' | FileCheck %s --check-prefix=ONE
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin},amk-validate-task-program)' | FileCheck %s --check-prefix=TILES
+// RUN: not amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{policy=random})' 2>&1 | FileCheck %s --check-prefix=BADPOLICY
+// RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-schedule-megakernel)' 2>&1 | FileCheck %s --check-prefix=NOKERNEL
+// The compiled program gives the reference interpreter's outputs with 1
+// and 2 workers, threaded and on the single-thread executor.
+// RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 2 --check-reference --repeat 3 | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 2 --single-thread --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
+
+// The graph function is replaced by one program: interface buffers first,
+// then arena buffers at planned offsets, then packed constants.
+// CHECK-NOT: func.func
+// CHECK: amk_task.program @main_graph attributes {arena_bytes = [[ARENA:[0-9]+]] : i64, counter_signals = array<i64: {{[0-9]+}}, {{[0-9]+}}>, counters = 2 : i64
+// CHECK-SAME: tensor_bytes = [[SUM:[0-9]+]] : i64
+// CHECK: amk_task.buffer {kind = "input", name = "x", size = 3072 : i64
+// CHECK: amk_task.buffer {kind = "output", name = "probs", size = 40 : i64
+// CHECK: kind = "arena"
+// The transposed Gemm weight is packed to K x N at compile time.
+// CHECK: kind = "const", name = "{{.*}}.packed", {{.*}}size = 20480 : i64, type = tensor<512x10xf32>
+// The 3x3 conv is an implicit GEMM (variant 1), the 1x1 conv a GEMM with
+// its residual, the Flatten a view (no kernel).
+// CHECK: amk_task.kernel {{{.*}}kind = "conv", name = "{{.*}}", op = "amk.conv", variant = 1 : i64}
+// CHECK: amk_task.kernel {{{.*}}kind = "pool"
+// CHECK: amk_task.kernel {{{.*}}kind = "gemm", name = "{{.*}}", op = "amk.conv"}
+// CHECK: amk_task.kernel {{{.*}}kind = "gemm", name = "{{.*}}", op = "onnx.Gemm"}
+// CHECK: amk_task.kernel {{{.*}}kind = "softmax"
+// CHECK-NOT: amk_task.kernel
+// Tiles of the first conv split its 256 pixels; a task on the other
+// worker waits on a counter, and the producer signals it.
+// CHECK: amk_task.task {{{.*}}kernel = 0 : i64, {{.*}}tile = array<i64: 0, 8, 0, {{[0-9]+}}>
+// CHECK: waits = array<i64: {{[01]}}, {{[0-9]+}}>
+
+// ONE: counter_signals = array<i64: 0>, counters = 1 : i64
+// ONE-NOT: waits = array<i64: 0
+
+// TILES: tile = array<i64: 0, 4,
+
+// BADPOLICY: policy must be eft or round-robin, not 'random'
+
+// EXEC-COUNT-1: ok vs reference
+
+// NOKERNEL: error: amk-schedule-megakernel: the runtime has no kernel for op 'onnx.TopK': no runtime kernel implements this op
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @main_graph(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+    %k = "onnx.Constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %v:2 = "onnx.TopK"(%x, %k) : (tensor<4x8xf32>, tensor<1xi64>) -> (tensor<4x2xf32>, tensor<4x2xi64>) 
+    return %v#0 : tensor<4x2xf32>
+  }
+}
