@@ -190,6 +190,7 @@ private:
   LogicalResult lowerTranspose(Operation *op);
   LogicalResult lowerSlice(Operation *op);
   LogicalResult lowerConcat(Operation *op);
+  LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);
   LogicalResult lowerBatchNorm(Operation *op);
   void addCopy(Operation *op, int src, int dst, ArrayRef<int64_t> dims,
@@ -393,6 +394,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
     return lowerSlice(op);
   if (n == "onnx.Concat")
     return lowerConcat(op);
+  if (n == "onnx.Split")
+    return lowerSplit(op);
   if (n == "onnx.Gather")
     return lowerGather(op);
   if (n == "onnx.BatchNormalization")
@@ -1343,6 +1346,32 @@ LogicalResult Scheduler::lowerConcat(Operation *op) {
   return success();
 }
 
+LogicalResult Scheduler::lowerSplit(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t rank = xt.getRank(), axis = intAttr(op, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  // The pieces' extents are the results' static shapes, which shape
+  // inference derived from the split sizes (operand, attribute or equal).
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  SmallVector<int64_t> inStrides = contiguousStrides(xt.getShape());
+  int64_t at = 0;
+  for (Value y : op->getResults()) {
+    auto yt = cast<RankedTensorType>(y.getType());
+    int yi = defineOutput(y);
+    if (yt.getNumElements() != 0)
+      addCopy(op, *xi, yi, yt.getShape(), inStrides, at * inStrides[axis],
+              contiguousStrides(yt.getShape()), 0,
+              elemBytes(xt.getElementType()), true);
+    at += yt.getDimSize(axis);
+  }
+  if (at != xt.getDimSize(axis))
+    return unsupported(op, "Split whose outputs do not cover the input");
+  return success();
+}
+
 LogicalResult Scheduler::lowerGather(Operation *op) {
   auto dt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto it = cast<RankedTensorType>(op->getOperand(1).getType());
@@ -1830,10 +1859,10 @@ LogicalResult Scheduler::run() {
     out.name = info.name;
     int oid = tensors.size();
     out.root = oid;
-    tensors.push_back(out);
     int64_t numel = info.type.getNumElements();
-    addCopy(ret, *t, oid, {numel}, {1}, 0, {1}, 0,
-            elemBytes(info.type.getElementType()), true);
+    int64_t eb = elemBytes(info.type.getElementType());
+    tensors.push_back(out); // Invalidates `info` and `root`.
+    addCopy(ret, *t, oid, {numel}, {1}, 0, {1}, 0, eb, true);
   }
   // Result names for the interface.
   for (auto [i, t] : llvm::enumerate(tensors))

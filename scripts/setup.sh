@@ -12,6 +12,8 @@ PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   # Libraries.
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
+  # Microkernels of the runtime (GEMM, convolution blocks).
+  libxsmm-dev
   # ImageDecoder (stb_image) and RegexFullMatch (RE2, the syntax ONNX names).
   libstb-dev libre2-dev
   # Conformance data and the model zoo generator.

@@ -70,7 +70,8 @@ static cl::list<std::string>
                cl::cat(runCat));
 static cl::opt<std::string>
     inputDir("input-dir",
-             cl::desc("Directory with input_<i>.pb, <name>.pb or <name>.npy"),
+             cl::desc("Directory with input_<i>.pb/.npy (by position when "
+                      "input_0 is there) or else <name>.pb/.npy"),
              cl::init(""), cl::cat(runCat));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of random inputs for inputs not "
@@ -90,7 +91,8 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     compareDir("compare",
                cl::desc("Compare with expected outputs in this directory "
-                        "(output_<i>.pb, <name>.pb or <name>.npy)"),
+                        "(output_<i>.pb/.npy by position when output_0 is "
+                        "there, else <name>.pb/.npy)"),
                cl::init(""), cl::cat(runCat));
 static cl::opt<bool> compareOrt(
     "compare-ort",
@@ -193,14 +195,26 @@ std::string resultName(func::FuncOp func, unsigned i) {
 /// Finds `<dir>/<name>.{pb,npy}` or `<dir>/<prefix>_<i>.pb`.
 std::string findFile(llvm::StringRef dir, llvm::StringRef name,
                      llvm::StringRef prefix, unsigned i) {
-  for (std::string f : {name.str() + ".pb", name.str() + ".npy",
-                        (prefix + "_" + llvm::Twine(i) + ".pb").str(),
-                        (prefix + "_" + llvm::Twine(i) + ".npy").str()}) {
+  auto exists = [&](const std::string &f) -> std::string {
     llvm::SmallString<256> p(dir);
     llvm::sys::path::append(p, f);
-    if (llvm::sys::fs::exists(p))
-      return std::string(p);
-  }
+    return llvm::sys::fs::exists(p) ? std::string(p) : "";
+  };
+  // A directory in the ONNX test-data layout (<prefix>_0.pb, ...) is read
+  // by position; only otherwise by name. Mixing the two would read
+  // "output_1.pb" (the second output) for an output named "output_1".
+  bool positional = !exists((prefix + "_0.pb").str()).empty() ||
+                    !exists((prefix + "_0.npy").str()).empty();
+  std::vector<std::string> byPosition = {
+      (prefix + "_" + llvm::Twine(i) + ".pb").str(),
+      (prefix + "_" + llvm::Twine(i) + ".npy").str()};
+  std::vector<std::string> byName = {name.str() + ".pb",
+                                     name.str() + ".npy"};
+  if (!positional)
+    byPosition.insert(byPosition.begin(), byName.begin(), byName.end());
+  for (const std::string &f : byPosition)
+    if (std::string p = exists(f); !p.empty())
+      return p;
   return "";
 }
 
@@ -451,16 +465,18 @@ int main(int argc, char **argv) {
       if (!inputs[i].isTensor())
         die("input " + std::to_string(i) + " is not a tensor");
       const Tensor &t = inputs[i].getTensor();
+      RankedTensorType want = loaded->inputTypes[i];
+      auto wantDtype = amk::onnx::getDataType(want.getElementType());
       if ((uint64_t)t.byteSize() != prog.inputs[i].bytes ||
-          t.shape() != loaded->inputTypes[i].getShape())
-        die(llvm::formatv("input '{0}' has shape {1} but the compiled "
-                          "program expects {2}",
-                          prog.inputs[i].name,
-                          amk::onnx::getONNXTypeString(
-                              RankedTensorType::get(
-                                  t.shape(),
-                                  loaded->inputTypes[i].getElementType())),
-                          amk::onnx::getONNXTypeString(loaded->inputTypes[i])));
+          t.shape() != want.getShape() || !wantDtype ||
+          *wantDtype != t.dtype()) {
+        std::string wantText;
+        llvm::raw_string_ostream os(wantText);
+        os << want;
+        die(llvm::formatv("input '{0}' must be {1}, got {2}",
+                          prog.inputs[i].name, wantText,
+                          inputs[i].describe()));
+      }
       inPtrs.push_back(t.raw());
     }
     amk_rt_options ropts{};

@@ -1,0 +1,240 @@
+//===- amk-runtime-bench.cpp - Runtime microbenchmarks ---------------------===//
+//
+// Part of AMK. The figures docs/runtime.md quotes next to the model
+// benchmark (scripts/bench-runtime.sh runs them):
+//   dispatch  the per-task cost of the runtime: a chain of empty tasks that
+//             alternate between two workers, each waiting for the last
+//             (one counter signal + one cross-worker wait per task);
+//   peak      the machine's float32 FMA peak (a register-only FMA loop on
+//             every thread), the runtime's GEMM kernel on an L2-resident
+//             problem, and streaming memory bandwidth (a triad).
+// Output is one JSON object on stdout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramBuilder.h"
+#include "amk/kernel_params.h"
+#include "amk/runtime.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+[[noreturn]] void die(const std::string &msg) {
+  std::fprintf(stderr, "amk-runtime-bench: error: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+int dispatch(unsigned tasks, unsigned workers, unsigned runs) {
+  amk::rt::ProgramBuilder b(workers);
+  amk::rt::buildNopChain(b, workers, tasks);
+  amk_rt_session *s = nullptr;
+  if (amk_rt_session_create(&b.get(), nullptr, &s) != AMK_RT_OK)
+    die(amk_rt_error_message(nullptr));
+  std::vector<double> perTask;
+  for (unsigned r = 0; r < runs + 2; ++r) {
+    auto t0 = Clock::now();
+    if (amk_rt_run(s, nullptr, nullptr) != AMK_RT_OK)
+      die(amk_rt_error_message(s));
+    auto t1 = Clock::now();
+    if (r >= 2) // Two warm-up runs.
+      perTask.push_back(seconds(t0, t1) / tasks * 1e9);
+  }
+  amk_rt_session_destroy(s);
+  std::sort(perTask.begin(), perTask.end());
+  std::printf("{\"benchmark\":\"dispatch\",\"tasks\":%u,\"workers\":%u,"
+              "\"runs\":%u,\"ns_per_task_median\":%.1f,"
+              "\"ns_per_task_min\":%.1f}\n",
+              tasks, workers, runs, median(perTask), perTask.front());
+  return 0;
+}
+
+/// A register-only FMA loop: 8 independent accumulators of 16 floats
+/// (AVX-512) or 8 (otherwise), enough to cover the FMA latency.
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+#else
+constexpr int kLanes = 8;
+#endif
+typedef float Vec __attribute__((vector_size(kLanes * 4)));
+
+__attribute__((noinline)) float fmaLoop(uint64_t iters, float seed) {
+  Vec acc[12], m, a;
+  for (int i = 0; i < 12; ++i)
+    for (int l = 0; l < kLanes; ++l)
+      acc[i][l] = seed + i + l;
+  for (int l = 0; l < kLanes; ++l)
+    m[l] = 0.999999f, a[l] = 1e-7f;
+  for (uint64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i)
+      acc[i] = acc[i] * m + a;
+    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
+                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
+                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
+  }
+  float s = 0;
+  for (int i = 0; i < 12; ++i)
+    for (int l = 0; l < kLanes; ++l)
+      s += acc[i][l];
+  return s;
+}
+
+double fmaPeak(unsigned threads) {
+  const uint64_t iters = 20'000'000;
+  std::vector<double> best(threads, 0);
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<std::thread> ts;
+    std::atomic<unsigned> ready{0};
+    std::vector<double> secs(threads);
+    std::atomic<float> sink{0};
+    for (unsigned t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < threads)
+          ;
+        auto t0 = Clock::now();
+        sink.store(fmaLoop(iters, (float)t));
+        secs[t] = seconds(t0, Clock::now());
+      });
+    for (auto &t : ts)
+      t.join();
+    for (unsigned t = 0; t < threads; ++t)
+      best[t] = std::max(best[t], 2.0 * 12 * kLanes * iters / secs[t] / 1e9);
+  }
+  double total = 0;
+  for (double b : best)
+    total += b;
+  return total;
+}
+
+/// The runtime's GEMM kernel on C = A B (n x n x n), one row tile per
+/// worker, timed over repeated runs.
+double gemmRate(unsigned workers, int64_t n) {
+  std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n);
+  amk::rt::ProgramBuilder b(workers);
+  uint32_t in = b.addIO(true, "A", AMK_RT_F32, {n, n}, 4);
+  uint32_t out = b.addIO(false, "C", AMK_RT_F32, {n, n}, 4);
+  uint32_t wb = b.addConstant(B.data(), B.size() * 4);
+  std::vector<int64_t> ip(AMK_GEMM_NUM_IPARAMS, 0);
+  ip[AMK_GEMM_BATCH] = 1, ip[AMK_GEMM_M] = n, ip[AMK_GEMM_N] = n;
+  ip[AMK_GEMM_K] = n, ip[AMK_GEMM_LDA] = n, ip[AMK_GEMM_LDB] = n;
+  ip[AMK_GEMM_LDC] = n;
+  std::vector<float> fp(AMK_GEMM_NUM_FPARAMS, 0);
+  fp[AMK_GEMM_ALPHA] = 1;
+  uint32_t k = b.addKernel(AMK_RT_K_GEMM, 0,
+                           {in, wb, out, AMK_RT_NO_BUFFER, AMK_RT_NO_BUFFER},
+                           ip, fp, "gemm");
+  for (unsigned w = 0; w < workers; ++w)
+    b.addTask(k, w, {n * w / workers, n * (w + 1) / workers, 0, n}, {}, -1);
+  amk_rt_session *s = nullptr;
+  if (amk_rt_session_create(&b.get(), nullptr, &s) != AMK_RT_OK)
+    die(amk_rt_error_message(nullptr));
+  const void *ins[] = {A.data()};
+  void *outs[] = {C.data()};
+  std::vector<double> rates;
+  for (int r = 0; r < 12; ++r) {
+    auto t0 = Clock::now();
+    if (amk_rt_run(s, ins, outs) != AMK_RT_OK)
+      die(amk_rt_error_message(s));
+    double sec = seconds(t0, Clock::now());
+    if (r >= 2)
+      rates.push_back(2.0 * n * n * n / sec / 1e9);
+  }
+  amk_rt_session_destroy(s);
+  if (C[0] != 0.125f * n)
+    die("the GEMM benchmark computed a wrong result");
+  return *std::max_element(rates.begin(), rates.end());
+}
+
+/// Triad a = b + s c over arrays far larger than the caches.
+double bandwidth(unsigned threads) {
+  const size_t n = 32u << 20; // 128 MiB per array.
+  std::vector<float> a(n), b(n, 1.f), c(n, 2.f);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    std::vector<std::thread> ts;
+    auto t0 = Clock::now();
+    for (unsigned t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+        for (size_t i = lo; i < hi; ++i)
+          a[i] = b[i] + 3.f * c[i];
+      });
+    for (auto &t : ts)
+      t.join();
+    double sec = seconds(t0, Clock::now());
+    best = std::max(best, 3.0 * n * 4 / sec / 1e9);
+  }
+  if (a[n / 2] != 7.f)
+    die("the bandwidth benchmark computed a wrong result");
+  return best;
+}
+
+int peak(unsigned threads) {
+  double fma = fmaPeak(threads);
+  double gemm = gemmRate(threads, 512);
+  double bw = bandwidth(threads);
+  std::printf("{\"benchmark\":\"peak\",\"threads\":%u,\"fma_gflops\":%.1f,"
+              "\"gemm512_gflops\":%.1f,\"gemm_fraction_of_peak\":%.3f,"
+              "\"triad_gbps\":%.1f,\"vector_lanes\":%d}\n",
+              threads, fma, gemm, gemm / fma, bw, kLanes);
+  return 0;
+}
+
+unsigned number(const char *flag, const char *v) {
+  char *end = nullptr;
+  unsigned long x = v ? std::strtoul(v, &end, 10) : 0;
+  if (!v || *end || x == 0 || x > 10'000'000)
+    die(std::string(flag) + " needs a positive number");
+  return (unsigned)x;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    die("usage: amk-runtime-bench dispatch [--tasks N] [--workers W] "
+        "[--runs R] | peak [--threads T]");
+  std::string mode = argv[1];
+  unsigned tasks = 10000, workers = 2, runs = 21, threads = 1;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (a == "--tasks")
+      tasks = number("--tasks", v), ++i;
+    else if (a == "--workers")
+      workers = number("--workers", v), ++i;
+    else if (a == "--runs")
+      runs = number("--runs", v), ++i;
+    else if (a == "--threads")
+      threads = number("--threads", v), ++i;
+    else
+      die("unknown argument '" + a + "'");
+  }
+  if (mode == "dispatch")
+    return dispatch(tasks, workers, runs);
+  if (mode == "peak")
+    return peak(threads);
+  die("unknown mode '" + mode + "' (dispatch or peak)");
+}

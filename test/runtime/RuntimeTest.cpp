@@ -1,0 +1,273 @@
+//===- RuntimeTest.cpp - The persistent-worker runtime ---------------------===//
+//
+// Part of AMK. Programs built by hand (runtime/support/ProgramBuilder.h)
+// exercise the runtime without the compiler: dispatch chains across
+// workers, kernels against naive loops, the watchdog, kernel faults and
+// malformed programs. These tests link only the runtime, so they also run
+// under ThreadSanitizer (scripts/tsan.sh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramBuilder.h"
+#include "amk/kernel_params.h"
+#include "amk/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using amk::rt::ProgramBuilder;
+
+namespace {
+
+struct Session {
+  amk_rt_session *s = nullptr;
+  int create(const amk_rt_program &p, amk_rt_options o = {}) {
+    return amk_rt_session_create(&p, &o, &s);
+  }
+  ~Session() { amk_rt_session_destroy(s); }
+  std::string error() const { return amk_rt_error_message(s); }
+};
+
+TEST(Runtime, NopChainAcrossTwoWorkers) {
+  ProgramBuilder b(2);
+  amk::rt::buildNopChain(b, 2, 10000);
+  Session s;
+  ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+  // Counters are monotonic across runs: each run must still wait for its
+  // own predecessors, never pass on a previous run's signals.
+  for (int run = 0; run < 5; ++run)
+    ASSERT_EQ(amk_rt_run(s.s, nullptr, nullptr), AMK_RT_OK) << s.error();
+}
+
+TEST(Runtime, SingleThreadExecutorRunsTheSameProgram) {
+  ProgramBuilder b(2);
+  amk::rt::buildNopChain(b, 2, 100);
+  Session s;
+  amk_rt_options o{};
+  o.single_thread = 1;
+  ASSERT_EQ(s.create(b.get(), o), AMK_RT_OK);
+  for (int run = 0; run < 3; ++run)
+    ASSERT_EQ(amk_rt_run(s.s, nullptr, nullptr), AMK_RT_OK) << s.error();
+}
+
+TEST(Runtime, SingleThreadExecutorRejectsAnOutOfOrderProgram) {
+  // Task 0 waits for task 1, which comes after it in program order: the
+  // threaded runtime would run it, but the program order is not valid.
+  ProgramBuilder b(2);
+  uint32_t k = b.addKernel(AMK_RT_K_NOP, 0, {}, {}, {}, "nop");
+  uint32_t c0 = b.addCounter(), c1 = b.addCounter();
+  b.addTask(k, 0, {0, 1, 0, 1}, {{c1, 1}}, c0);
+  b.addTask(k, 1, {0, 1, 0, 1}, {}, c1);
+  Session s;
+  amk_rt_options o{};
+  o.single_thread = 1;
+  ASSERT_EQ(s.create(b.get(), o), AMK_RT_OK);
+  EXPECT_EQ(amk_rt_run(s.s, nullptr, nullptr), AMK_RT_INVALID_PROGRAM);
+  EXPECT_NE(s.error().find("task 0 waits for a counter not yet signalled"),
+            std::string::npos)
+      << s.error();
+}
+
+/// C = relu(A B + bias), A MxK, B KxN, split into row tiles over 2 workers
+/// and a column split, checked against a double-precision loop.
+TEST(Runtime, GemmTilesMatchNaive) {
+  const int64_t M = 37, N = 70, K = 33;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> A(M * K), B(K * N), bias(N);
+  for (float &v : A)
+    v = dist(rng);
+  for (float &v : B)
+    v = dist(rng);
+  for (float &v : bias)
+    v = dist(rng);
+  ProgramBuilder b(2);
+  uint32_t in = b.addIO(true, "A", AMK_RT_F32, {M, K}, 4);
+  uint32_t out = b.addIO(false, "C", AMK_RT_F32, {M, N}, 4);
+  uint32_t wb = b.addConstant(B.data(), B.size() * 4);
+  uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
+  std::vector<int64_t> ip(AMK_GEMM_NUM_IPARAMS, 0);
+  ip[AMK_GEMM_BATCH] = 1, ip[AMK_GEMM_M] = M, ip[AMK_GEMM_N] = N;
+  ip[AMK_GEMM_K] = K, ip[AMK_GEMM_LDA] = K, ip[AMK_GEMM_LDB] = N;
+  ip[AMK_GEMM_LDC] = N, ip[AMK_GEMM_BIAS_MODE] = 1;
+  ip[AMK_GEMM_ACT] = AMK_OP_RELU;
+  std::vector<float> fp(AMK_GEMM_NUM_FPARAMS, 0);
+  fp[AMK_GEMM_ALPHA] = 1, fp[AMK_GEMM_BETA] = 1;
+  uint32_t k = b.addKernel(AMK_RT_K_GEMM, 0,
+                           {in, wb, out, bb, AMK_RT_NO_BUFFER}, ip, fp, "mm");
+  b.addTask(k, 0, {0, 20, 0, N}, {}, -1);
+  b.addTask(k, 1, {20, M, 0, 40}, {}, -1);
+  b.addTask(k, 1, {20, M, 40, N}, {}, -1);
+  std::vector<float> C(M * N, NAN);
+  for (int single = 0; single < 2; ++single) {
+    Session s;
+    amk_rt_options o{};
+    o.single_thread = single;
+    ASSERT_EQ(s.create(b.get(), o), AMK_RT_OK)
+        << amk_rt_error_message(nullptr);
+    const void *ins[] = {A.data()};
+    void *outs[] = {C.data()};
+    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = bias[j];
+        for (int64_t p = 0; p < K; ++p)
+          acc += (double)A[i * K + p] * B[p * N + j];
+        acc = std::max(acc, 0.0);
+        ASSERT_NEAR(C[i * N + j], acc, 1e-5 * (1 + std::fabs(acc)))
+            << "at " << i << "," << j << " single=" << single;
+      }
+  }
+}
+
+/// Worker 1 stalls on purpose: the watchdog must stop the run with a
+/// report naming the stalled task and the counters, and the session must
+/// run again normally once the stall is lifted.
+TEST(Runtime, WatchdogReportsAStalledWorker) {
+  ProgramBuilder b(2);
+  amk::rt::buildNopChain(b, 2, 6);
+  Session s;
+  amk_rt_options o{};
+  o.hang_timeout_s = 0.3;
+  ASSERT_EQ(s.create(b.get(), o), AMK_RT_OK);
+  amk_rt_test_stall_task(s.s, 3);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(amk_rt_run(s.s, nullptr, nullptr), AMK_RT_HANG);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_LT(seconds, 10.0);
+  std::string e = s.error();
+  EXPECT_NE(e.find("no progress for 0.3 s"), std::string::npos) << e;
+  EXPECT_NE(e.find("worker 1: task 3 (nop of 'nop') running"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("worker 0: task 4 (nop of 'nop') waiting for counter 1"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("counters: c0=2 c1=1"), std::string::npos) << e;
+  amk_rt_test_stall_task(s.s, -1);
+  EXPECT_EQ(amk_rt_run(s.s, nullptr, nullptr), AMK_RT_OK) << s.error();
+}
+
+/// A Gather with an index out of range on worker 1, and worker 0 waiting
+/// on a counter that worker 1 would signal after it: the fault must end
+/// the run for both, long before the hang timeout.
+TEST(Runtime, KernelErrorStopsEveryWorker) {
+  ProgramBuilder b(2);
+  std::vector<float> data(4 * 3);
+  std::vector<int64_t> idx = {1, 7};
+  uint32_t db = b.addConstant(data.data(), data.size() * 4);
+  uint32_t ib = b.addConstant(idx.data(), idx.size() * 8);
+  uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {2, 3}, 4);
+  std::vector<int64_t> ip(AMK_GATHER_NUM_IPARAMS, 0);
+  ip[AMK_GATHER_OUTER] = 1, ip[AMK_GATHER_AXIS] = 4, ip[AMK_GATHER_INNER] = 3;
+  ip[AMK_GATHER_NIDX] = 2, ip[AMK_GATHER_ELEM_BYTES] = 4;
+  ip[AMK_GATHER_IDX_DTYPE] = AMK_RT_I64;
+  uint32_t g = b.addKernel(AMK_RT_K_GATHER, 0, {db, ib, out}, ip, {}, "gath");
+  uint32_t nop = b.addKernel(AMK_RT_K_NOP, 0, {}, {}, {}, "nop");
+  uint32_t c1 = b.addCounter();
+  b.addTask(g, 1, {0, 2, 0, 1}, {}, c1);
+  b.addTask(nop, 0, {0, 1, 0, 1}, {{c1, 1}}, -1);
+  Session s;
+  amk_rt_options o{};
+  o.hang_timeout_s = 60;
+  ASSERT_EQ(s.create(b.get(), o), AMK_RT_OK) << amk_rt_error_message(nullptr);
+  std::vector<float> y(6);
+  void *outs[] = {y.data()};
+  for (int run = 0; run < 2; ++run) {
+    auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(amk_rt_run(s.s, nullptr, outs), AMK_RT_KERNEL_ERROR);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    EXPECT_LT(seconds, 5.0);
+    EXPECT_EQ(s.error(), "task 0 (gather of 'gath'): Gather index 7 is out "
+                         "of range [0, 4)");
+  }
+}
+
+TEST(Runtime, RejectsMalformedPrograms) {
+  {
+    ProgramBuilder b(2);
+    uint32_t k = b.addKernel(AMK_RT_K_NOP, 0, {}, {}, {}, "nop");
+    uint32_t c = b.addCounter();
+    b.addTask(k, 0, {0, 1, 0, 1}, {{c, 2}}, -1);
+    b.addTask(k, 1, {0, 1, 0, 1}, {}, c);
+    Session s;
+    EXPECT_EQ(s.create(b.get()), AMK_RT_INVALID_PROGRAM);
+    EXPECT_STREQ(amk_rt_error_message(nullptr),
+                 "invalid task program: task 0 waits for a counter value no "
+                 "run reaches");
+  }
+  {
+    ProgramBuilder b(1);
+    b.addBuffer(AMK_RT_CONST, 64, 0);
+    Session s;
+    EXPECT_EQ(s.create(b.get()), AMK_RT_INVALID_PROGRAM);
+    EXPECT_STREQ(amk_rt_error_message(nullptr),
+                 "invalid task program: buffer 0 lies outside its region");
+  }
+  {
+    ProgramBuilder b(1);
+    amk_rt_program p = b.get();
+    p.abi_version = AMK_RT_ABI_VERSION + 1;
+    amk_rt_session *s = nullptr;
+    EXPECT_EQ(amk_rt_session_create(&p, nullptr, &s), AMK_RT_INVALID_PROGRAM);
+    EXPECT_EQ(s, nullptr);
+    EXPECT_NE(std::string(amk_rt_error_message(nullptr))
+                  .find("runtime ABI version"),
+              std::string::npos);
+  }
+  {
+    ProgramBuilder b(1);
+    b.addKernel(AMK_RT_K_GEMM, 0, {}, {1, 2}, {}, "short");
+    Session s;
+    EXPECT_EQ(s.create(b.get()), AMK_RT_INVALID_PROGRAM);
+    EXPECT_NE(std::string(amk_rt_error_message(nullptr))
+                  .find("kernel 'short' has 2 iparams"),
+              std::string::npos)
+        << amk_rt_error_message(nullptr);
+  }
+}
+
+TEST(Runtime, MissingBuffersAreArgumentErrors) {
+  ProgramBuilder b(1);
+  b.addIO(true, "x", AMK_RT_F32, {4}, 4);
+  Session s;
+  ASSERT_EQ(s.create(b.get()), AMK_RT_OK);
+  const void *ins[] = {nullptr};
+  EXPECT_EQ(amk_rt_run(s.s, ins, nullptr), AMK_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(s.error(), "input 0 ('x') has no buffer");
+}
+
+TEST(Runtime, TraceHasOneEventPerTaskAndWaitSpans) {
+  ProgramBuilder b(2);
+  amk::rt::buildNopChain(b, 2, 50);
+  Session s;
+  amk_rt_options o{};
+  o.trace = 1;
+  ASSERT_EQ(s.create(b.get(), o), AMK_RT_OK);
+  ASSERT_EQ(amk_rt_run(s.s, nullptr, nullptr), AMK_RT_OK);
+  std::string path = ::testing::TempDir() + "/amk-rt-trace.json";
+  ASSERT_EQ(amk_rt_write_trace(s.s, path.c_str()), AMK_RT_OK);
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string text = ss.str();
+  size_t tasks = 0;
+  for (size_t p = text.find("\"cat\":\"nop\""); p != std::string::npos;
+       p = text.find("\"cat\":\"nop\"", p + 1))
+    ++tasks;
+  EXPECT_EQ(tasks, 50u) << text.substr(0, 400);
+  EXPECT_EQ(text.front(), '{');
+  std::remove(path.c_str());
+}
+
+} // namespace
