@@ -650,22 +650,29 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
   if (failed(ai))
     return failure();
   int bIdx;
-  // A transposed constant B is packed to K x N now, not read strided at
-  // run time.
-  if (transB && bBatch == 1 && b.getDefiningOp<amk::onnx::ConstantOp>()) {
+  // A constant B (the weights) is packed now into the kernel's layout:
+  // ceil(N/64) contiguous panels of K x 64, transposed if need be, so the
+  // kernel streams it instead of reading 64-float pieces of long rows.
+  bool bPanels = false;
+  if (bBatch == 1 && bt.getElementType().isF32() &&
+      b.getDefiningOp<amk::onnx::ConstantOp>()) {
     auto value = amk::getConstantTensor(b);
     if (!value)
       return unsupported(op, "cannot read the constant B");
-    amk::ref::Tensor packed(value->dtype(), {K, N});
+    const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
+    amk::ref::Tensor packed(value->dtype(), {panels * K, P});
     const float *src = value->data<float>();
     float *dst = packed.data<float>();
-    for (int64_t i = 0; i < N; ++i)
-      for (int64_t j = 0; j < K; ++j)
-        dst[j * N + i] = src[i * K + j];
-    auto type = RankedTensorType::get({K, N}, bt.getElementType());
+    std::fill_n(dst, panels * K * P, 0.f);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        dst[(n / P) * K * P + k * P + n % P] =
+            transB ? src[n * K + k] : src[k * N + n];
+    auto type = RankedTensorType::get({panels * K, P}, bt.getElementType());
     bIdx = newConstTensor(type, packed.toAttr(op->getContext()),
-                          amk::onnx::getTensorName(b).str() + ".packed");
+                          amk::onnx::getTensorName(b).str() + ".panels");
     transB = false;
+    bPanels = true;
   } else {
     auto bi = getTensor(b, op);
     if (failed(bi))
@@ -697,6 +704,16 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
       return failure();
     biasIdx = *ci;
   }
+  // A shared B with a batched, row-major A is one tall GEMM: fold the
+  // batch into M (a (S, 1, D) x (D, N) MatMul would otherwise run S
+  // GEMVs, re-reading B each time).
+  if (batch > 1 && bBatch == 1 && aBatch == batch && !transA &&
+      (biasMode == 0 || biasMode == 1 || biasMode == 4 ||
+       (biasMode == 3 && biasBStride == M * N))) {
+    M *= batch;
+    batch = aBatch = 1;
+    biasBStride = 0;
+  }
   int yi = defineOutput(op->getResult(0));
   KOp &k = newKOp(op, AMK_RT_K_GEMM);
   k.slots = {*ai, bIdx, yi, biasIdx, -1};
@@ -713,11 +730,13 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
   k.ip[AMK_GEMM_BIAS_MODE] = biasMode;
   k.ip[AMK_GEMM_BIAS_BSTRIDE] = biasBStride;
   k.ip[AMK_GEMM_ACT] = act;
+  k.ip[AMK_GEMM_B_PANELS] = bPanels;
   k.fp = {alpha, beta, actA, actB};
-  k.rows = batch * M, k.cols = N, k.colTiling = true, k.rowAlign = 32,
-  k.colAlign = 64;
-  k.rowOperandBytes = 4.0 * bBatch * K * N;
-  k.colOperandBytes = 4.0 * aBatch * M * K;
+  k.rows = batch * M, k.cols = N, k.colTiling = true, k.rowAlign = 8,
+  k.colAlign = AMK_GEMM_PANEL;
+  // A row split re-reads B in every tile, a column split A.
+  k.rowOperandBytes = 4.0 * aBatch * M * K;
+  k.colOperandBytes = 4.0 * bBatch * K * N;
   k.flops = 2.0 * batch * M * N * K;
   k.bytes = 4.0 * (aBatch * M * K + bBatch * K * N + batch * M * N);
   int as = *ai, bs = bIdx;
@@ -735,6 +754,10 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
       int64_t b0 = r0 / M, b1 = (r1 - 1) / M + 1;
       rd.push_back(rect(bs, (b0 * K * N + c0) * 4, (c1 - c0) * 4, N * 4,
                         (b1 - b0) * K));
+    } else if (bPanels) {
+      const int64_t P = AMK_GEMM_PANEL;
+      rd.push_back(span(bs, (c0 / P) * K * P * 4,
+                        std::min(bBytes, (c1 + P - 1) / P * K * P * 4)));
     } else if (!transB) {
       rd.push_back(rect(bs, c0 * 4, (c1 - c0) * 4, N * 4, K));
     } else {
@@ -1198,8 +1221,10 @@ LogicalResult Scheduler::lowerAttention(Operation *op) {
   k.fp = {floatAttr(op, "scale", 1.f / std::sqrt((float)D))};
   k.rows = BH, k.cols = S, k.colTiling = true;
   k.colAlign = 8;
-  k.rowOperandBytes = 0;
-  k.colOperandBytes = 4.0 * BH * T * (D + DV);
+  // A split over heads reads each head's keys and values once; a split
+  // over queries re-reads them in every tile.
+  k.rowOperandBytes = 4.0 * BH * T * (D + DV);
+  k.colOperandBytes = 0;
   k.flops = 2.0 * BH * S * T * (D + DV);
   k.bytes = 4.0 * BH * (S * D + T * D + T * DV + S * DV);
   int qs = *qi, ks = *ki, vs = *vi;
@@ -1553,18 +1578,21 @@ void Scheduler::makeTasks() {
     }
     if (!k.colTiling)
       colTiles = 1;
+    // Balanced cuts: the i-th at i*n/parts rounded to the nearest multiple
+    // of `align` (so 197 rows in 4 parts are 48/48/48/53, not 64/64/64/5).
     auto cuts = [&](int64_t n, int64_t parts, int64_t align) {
       SmallVector<int64_t> c = {0};
-      parts = std::max<int64_t>(1, std::min(parts, n));
-      int64_t step = ceilDiv(ceilDiv(n, parts), align) * align;
-      if (step <= 0)
-        step = 1;
-      for (int64_t x = step; x < n; x += step)
-        c.push_back(x);
+      align = std::max<int64_t>(1, align);
+      parts = std::max<int64_t>(1, std::min(parts, ceilDiv(n, align)));
+      for (int64_t i = 1; i < parts; ++i) {
+        int64_t x = (i * n / parts + align / 2) / align * align;
+        if (x > c.back() && x < n)
+          c.push_back(x);
+      }
       c.push_back(n);
       return c;
     };
-    auto rc = cuts(k.rows, rowTiles, std::min(k.rowAlign, std::max<int64_t>(1, k.rows / std::max<int64_t>(1, rowTiles))));
+    auto rc = cuts(k.rows, rowTiles, k.rowAlign);
     auto cc = k.colTiling ? cuts(k.cols, colTiles, k.colAlign)
                           : SmallVector<int64_t>{0, k.cols};
     int64_t ntiles = (rc.size() - 1) * (cc.size() - 1);
@@ -1815,10 +1843,14 @@ void Scheduler::emit() {
                    pb.getDenseI64ArrayAttr(flatten(t.writes)),
                    pb.getF64FloatAttr(t.cost));
   }
-  double makespan = 0, work = 0;
+  double makespan = 0, work = 0, flops = 0, bytes = 0;
   for (Task &t : tasks) {
     makespan = std::max(makespan, t.finish);
     work += t.cost;
+  }
+  for (KOp &k : kops) {
+    flops += k.flops;
+    bytes += k.bytes;
   }
   program.setStatsAttr(b.getDictionaryAttr({
       b.getNamedAttr("tasks", b.getI64IntegerAttr(tasks.size())),
@@ -1827,6 +1859,8 @@ void Scheduler::emit() {
       b.getNamedAttr("const_bytes", b.getI64IntegerAttr(constOffset)),
       b.getNamedAttr("modelled_makespan_ns", b.getF64FloatAttr(makespan)),
       b.getNamedAttr("modelled_work_ns", b.getF64FloatAttr(work)),
+      b.getNamedAttr("flops", b.getF64FloatAttr(flops)),
+      b.getNamedAttr("bytes", b.getF64FloatAttr(bytes)),
   }));
 }
 

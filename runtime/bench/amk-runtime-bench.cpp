@@ -128,17 +128,17 @@ double fmaPeak(unsigned threads) {
   return total;
 }
 
-/// The runtime's GEMM kernel on C = A B (n x n x n), one row tile per
-/// worker, timed over repeated runs.
-double gemmRate(unsigned workers, int64_t n) {
-  std::vector<float> A(n * n, 0.5f), B(n * n, 0.25f), C(n * n);
+/// The runtime's GEMM kernel on C = A B (m x k times k x n), one row tile
+/// per worker, timed over repeated runs; the best rate in GFLOP/s.
+double gemmRate(unsigned workers, int64_t m, int64_t n, int64_t kd) {
+  std::vector<float> A(m * kd, 0.5f), B(kd * n, 0.25f), C(m * n);
   amk::rt::ProgramBuilder b(workers);
-  uint32_t in = b.addIO(true, "A", AMK_RT_F32, {n, n}, 4);
-  uint32_t out = b.addIO(false, "C", AMK_RT_F32, {n, n}, 4);
+  uint32_t in = b.addIO(true, "A", AMK_RT_F32, {m, kd}, 4);
+  uint32_t out = b.addIO(false, "C", AMK_RT_F32, {m, n}, 4);
   uint32_t wb = b.addConstant(B.data(), B.size() * 4);
   std::vector<int64_t> ip(AMK_GEMM_NUM_IPARAMS, 0);
-  ip[AMK_GEMM_BATCH] = 1, ip[AMK_GEMM_M] = n, ip[AMK_GEMM_N] = n;
-  ip[AMK_GEMM_K] = n, ip[AMK_GEMM_LDA] = n, ip[AMK_GEMM_LDB] = n;
+  ip[AMK_GEMM_BATCH] = 1, ip[AMK_GEMM_M] = m, ip[AMK_GEMM_N] = n;
+  ip[AMK_GEMM_K] = kd, ip[AMK_GEMM_LDA] = kd, ip[AMK_GEMM_LDB] = n;
   ip[AMK_GEMM_LDC] = n;
   std::vector<float> fp(AMK_GEMM_NUM_FPARAMS, 0);
   fp[AMK_GEMM_ALPHA] = 1;
@@ -146,7 +146,7 @@ double gemmRate(unsigned workers, int64_t n) {
                            {in, wb, out, AMK_RT_NO_BUFFER, AMK_RT_NO_BUFFER},
                            ip, fp, "gemm");
   for (unsigned w = 0; w < workers; ++w)
-    b.addTask(k, w, {n * w / workers, n * (w + 1) / workers, 0, n}, {}, -1);
+    b.addTask(k, w, {m * w / workers, m * (w + 1) / workers, 0, n}, {}, -1);
   amk_rt_session *s = nullptr;
   if (amk_rt_session_create(&b.get(), nullptr, &s) != AMK_RT_OK)
     die(amk_rt_error_message(nullptr));
@@ -159,10 +159,10 @@ double gemmRate(unsigned workers, int64_t n) {
       die(amk_rt_error_message(s));
     double sec = seconds(t0, Clock::now());
     if (r >= 2)
-      rates.push_back(2.0 * n * n * n / sec / 1e9);
+      rates.push_back(2.0 * m * n * kd / sec / 1e9);
   }
   amk_rt_session_destroy(s);
-  if (C[0] != 0.125f * n)
+  if (C[0] != 0.125f * kd)
     die("the GEMM benchmark computed a wrong result");
   return *std::max_element(rates.begin(), rates.end());
 }
@@ -193,7 +193,7 @@ double bandwidth(unsigned threads) {
 
 int peak(unsigned threads) {
   double fma = fmaPeak(threads);
-  double gemm = gemmRate(threads, 512);
+  double gemm = gemmRate(threads, 512, 512, 512);
   double bw = bandwidth(threads);
   std::printf("{\"benchmark\":\"peak\",\"threads\":%u,\"fma_gflops\":%.1f,"
               "\"gemm512_gflops\":%.1f,\"gemm_fraction_of_peak\":%.3f,"
@@ -215,9 +215,11 @@ unsigned number(const char *flag, const char *v) {
 int main(int argc, char **argv) {
   if (argc < 2)
     die("usage: amk-runtime-bench dispatch [--tasks N] [--workers W] "
-        "[--runs R] | peak [--threads T]");
+        "[--runs R] | peak [--threads T] | gemm [--m M --n N --k K "
+        "--threads T]");
   std::string mode = argv[1];
-  unsigned tasks = 10000, workers = 2, runs = 21, threads = 1;
+  unsigned tasks = 10000, workers = 2, runs = 21, threads = 1, m = 512,
+           n = 512, kd = 512;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -229,6 +231,12 @@ int main(int argc, char **argv) {
       runs = number("--runs", v), ++i;
     else if (a == "--threads")
       threads = number("--threads", v), ++i;
+    else if (a == "--m")
+      m = number("--m", v), ++i;
+    else if (a == "--n")
+      n = number("--n", v), ++i;
+    else if (a == "--k")
+      kd = number("--k", v), ++i;
     else
       die("unknown argument '" + a + "'");
   }
@@ -236,5 +244,11 @@ int main(int argc, char **argv) {
     return dispatch(tasks, workers, runs);
   if (mode == "peak")
     return peak(threads);
-  die("unknown mode '" + mode + "' (dispatch or peak)");
+  if (mode == "gemm") {
+    std::printf("{\"benchmark\":\"gemm\",\"m\":%u,\"n\":%u,\"k\":%u,"
+                "\"threads\":%u,\"gflops\":%.1f}\n",
+                m, n, kd, threads, gemmRate(threads, m, n, kd));
+    return 0;
+  }
+  die("unknown mode '" + mode + "' (dispatch, peak or gemm)");
 }

@@ -187,7 +187,7 @@ static bool isBinaryOp(int64_t op) { return op >= 32 && op <= 38; }
 
 namespace {
 constexpr int64_t kRowBlock = 32;
-constexpr int64_t kColBlock = 64;
+constexpr int64_t kColBlock = AMK_GEMM_PANEL;
 constexpr int64_t kDepthBlock = 512;
 
 struct Epilogue {
@@ -238,26 +238,36 @@ void gemmEpilogue(float *c, int64_t ldc, int64_t m0, int64_t mb, int64_t n0,
   }
 }
 
-/// libxsmm's kernels for one (rows, columns, depth) block, looked up once
-/// per shape per tile.
+/// libxsmm's kernels for (rows, columns, depth) blocks, looked up once per
+/// shape per tile (a few shapes: full blocks and the tails).
 struct BlockKernels {
   int64_t lda = -1, ldb = -1, ldc = -1;
-  int64_t key[3] = {-1, -1, -1};
+  struct Entry {
+    int64_t key[3] = {-1, -1, -1};
+    libxsmm_smmfunction first = nullptr, accum = nullptr;
+  };
+  Entry cache[4];
+  unsigned next = 0;
   libxsmm_smmfunction first = nullptr, accum = nullptr;
 
   bool get(int64_t mb, int64_t nb, int64_t kb) {
-    if (key[0] == mb && key[1] == nb && key[2] == kb)
-      return first && accum;
-    key[0] = mb, key[1] = nb, key[2] = kb;
+    for (Entry &e : cache)
+      if (e.key[0] == mb && e.key[1] == nb && e.key[2] == kb) {
+        first = e.first, accum = e.accum;
+        return first && accum;
+      }
+    Entry &e = cache[next++ % 4];
+    e.key[0] = mb, e.key[1] = nb, e.key[2] = kb;
     // Row-major C = A B is column-major C^T = B^T A^T.
     libxsmm_blasint m = nb, n = mb, k = kb;
     libxsmm_blasint xlda = ldb, xldb = lda, xldc = ldc;
     float one = 1.f, zero = 0.f;
     int flags0 = LIBXSMM_GEMM_FLAG_BETA_0, flags1 = LIBXSMM_GEMM_FLAG_NONE;
-    first = libxsmm_smmdispatch(m, n, k, &xlda, &xldb, &xldc, &one, &zero,
-                                &flags0, nullptr);
-    accum = libxsmm_smmdispatch(m, n, k, &xlda, &xldb, &xldc, &one, &one,
-                                &flags1, nullptr);
+    e.first = libxsmm_smmdispatch(m, n, k, &xlda, &xldb, &xldc, &one, &zero,
+                                  &flags0, nullptr);
+    e.accum = libxsmm_smmdispatch(m, n, k, &xlda, &xldb, &xldc, &one, &one,
+                                  &flags1, nullptr);
+    first = e.first, accum = e.accum;
     return first && accum;
   }
 };
@@ -304,34 +314,66 @@ bool gemmTile(const KernelCall &call, const int64_t *tile,
              (int)ip[AMK_GEMM_ACT],
              fp[AMK_GEMM_ACT_ALPHA],
              fp[AMK_GEMM_ACT_BETA]};
-  BlockKernels bk;
-  bk.lda = lda, bk.ldb = ldb, bk.ldc = ldc;
   int64_t c0 = tile[2], c1 = tile[3];
+  if (ip[AMK_GEMM_B_PANELS] && c0 % kColBlock) {
+    error = "column tile " + std::to_string(c0) + " is not on a B panel";
+    return false;
+  }
+  // Scratch for packed operands, per worker thread.
+  thread_local std::vector<float> panel, aRows;
   for (int64_t r = tile[0]; r < tile[1];) {
     int64_t b = r / M, mStart = r % M;
     int64_t mEnd = std::min(M, mStart + (tile[1] - r));
+    int64_t rows = mEnd - mStart;
     const float *Ab = A + b * ip[AMK_GEMM_A_BSTRIDE];
     const float *Bb = B + b * ip[AMK_GEMM_B_BSTRIDE];
     float *Cb = C + b * ip[AMK_GEMM_C_BSTRIDE];
     e.bias = bias ? bias + b * ip[AMK_GEMM_BIAS_BSTRIDE] : nullptr;
     e.res = res ? res + b * ip[AMK_GEMM_RES_BSTRIDE] : nullptr;
-    for (int64_t m0 = mStart; m0 < mEnd; m0 += kRowBlock) {
-      int64_t mb = std::min(kRowBlock, mEnd - m0);
-      for (int64_t n0 = c0; n0 < c1; n0 += kColBlock) {
-        int64_t nb = std::min(kColBlock, c1 - n0);
-        if (transA || transB) {
-          // Operands the scheduler could not pre-pack: a plain loop.
-          for (int64_t i = 0; i < mb; ++i)
-            for (int64_t j = 0; j < nb; ++j) {
-              float s = 0;
-              for (int64_t k = 0; k < K; ++k) {
-                float a = transA ? Ab[k * lda + m0 + i] : Ab[(m0 + i) * lda + k];
-                float bv = transB ? Bb[(n0 + j) * ldb + k] : Bb[k * ldb + n0 + j];
-                s += a * bv;
-              }
-              Cb[(m0 + i) * ldc + n0 + j] = s;
-            }
-        } else if (K == 0) {
+    // A transposed A is packed once per tile into row-major rows.
+    const float *Ause = Ab;
+    int64_t ldaUse = lda, aRow0 = 0;
+    if (transA) {
+      aRows.resize(rows * K);
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t i = 0; i < rows; ++i)
+          aRows[i * K + k] = Ab[k * lda + mStart + i];
+      Ause = aRows.data(), ldaUse = K, aRow0 = mStart;
+    }
+    // A B panel (K x 64 columns) is packed contiguously when B is
+    // transposed, or when enough row blocks reuse it: rows of B at a large
+    // power-of-two-ish stride map to few cache sets and thrash L1.
+    bool panels = ip[AMK_GEMM_B_PANELS] != 0;
+    bool packB =
+        !panels && (transB || (rows >= 2 * kRowBlock && ldb != kColBlock));
+    BlockKernels bk;
+    bk.lda = ldaUse, bk.ldb = packB || panels ? kColBlock : ldb, bk.ldc = ldc;
+    if (packB)
+      panel.resize(K * kColBlock);
+    // Column blocks outside, row blocks inside: a K x 64 panel of B stays
+    // in cache while every row block of A passes over it, so B (often the
+    // large operand) is read from memory once per tile.
+    for (int64_t n0 = c0; n0 < c1; n0 += kColBlock) {
+      int64_t nb = std::min(kColBlock, c1 - n0);
+      const float *Bp = Bb + n0; // Column n0 of row 0.
+      int64_t ldbUse = ldb;
+      if (panels) {
+        Bp = Bb + (n0 / kColBlock) * K * kColBlock, ldbUse = kColBlock;
+      } else if (packB) {
+        float *dst = panel.data();
+        if (transB)
+          for (int64_t k = 0; k < K; ++k)
+            for (int64_t j = 0; j < nb; ++j)
+              dst[k * kColBlock + j] = Bb[(n0 + j) * ldb + k];
+        else
+          for (int64_t k = 0; k < K; ++k)
+            std::memcpy(dst + k * kColBlock, Bb + k * ldb + n0, nb * 4);
+        Bp = dst, ldbUse = kColBlock;
+      }
+      for (int64_t m0 = mStart; m0 < mEnd; m0 += kRowBlock) {
+        int64_t mb = std::min(kRowBlock, mEnd - m0);
+        const float *Ap = Ause + (m0 - aRow0) * ldaUse;
+        if (K == 0) {
           for (int64_t i = 0; i < mb; ++i)
             std::fill_n(Cb + (m0 + i) * ldc + n0, nb, 0.f);
         } else {
@@ -343,15 +385,14 @@ bool gemmTile(const KernelCall &call, const int64_t *tile,
                       " block";
               return false;
             }
-            (k0 == 0 ? bk.first : bk.accum)(Bb + k0 * ldb + n0,
-                                            Ab + m0 * lda + k0,
+            (k0 == 0 ? bk.first : bk.accum)(Bp + k0 * ldbUse, Ap + k0,
                                             Cb + m0 * ldc + n0);
           }
         }
         gemmEpilogue(Cb, ldc, m0, mb, n0, nb, N, e);
       }
     }
-    r += mEnd - mStart;
+    r += rows;
   }
   return true;
 }

@@ -313,6 +313,20 @@ llvm::Error writeOutput(const RValue &v, llvm::StringRef name,
   return amk::writeTensorFile(p, v.getTensor().toAttr(&ctx), name);
 }
 
+/// min/median/p90 of run times in seconds, as milliseconds.
+nlohmann::ordered_json latencyStats(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  auto q = [&](double f) {
+    return samples[std::min(samples.size() - 1,
+                            (size_t)(f * (samples.size() - 1) + 0.5))];
+  };
+  return {{"iters", samples.size()},
+          {"warmup", warmup.getValue()},
+          {"min_ms", samples.front() * 1e3},
+          {"median_ms", q(0.5) * 1e3},
+          {"p90_ms", q(0.9) * 1e3}};
+}
+
 nlohmann::json describe(const amk::ref::Comparison &c) {
   return {{"ok", c.ok},
           {"max_abs_error", c.maxAbsError},
@@ -533,16 +547,7 @@ int main(int argc, char **argv) {
       std::vector<double> samples;
       for (unsigned i = 0; i < std::max(1u, iters.getValue()); ++i)
         samples.push_back(runOnce());
-      std::sort(samples.begin(), samples.end());
-      auto q = [&](double f) {
-        return samples[std::min(samples.size() - 1,
-                                (size_t)(f * (samples.size() - 1) + 0.5))];
-      };
-      latency = {{"iters", samples.size()},
-                 {"warmup", warmup.getValue()},
-                 {"min_ms", samples.front() * 1e3},
-                 {"median_ms", q(0.5) * 1e3},
-                 {"p90_ms", q(0.9) * 1e3}};
+      latency = latencyStats(samples);
     }
     if (!tracePath.empty() &&
         amk_rt_write_trace(session, tracePath.c_str()) != AMK_RT_OK)
@@ -554,6 +559,13 @@ int main(int argc, char **argv) {
     latency["arena_bytes"] = prog.arena_bytes;
     if (auto tb = program.getTensorBytes())
       latency["tensor_bytes"] = *tb;
+    if (DictionaryAttr stats = program.getStatsAttr())
+      if (auto f = stats.getAs<FloatAttr>("flops")) {
+        latency["flops"] = f.getValueAsDouble();
+        if (latency.contains("median_ms"))
+          latency["gflops_per_s"] = f.getValueAsDouble() /
+                                    latency["median_ms"].get<double>() / 1e6;
+      }
   }
 
   nlohmann::ordered_json report;
@@ -640,10 +652,26 @@ int main(int argc, char **argv) {
         die("--compare-ort needs tensor inputs");
       named.emplace_back(argName(func, i), v.getTensor());
     }
-    auto res = amk::ort::run(model, named, work);
+    amk::ort::Options ortOpts;
+    // With --bench, ORT is measured in the same run the same way: same
+    // threads (intra-op, all graph optimizations), same warm-up and
+    // iterations.
+    ortOpts.threads = reference ? 1 : (int)latency.value("workers", 1);
+    if (bench && !reference)
+      ortOpts.iterations = warmup + std::max(1u, iters.getValue());
+    auto res = amk::ort::run(model, named, work, ortOpts);
     llvm::sys::fs::remove_directories(work);
     if (!res)
       die(llvm::toString(res.takeError()));
+    if (bench && !reference && res->seconds.size() > warmup) {
+      nlohmann::ordered_json ortLatency = latencyStats(
+          std::vector<double>(res->seconds.begin() + warmup,
+                              res->seconds.end()));
+      ortLatency["threads"] = ortOpts.threads;
+      report["onnxruntime_latency"] = ortLatency;
+      report["amk_over_ort_median"] = latency["median_ms"].get<double>() /
+                                      ortLatency["median_ms"].get<double>();
+    }
     for (unsigned i = 0; i < outputs->size(); ++i)
       for (auto &[name, t] : res->outputs)
         if (name == resultName(func, i))
@@ -704,6 +732,16 @@ int main(int argc, char **argv) {
         "{3:f3} ms\n",
         latency["iters"].get<int>(), latency["min_ms"].get<double>(),
         latency["median_ms"].get<double>(), latency["p90_ms"].get<double>());
+  if (report.contains("onnxruntime_latency")) {
+    const auto &o = report["onnxruntime_latency"];
+    llvm::outs() << llvm::formatv(
+        "  onnxruntime ({0} threads) over {1} runs: min {2:f3} ms, median "
+        "{3:f3} ms, p90 {4:f3} ms; AMK/ORT median {5:f3}\n",
+        o["threads"].get<int>(), o["iters"].get<int>(),
+        o["min_ms"].get<double>(), o["median_ms"].get<double>(),
+        o["p90_ms"].get<double>(),
+        latency["median_ms"].get<double>() / o["median_ms"].get<double>());
+  }
   for (const auto &o : report["outputs"]) {
     llvm::outs() << "  " << o["name"].get<std::string>() << ": "
                  << o["value"].get<std::string>();

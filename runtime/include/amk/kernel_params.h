@@ -48,6 +48,7 @@ enum amk_rt_op {
 };
 
 /* GEMM: C[b] = act(alpha * A[b] B[b] + beta * bias + residual).
+ * Column tiles start at multiples of AMK_GEMM_PANEL when B is in panels.
  * Buffers: A, B, C, bias (optional), residual (optional).
  * Rows: batch * M; columns: N. */
 enum {
@@ -59,8 +60,13 @@ enum {
                          4 scalar */
   AMK_GEMM_BIAS_BSTRIDE, AMK_GEMM_RES_BSTRIDE,
   AMK_GEMM_ACT,
+  AMK_GEMM_B_PANELS, /* 1: B (not batched, not transposed) is stored as
+                        ceil(N/64) panels of K x 64, each contiguous (the
+                        last zero-padded): the scheduler packs constant
+                        weights this way so the kernel streams them */
   AMK_GEMM_NUM_IPARAMS
 };
+#define AMK_GEMM_PANEL 64
 enum { AMK_GEMM_ALPHA, AMK_GEMM_BETA, AMK_GEMM_ACT_ALPHA, AMK_GEMM_ACT_BETA,
        AMK_GEMM_NUM_FPARAMS };
 

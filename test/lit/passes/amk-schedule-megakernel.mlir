@@ -18,8 +18,9 @@
 // CHECK: amk_task.buffer {kind = "input", name = "x", size = 3072 : i64
 // CHECK: amk_task.buffer {kind = "output", name = "probs", size = 40 : i64
 // CHECK: kind = "arena"
-// The transposed Gemm weight is packed to K x N at compile time.
-// CHECK: kind = "const", name = "{{.*}}.packed", {{.*}}size = 20480 : i64, type = tensor<512x10xf32>
+// The transposed Gemm weight (10 x 512) is packed at compile time into
+// K x 64 panels, here one, zero-padded past column 10.
+// CHECK: kind = "const", name = "{{.*}}.panels", {{.*}}size = 131072 : i64, type = tensor<512x64xf32>
 // The 3x3 conv is an implicit GEMM (variant 1), the 1x1 conv a GEMM with
 // its residual, the Flatten a view (no kernel).
 // CHECK: amk_task.kernel {{{.*}}kind = "conv", name = "{{.*}}", op = "amk.conv", variant = 1 : i64}
