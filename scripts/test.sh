@@ -14,7 +14,7 @@ echo
 echo "== summary"
 # The per-suite lines (lit, round trips; ctest keeps every test's output in
 # LastTest.log) followed by ctest's own.
-grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:)" \
+grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|runtime zoo:|runtime node tests:|tsan:)" \
   Testing/Temporary/LastTest.log 2>/dev/null || true
 grep -E "tests passed|tests failed" ctest.log | tail -1
 exit $status

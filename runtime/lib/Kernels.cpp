@@ -519,11 +519,16 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
   const float *bias = static_cast<const float *>(call.buffers[3]);
   const float *res = static_cast<const float *>(call.buffers[4]);
   int64_t mult = s.oc / s.c, P = s.oh * s.ow;
-  // Padded extent covering every tap of every output.
+  // Output rows are computed 16 pixels at a time in registers (one vector
+  // of accumulators, every tap added before one store), so the row is
+  // rounded up to 16 and the padded plane covers every tap of that.
+  constexpr int64_t V = 16;
+  int64_t OWr = (s.ow + V - 1) / V * V;
   int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
-  int64_t PW = std::max(s.w + s.pw, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1);
-  thread_local std::vector<float> plane;
+  int64_t PW = std::max(s.w + s.pw, (OWr - 1) * s.sw + (s.kw - 1) * s.dw + 1);
+  thread_local std::vector<float> plane, row;
   plane.assign(PH * PW, 0.f);
+  row.resize(OWr);
   int64_t loaded = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, ch = o / mult;
@@ -538,21 +543,29 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
     const float *wk = W + o * s.kh * s.kw;
     float *y = Y + r * P;
     for (int64_t oy = 0; oy < s.oh; ++oy) {
-      float *yr = y + oy * s.ow;
-      std::fill_n(yr, s.ow, 0.f);
-      for (int64_t ky = 0; ky < s.kh; ++ky) {
-        const float *prow = plane.data() + (oy * s.sh + ky * s.dh) * PW;
-        for (int64_t kx = 0; kx < s.kw; ++kx) {
-          float wv = wk[ky * s.kw + kx];
-          const float *src = prow + kx * s.dw;
-          if (s.sw == 1)
-            for (int64_t ox = 0; ox < s.ow; ++ox)
-              yr[ox] += wv * src[ox];
-          else
-            for (int64_t ox = 0; ox < s.ow; ++ox)
-              yr[ox] += wv * src[ox * s.sw];
+      for (int64_t ox0 = 0; ox0 < OWr; ox0 += V) {
+        float acc[V] = {};
+        for (int64_t ky = 0; ky < s.kh; ++ky) {
+          const float *__restrict prow =
+              plane.data() + (oy * s.sh + ky * s.dh) * PW + ox0 * s.sw;
+          for (int64_t kx = 0; kx < s.kw; ++kx) {
+            float wv = wk[ky * s.kw + kx];
+            const float *__restrict src = prow + kx * s.dw;
+            if (s.sw == 1) {
+              for (int64_t i = 0; i < V; ++i)
+                acc[i] += wv * src[i];
+            } else if (s.sw == 2) {
+              for (int64_t i = 0; i < V; ++i)
+                acc[i] += wv * src[2 * i];
+            } else {
+              for (int64_t i = 0; i < V; ++i)
+                acc[i] += wv * src[i * s.sw];
+            }
+          }
         }
+        std::memcpy(row.data() + ox0, acc, sizeof(acc));
       }
+      std::memcpy(y + oy * s.ow, row.data(), s.ow * sizeof(float));
     }
     convEpilogue(y, P, o, bias, res ? res + r * P : nullptr, (int)s.mode,
                  call.fp);

@@ -126,6 +126,44 @@ TEST(Runtime, GemmTilesMatchNaive) {
   }
 }
 
+/// Data handed from worker to worker: stage i copies region i-1 into
+/// region i on alternating workers, each waiting for the previous stage.
+/// The output must equal the input, and under ThreadSanitizer
+/// (scripts/tsan.sh) the counters' release/acquire must order every copy.
+TEST(Runtime, CopyChainHandsDataAcrossWorkers) {
+  const int64_t n = 64, stages = 200;
+  ProgramBuilder b(2);
+  uint32_t in = b.addIO(true, "x", AMK_RT_F32, {n}, 4);
+  uint32_t out = b.addIO(false, "y", AMK_RT_F32, {n}, 4);
+  std::vector<uint32_t> regions;
+  for (int64_t i = 0; i < stages; ++i)
+    regions.push_back(b.addBuffer(AMK_RT_ARENA, n * 4, i * n * 4));
+  uint32_t counters[2] = {b.addCounter(), b.addCounter()};
+  for (int64_t i = 0; i <= stages; ++i) {
+    uint32_t src = i == 0 ? in : regions[i - 1];
+    uint32_t dst = i == stages ? out : regions[i];
+    uint32_t k = b.addKernel(AMK_RT_K_COPY, 0, {src, dst},
+                             {4, 1, 0, 0, n, 1, 1}, {},
+                             "copy" + std::to_string(i));
+    uint32_t w = i % 2, prev = 1 - w;
+    std::vector<amk_rt_wait> waits;
+    if (i > 0)
+      waits.push_back({counters[prev], b.signalsSoFar(counters[prev])});
+    b.addTask(k, w, {0, 1, 0, 1}, waits, counters[w]);
+  }
+  Session s;
+  ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+  for (int run = 0; run < 20; ++run) {
+    std::vector<float> x(n), y(n, -1.f);
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = run * 1000 + i;
+    const void *ins[] = {x.data()};
+    void *outs[] = {y.data()};
+    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    ASSERT_EQ(x, y) << "run " << run;
+  }
+}
+
 /// Worker 1 stalls on purpose: the watchdog must stop the run with a
 /// report naming the stalled task and the counters, and the session must
 /// run again normally once the stall is lifted.
