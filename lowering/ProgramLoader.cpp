@@ -17,22 +17,6 @@ using namespace mlir;
 using namespace amk;
 using namespace amk::task;
 
-static uint32_t dtypeOf(Type t) {
-  if (t.isF32())
-    return AMK_RT_F32;
-  if (t.isInteger(64))
-    return AMK_RT_I64;
-  if (t.isInteger(32))
-    return AMK_RT_I32;
-  if (t.isInteger(1))
-    return AMK_RT_BOOL;
-  if (t.isUnsignedInteger(8))
-    return AMK_RT_U8;
-  if (t.isInteger(8))
-    return AMK_RT_I8;
-  return 0;
-}
-
 std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
                                                 std::string &error) {
   auto lp = std::make_unique<LoadedProgram>();
@@ -101,7 +85,13 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
       lp->ioNames.push_back(b.getName().str());
       amk_rt_io io{};
       io.name = lp->ioNames.back().c_str();
-      io.dtype = dtypeOf(type.getElementType());
+      int64_t dtype = runtimeDtype(type.getElementType());
+      if (dtype < 0) {
+        error = "buffer '" + b.getName().str() +
+                "' has an element type the runtime has no code for";
+        return nullptr;
+      }
+      io.dtype = (uint32_t)dtype;
       io.rank = type.getRank();
       io.dims = lp->dims.back().data();
       io.bytes = b.getSize();

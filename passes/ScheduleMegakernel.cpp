@@ -67,22 +67,6 @@ SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> shape) {
   return s;
 }
 
-int64_t dtypeCode(Type t) {
-  if (t.isF32())
-    return AMK_RT_F32;
-  if (t.isInteger(64))
-    return AMK_RT_I64;
-  if (t.isInteger(32))
-    return AMK_RT_I32;
-  if (t.isInteger(1))
-    return AMK_RT_BOOL;
-  if (t.isUnsignedInteger(8))
-    return AMK_RT_U8;
-  if (t.isInteger(8))
-    return AMK_RT_I8;
-  return -1;
-}
-
 int64_t elemBytes(Type t) {
   if (t.isInteger(1))
     return 1;
@@ -220,7 +204,7 @@ FailureOr<int> Scheduler::getTensor(Value v, Operation *user) {
     (void)unsupported(user, "an operand has no static shape");
     return failure();
   }
-  if (dtypeCode(type.getElementType()) < 0) {
+  if (amk::task::runtimeDtype(type.getElementType()) < 0) {
     (void)unsupported(user, "an operand has element type " +
                                 amk::onnx::getONNXTypeString(type));
     return failure();
@@ -341,7 +325,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
     if (isa<NoneType>(r.getType()))
       continue;
     auto t = dyn_cast<RankedTensorType>(r.getType());
-    if (!t || !t.hasStaticShape() || dtypeCode(t.getElementType()) < 0)
+    if (!t || !t.hasStaticShape() || amk::task::runtimeDtype(t.getElementType()) < 0)
       return unsupported(op, "its result " +
                                  amk::onnx::getONNXTypeString(r.getType()) +
                                  " is not a static tensor the runtime "
@@ -1045,7 +1029,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
   for (int t : inputs) {
     RankedTensorType it = tensors[t].type;
     k.slots.push_back(t);
-    k.ip.push_back(dtypeCode(it.getElementType()));
+    k.ip.push_back(amk::task::runtimeDtype(it.getElementType()));
     // Right-aligned numpy broadcast: size-1 (or missing) dims get stride 0.
     SmallVector<int64_t> st = contiguousStrides(it.getShape());
     int64_t off = rank - it.getRank();
@@ -1416,7 +1400,7 @@ LogicalResult Scheduler::lowerGather(Operation *op) {
   int64_t inner = product(dt.getShape().drop_front(axis + 1));
   int64_t nidx = it.getNumElements(), eb = elemBytes(dt.getElementType());
   k.ip = {outer, dt.getDimSize(axis), inner, nidx, eb,
-          dtypeCode(it.getElementType())};
+          amk::task::runtimeDtype(it.getElementType())};
   k.rows = outer * nidx;
   k.bytes = 2.0 * outer * nidx * inner * eb;
   int ds = *di, is = *ii;

@@ -34,6 +34,22 @@ static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
                   AMK_RT_K_NUM_KINDS,
               "kernel kind names out of sync with the runtime");
 
+int64_t amk::task::runtimeDtype(mlir::Type t) {
+  if (t.isF32())
+    return AMK_RT_F32;
+  if (t.isInteger(64))
+    return AMK_RT_I64;
+  if (t.isInteger(32))
+    return AMK_RT_I32;
+  if (t.isInteger(1))
+    return AMK_RT_BOOL;
+  if (t.isUnsignedInteger(8))
+    return AMK_RT_U8;
+  if (t.isInteger(8))
+    return AMK_RT_I8;
+  return -1;
+}
+
 int amk::task::kernelKindFromName(llvm::StringRef name) {
   for (int i = 0; i < AMK_RT_K_NUM_KINDS; ++i)
     if (name == kKindNames[i])

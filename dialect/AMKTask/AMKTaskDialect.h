@@ -24,6 +24,10 @@ namespace amk::task {
 
 /// The runtime kernel kind for a `kind` string, or -1.
 int kernelKindFromName(llvm::StringRef name);
+
+/// The runtime's dtype code (amk_rt_dtype) for an element type a buffer may
+/// have, or -1 when the runtime has none.
+int64_t runtimeDtype(mlir::Type elementType);
 llvm::StringRef kernelKindName(int kind);
 
 /// One access: `rows` rows of `rowBytes` bytes, `stride` bytes apart,

@@ -1,6 +1,12 @@
 // RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0},amk-validate-task-program)' | FileCheck %s
 // RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=1},amk-validate-task-program)' | FileCheck %s --check-prefix=ONE
 // RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin},amk-validate-task-program)' | FileCheck %s --check-prefix=TILES
+// Each knob changes the program: granularity, column tiles, the cost model.
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0})' | FileCheck %s --check-prefix=DEF
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=4},amk-validate-task-program)' | FileCheck %s --check-prefix=TPW
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tile-cols=64},amk-validate-task-program)' | FileCheck %s --check-prefix=COLS
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
 // RUN: not amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{policy=random})' 2>&1 | FileCheck %s --check-prefix=BADPOLICY
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-schedule-megakernel)' 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 // The compiled program gives the reference interpreter's outputs with 1
@@ -38,6 +44,13 @@
 // ONE-NOT: waits = array<i64: 0
 
 // TILES: tile = array<i64: 0, 4,
+
+// The same graph without the knobs: 11 tasks, modelled makespan ~4.3 us.
+// DEF: modelled_makespan_ns = 4.2{{[0-9]+}}e+03 : f64{{.*}}tasks = 11 : i64
+// TPW: tasks = 15 : i64
+// COLS: tasks = 8 : i64
+// SYNC: modelled_makespan_ns = 20022{{[0-9.]+}} : f64
+// PEAK: modelled_makespan_ns = 768{{[0-9.]+}} : f64
 
 // BADPOLICY: policy must be eft or round-robin, not 'random'
 
