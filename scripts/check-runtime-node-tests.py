@@ -5,7 +5,10 @@ A test either runs on the runtime and matches its expected outputs, or is
 refused at compile time because the runtime lacks a kernel (counted, not a
 failure). Anything else (a crash, a mismatch, a refused program the
 scheduler accepted) fails. Usage: check-runtime-node-tests.py AMK_RUN DATA
-[--threads N] [--json OUT]
+[--threads N] [--jit] [--json OUT]
+
+--jit runs each test through amk-run --jit (the LLVM lowering, generated
+elementwise code and the ORC JIT).
 """
 import argparse, concurrent.futures, json, os, subprocess, sys
 
@@ -13,6 +16,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("amk_run")
 ap.add_argument("data")
 ap.add_argument("--threads", type=int, default=2)
+ap.add_argument("--jit", action="store_true")
 ap.add_argument("--json")
 args = ap.parse_args()
 
@@ -25,6 +29,8 @@ def run(name):
     cmd = [args.amk_run, os.path.join(d, "model.onnx"), "--threads",
            str(args.threads), "--input-dir", ds, "--compare", ds,
            "--rtol", "1e-4", "--atol", "1e-5", "--repeat", "2"]
+    if args.jit:
+        cmd.append("--jit")
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
@@ -45,7 +51,8 @@ counts = {s: sum(1 for r in results.values() if r["status"] == s)
 for name, r in results.items():
     if r["status"] == "fail":
         print(f"FAIL {name}: {r['message']}")
-print(f"runtime node tests: {counts['pass']} passed, {counts['unsupported']} "
+label = "runtime node tests (jit)" if args.jit else "runtime node tests"
+print(f"{label}: {counts['pass']} passed, {counts['unsupported']} "
       f"refused at compile time (no kernel), {counts['fail']} failed, of "
       f"{len(tests)}")
 if args.json:

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "EwProgram.h"
 
 #include "amk/kernel_params.h"
 
@@ -672,63 +673,7 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
 //===----------------------------------------------------------------------===//
 
 constexpr int64_t kChunk = 256;
-constexpr int kMaxRank = 8;
-
-struct EwProgram {
-  int64_t rank;
-  const int64_t *dims;
-  int64_t nin;
-  struct Input {
-    int64_t dtype;
-    const int64_t *strides;
-    bool contiguous, scalar;
-  };
-  Input in[16];
-  int64_t ninstr;
-  const int64_t *instr;
-  int64_t result;
-
-  bool parse(const int64_t *ip, int64_t nip, std::string &error) {
-    int64_t p = 0;
-    auto need = [&](int64_t n) { return p + n <= nip; };
-    if (!need(1))
-      return false;
-    rank = ip[p++];
-    if (rank < 0 || rank > kMaxRank || !need(rank + 1))
-      return error = "bad rank", false;
-    dims = ip + p;
-    p += rank;
-    nin = ip[p++];
-    if (nin < 0 || nin > 16)
-      return error = "too many inputs", false;
-    for (int64_t i = 0; i < nin; ++i) {
-      if (!need(1 + rank))
-        return error = "truncated input table", false;
-      in[i].dtype = ip[p++];
-      in[i].strides = ip + p;
-      p += rank;
-      int64_t expect = 1;
-      in[i].contiguous = in[i].scalar = true;
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (dims[d] != 1 && in[i].strides[d] != expect)
-          in[i].contiguous = false;
-        if (dims[d] != 1 && in[i].strides[d] != 0)
-          in[i].scalar = false;
-        expect *= dims[d];
-      }
-    }
-    if (!need(1))
-      return error = "truncated program", false;
-    ninstr = ip[p++];
-    if (ninstr < 0 || !need(ninstr * 5 + 1))
-      return error = "truncated program", false;
-    instr = ip + p;
-    p += ninstr * 5;
-    result = ip[p++];
-    return true;
-  }
-};
-
+constexpr int kMaxRank = EwProgram::kMaxRank;
 template <typename T>
 void loadChunk(float *dst, const void *src, int64_t off, int64_t n) {
   const T *s = static_cast<const T *>(src) + off;
@@ -771,6 +716,11 @@ void loadContiguous(float *dst, const void *src, int64_t dtype, int64_t off,
 
 bool elementwiseTile(const KernelCall &call, const int64_t *tile,
                      std::string &error) {
+  if (amk_rt_elementwise_fn fn = call.kernel->elementwise_fn) {
+    fn(static_cast<float *>(call.buffers[0]), call.buffers + 1, tile[0],
+       tile[1]);
+    return true;
+  }
   EwProgram prog;
   if (!prog.parse(call.ip, call.kernel->num_iparams, error))
     return false;

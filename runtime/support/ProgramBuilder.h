@@ -60,11 +60,16 @@ public:
     kernels.push_back({(uint32_t)kind, variant, (uint32_t)kernelBuffers.size(),
                        (uint32_t)bufs.size(), (uint32_t)iparams.size(),
                        (uint32_t)ip.size(), (uint32_t)fparams.size(),
-                       (uint32_t)fp.size(), names.back().c_str()});
+                       (uint32_t)fp.size(), names.back().c_str(), nullptr});
     kernelBuffers.insert(kernelBuffers.end(), bufs.begin(), bufs.end());
     iparams.insert(iparams.end(), ip.begin(), ip.end());
     fparams.insert(fparams.end(), fp.begin(), fp.end());
     return kernels.size() - 1;
+  }
+  /// Gives an ELEMENTWISE kernel compiled code (what the LLVM lowering
+  /// emits) to run instead of the runtime's interpreter.
+  void setElementwiseFn(uint32_t kernel, amk_rt_elementwise_fn fn) {
+    kernels[kernel].elementwise_fn = fn;
   }
   uint32_t addCounter() {
     counterSignals.push_back(0);
@@ -107,7 +112,8 @@ public:
     program.arena_bytes = arenaBytes;
     // An aligned copy: std::vector gives no 64-byte alignment.
     alignedConstants.assign((constants.size() + 63) / 64 + 1, {});
-    std::memcpy(alignedConstants.data(), constants.data(), constants.size());
+    if (!constants.empty()) // memcpy from a null pointer is undefined
+      std::memcpy(alignedConstants.data(), constants.data(), constants.size());
     program.constants =
         reinterpret_cast<const uint8_t *>(alignedConstants.data());
     program.constants_bytes = constants.size();

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -123,6 +124,49 @@ TEST(Runtime, GemmTilesMatchNaive) {
         ASSERT_NEAR(C[i * N + j], acc, 1e-5 * (1 + std::fabs(acc)))
             << "at " << i << "," << j << " single=" << single;
       }
+  }
+}
+
+/// The ELEMENTWISE kernel runs its compiled code when the program has
+/// some (the LLVM lowering's), each task on exactly its own element range,
+/// and interprets its iparams otherwise.
+std::atomic<int64_t> ewCalls{0}, ewElements{0};
+void fakeCompiledElementwise(float *y, const void *const *inputs,
+                             int64_t begin, int64_t end) {
+  const float *x = static_cast<const float *>(inputs[0]);
+  for (int64_t i = begin; i < end; ++i)
+    y[i] = 1000 + x[i];
+  ewCalls += 1;
+  ewElements += end - begin;
+}
+
+TEST(Runtime, ElementwiseRunsCompiledCodeWhenGiven) {
+  const int64_t n = 10;
+  std::vector<float> x(n), y(n, NAN);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = float(i) * 0.5f;
+  for (bool compiled : {false, true}) {
+    ProgramBuilder b(2);
+    uint32_t in = b.addIO(true, "x", AMK_RT_F32, {n}, 4);
+    uint32_t out = b.addIO(false, "y", AMK_RT_F32, {n}, 4);
+    // rank 1, dims {n}, one float32 input with stride 1, no instruction,
+    // result in register 0: y = x when interpreted.
+    std::vector<int64_t> ip = {1, n, 1, AMK_RT_F32, 1, 0, 0};
+    uint32_t k = b.addKernel(AMK_RT_K_ELEMENTWISE, 0, {out, in}, ip, {}, "ew");
+    if (compiled)
+      b.setElementwiseFn(k, fakeCompiledElementwise);
+    b.addTask(k, 0, {0, 4, 0, 1}, {}, -1);
+    b.addTask(k, 1, {4, n, 0, 1}, {}, -1);
+    ewCalls = 0, ewElements = 0;
+    Session s;
+    ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+    const void *ins[] = {x.data()};
+    void *outs[] = {y.data()};
+    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    EXPECT_EQ(ewCalls.load(), compiled ? 2 : 0);
+    EXPECT_EQ(ewElements.load(), compiled ? n : 0);
+    for (int64_t i = 0; i < n; ++i)
+      EXPECT_EQ(y[i], (compiled ? 1000 : 0) + x[i]) << "at " << i;
   }
 }
 

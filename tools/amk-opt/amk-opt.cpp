@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/ONNX/ONNXNames.h"
+#include "lowering/Passes.h"
 #include "passes/PassUtils.h"
 #include "passes/Passes.h"
 #include "translate/ONNXExport.h"
@@ -125,9 +126,11 @@ int main(int argc, char **argv) {
   bool passStatistics = takePassStatisticsFlag(argc, argv);
   registerTransformsPasses();
   amk::registerAllPasses();
+  amk::registerLoweringPasses();
   amk::registerONNXToolOptions();
   DialectRegistry registry;
   amk::registerAllDialects(registry);
+  amk::registerLoweringDialects(registry);
 
   auto [inputFile, outputFile] = registerAndParseCLIOptions(
       argc, argv, "AMK optimizer driver (reads and writes MLIR or ONNX)",

@@ -18,6 +18,8 @@
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 #include "dialect/ONNX/ONNXTypes.h"
+#include "lowering/HostCode.h"
+#include "lowering/Passes.h"
 #include "lowering/ProgramLoader.h"
 #include "passes/Passes.h"
 #include "passes/TaskProgram.h"
@@ -152,6 +154,12 @@ static cl::opt<unsigned> repeat(
     "repeat", cl::desc("Run the program this many times and require "
                        "identical outputs every time"),
     cl::init(1), cl::cat(runCat));
+static cl::opt<bool> jit(
+    "jit",
+    cl::desc("Lower the task program to LLVM (amk-lower-to-llvm: tables, "
+             "entry points, generated elementwise code), compile it with "
+             "the ORC JIT and run through its entry points"),
+    cl::cat(runCat));
 static cl::opt<double> hangTimeout(
     "hang-timeout", cl::desc("Seconds without progress before a run is "
                              "declared hung"),
@@ -373,6 +381,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   amk::registerAllDialects(registry);
+  amk::registerLoweringDialects(registry);
   MLIRContext ctx(registry);
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
@@ -386,6 +395,9 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> original;
   if (checkPipeline && pipeline.empty())
     die("--check-pipeline needs --pipeline");
+  if (jit && reference)
+    die("--jit compiles the task program; it cannot be combined with "
+        "--reference");
   if (checkPipeline || checkReference || !reference)
     original = module->clone();
   unsigned workers =
@@ -470,7 +482,30 @@ int main(int argc, char **argv) {
     auto loaded = amk::loadProgram(program, err);
     if (!loaded)
       die("cannot load the task program: " + err);
-    const amk_rt_program &prog = loaded->program;
+    // --jit: the same program through the LLVM lowering and the ORC JIT;
+    // the weights stay where the loader put them (embed-constants=false).
+    std::unique_ptr<amk::JitProgram> jitted;
+    if (jit) {
+      auto jitStart = std::chrono::steady_clock::now();
+      OwningOpRef<ModuleOp> host = ModuleOp::create(program.getLoc());
+      host->push_back(program.clone());
+      PassManager pm(&ctx);
+      amk::LowerTaskToLLVMOptions lopts;
+      lopts.embedConstants = false;
+      amk::buildLowerToLLVMPipeline(pm, lopts);
+      if (failed(pm.run(*host)))
+        die("cannot lower the task program to LLVM");
+      auto compiled = amk::jitCompile(*host, program.getSymName(),
+                                      loaded->constants.get());
+      if (!compiled)
+        die("JIT compilation failed: " +
+            llvm::toString(compiled.takeError()));
+      jitted = std::move(*compiled);
+      latency["jit_seconds"] = std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - jitStart)
+                                   .count();
+    }
+    const amk_rt_program &prog = jitted ? *jitted->program() : loaded->program;
     if (prog.num_inputs != inputs.size())
       die(llvm::formatv("the program has {0} inputs, the model {1}",
                         prog.num_inputs, inputs.size()));
@@ -498,7 +533,9 @@ int main(int argc, char **argv) {
     ropts.trace = !tracePath.empty();
     ropts.hang_timeout_s = hangTimeout;
     amk_rt_session *session = nullptr;
-    if (amk_rt_session_create(&prog, &ropts, &session) != AMK_RT_OK)
+    int created = jitted ? jitted->sessionCreate(&ropts, &session)
+                         : amk_rt_session_create(&prog, &ropts, &session);
+    if (created != AMK_RT_OK)
       die(std::string("cannot create a runtime session: ") +
           amk_rt_error_message(nullptr));
     std::vector<RValue> outs;
@@ -516,7 +553,16 @@ int main(int argc, char **argv) {
     };
     auto runOnce = [&] {
       auto start = std::chrono::steady_clock::now();
-      int rc = amk_rt_run(session, inPtrs.data(), outPtrs.data());
+      int rc;
+      if (jitted) {
+        std::vector<void *> args;
+        for (const void *p : inPtrs)
+          args.push_back(const_cast<void *>(p));
+        args.insert(args.end(), outPtrs.begin(), outPtrs.end());
+        rc = jitted->run(session, args.data());
+      } else {
+        rc = amk_rt_run(session, inPtrs.data(), outPtrs.data());
+      }
       double s = std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - start)
                      .count();
@@ -570,7 +616,7 @@ int main(int argc, char **argv) {
 
   nlohmann::ordered_json report;
   report["model"] = modelPath.getValue();
-  report["engine"] = reference ? "reference" : "runtime";
+  report["engine"] = reference ? "reference" : jit ? "jit" : "runtime";
   if (!latency.empty())
     report["runtime"] = latency;
   report["seconds"] = seconds;
@@ -723,9 +769,9 @@ int main(int argc, char **argv) {
                                   modelPath, seconds);
   else
     llvm::outs() << llvm::formatv(
-        "ran {0} on the runtime ({1} workers, {2} tasks) in {3:f3} ms\n",
+        "ran {0} on the runtime{4} ({1} workers, {2} tasks) in {3:f3} ms\n",
         modelPath, latency.value("workers", 0), latency.value("tasks", 0),
-        seconds * 1e3);
+        seconds * 1e3, jit ? " through the LLVM JIT" : "");
   if (latency.contains("median_ms"))
     llvm::outs() << llvm::formatv(
         "  latency over {0} runs: min {1:f3} ms, median {2:f3} ms, p90 "

@@ -8,12 +8,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/ONNX/ONNXNames.h"
+#include "lowering/HostCode.h"
+#include "lowering/Passes.h"
 #include "passes/Passes.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
 #include "translate/ONNXToolOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/SmallString.h"
@@ -86,5 +91,38 @@ int main(int argc, char **argv) {
         return exportTo(op, os, /*text=*/true);
       },
       [](DialectRegistry &registry) { amk::registerAllDialects(registry); });
+  // The host code of a lowered task program (amk-lower-to-llvm).
+  TranslateFromMLIRRegistration llvmIrReg(
+      "mlir-to-llvmir", "Translate the llvm dialect to LLVM IR",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        llvm::LLVMContext llvmCtx;
+        auto m = translateModuleToLLVMIR(op, llvmCtx);
+        if (!m)
+          return op->emitError("cannot translate to LLVM IR");
+        m->print(os, nullptr);
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        amk::registerLoweringDialects(registry);
+      });
+  TranslateFromMLIRRegistration objectReg(
+      "amk-emit-object",
+      "Compile the llvm dialect (after amk-lower-to-llvm) to a relocatable "
+      "object file for this host, optimized at O3",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        llvm::SmallVector<char, 0> buf;
+        llvm::raw_svector_ostream objOs(buf);
+        if (failed(amk::emitObjectFile(module, objOs)))
+          return failure();
+        os.write(buf.data(), buf.size());
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        amk::registerAllDialects(registry);
+        amk::registerLoweringDialects(registry);
+      });
   return failed(mlirTranslateMain(argc, argv, "AMK translation driver"));
 }

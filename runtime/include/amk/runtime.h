@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define AMK_RT_ABI_VERSION 1u
+#define AMK_RT_ABI_VERSION 2u
 
 /* Where a buffer lives. Arena and constant buffers are addressed by a byte
  * offset; input and output buffers are the caller's, by index. */
@@ -66,6 +66,12 @@ typedef struct amk_rt_buffer {
   uint64_t size;   /* bytes */
 } amk_rt_buffer;
 
+/* Generated code for an ELEMENTWISE kernel (the LLVM lowering emits one per
+ * kernel): writes y[i] for i in [begin, end) from inputs[0..n-1], the
+ * kernel's input buffers in order. */
+typedef void (*amk_rt_elementwise_fn)(float *y, const void *const *inputs,
+                                      int64_t begin, int64_t end);
+
 typedef struct amk_rt_kernel {
   uint32_t kind;    /* amk_rt_kernel_kind */
   uint32_t variant; /* kernel-specific implementation choice */
@@ -73,6 +79,9 @@ typedef struct amk_rt_kernel {
   uint32_t first_iparam, num_iparams; /* into iparams */
   uint32_t first_fparam, num_fparams; /* into fparams */
   const char *name; /* the ONNX node it came from, for errors and traces */
+  /* ELEMENTWISE only, optional: compiled code for this kernel's program,
+   * run instead of the runtime's interpreter of iparams. */
+  amk_rt_elementwise_fn elementwise_fn;
 } amk_rt_kernel;
 
 /* One tile of one kernel. Tasks are stored in a valid sequential order;
