@@ -10,11 +10,19 @@ build="${AMK_BUILD_DIR:-$root/build}"
 cd "$build"
 status=0
 ctest --output-on-failure -j "$(nproc)" 2>&1 | tee ctest.log || status=$?
+# The sanitizer job (ASan+UBSan build, its test subset, 30 s per fuzzer;
+# docs/security.md). AMK_SKIP_SANITIZERS=1 skips it for a quick local run.
+if [ "${AMK_SKIP_SANITIZERS:-0}" != 1 ]; then
+  # pipefail: the pipeline fails when sanitize.sh does.
+  "$root/scripts/sanitize.sh" "${AMK_FUZZ_SECONDS:-30}" 2>&1 | tee sanitize.log ||
+    status=$?
+fi
 echo
 echo "== summary"
 # The per-suite lines (lit, round trips; ctest keeps every test's output in
 # LastTest.log) followed by ctest's own.
-grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|runtime zoo:|runtime node tests:|tsan:)" \
+grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|runtime zoo:|runtime node tests( \(jit\))?:|tsan:)" \
   Testing/Temporary/LastTest.log 2>/dev/null || true
+grep -hE "^(sanitizers \(asan\+ubsan\)|fuzz): " sanitize.log 2>/dev/null || true
 grep -E "tests passed|tests failed" ctest.log | tail -1
 exit $status

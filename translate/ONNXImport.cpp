@@ -39,6 +39,8 @@
 
 #include <climits>
 #include <deque>
+#include <map>
+#include <set>
 
 using namespace mlir;
 
@@ -1076,6 +1078,131 @@ bool parseBinary(llvm::StringRef bytes, ::onnx::ModelProto &model) {
   return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
 }
 
+/// libonnx's shape-inference functions for the convolution and pooling
+/// family divide by strides and index attribute lists by the spatial rank
+/// without checking them: a hostile model crashes the process there
+/// (found by test/fuzz). These checks run first and refuse such a node,
+/// naming it and the attribute.
+std::string checkConvPoolAttributes(const ::onnx::GraphProto &graph,
+                                    const std::map<std::string, int64_t> &opsets,
+                                    unsigned depth,
+                                    const std::set<std::string> &outer) {
+  static const llvm::StringSet<> family = {
+      "Conv",        "ConvTranspose", "ConvInteger", "QLinearConv",
+      "MaxPool",     "AveragePool",   "LpPool",      "MaxUnpool",
+      "DeformConv"};
+  if (depth > 64)
+    return "";
+  // Ranks the model declares, for the spatial-rank checks.
+  std::map<std::string, int> ranks;
+  auto noteRank = [&](const ::onnx::ValueInfoProto &vi) {
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+  };
+  for (const auto &vi : graph.input())
+    noteRank(vi);
+  for (const auto &vi : graph.value_info())
+    noteRank(vi);
+  for (const auto &t : graph.initializer())
+    ranks[t.name()] = t.dims_size();
+  // Every name a node reads must be defined (libonnx's inference
+  // dereferences the producer's type without checking): inputs,
+  // initializers, any node's outputs (order is checked later), and the
+  // enclosing graphs' names.
+  std::set<std::string> defined = outer;
+  for (const auto &vi : graph.input())
+    defined.insert(vi.name());
+  for (const auto &t : graph.initializer())
+    defined.insert(t.name());
+  for (const auto &node : graph.node())
+    for (const auto &o : node.output())
+      defined.insert(o);
+  auto describe = [&](const ::onnx::NodeProto &node) {
+    std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
+    auto opset = opsets.find(domain);
+    return "node '" +
+           (node.name().empty() ? std::string("<unnamed>") : node.name()) +
+           "' (" + node.op_type() + ", " + domain + " opset " +
+           (opset == opsets.end() ? std::string("?")
+                                  : std::to_string(opset->second)) +
+           ")";
+  };
+  for (const auto &node : graph.node()) {
+    for (const auto &i : node.input())
+      if (!i.empty() && !defined.count(i))
+        return describe(node) + ": input '" + i +
+               "' is not produced by any node, graph input or initializer";
+    for (const auto &attr : node.attribute())
+      if (attr.has_g()) {
+        std::string e =
+            checkConvPoolAttributes(attr.g(), opsets, depth + 1, defined);
+        if (!e.empty())
+          return e;
+      } else {
+        for (const auto &g : attr.graphs()) {
+          std::string e =
+              checkConvPoolAttributes(g, opsets, depth + 1, defined);
+          if (!e.empty())
+            return e;
+        }
+      }
+    if (!(node.domain().empty() || node.domain() == "ai.onnx") ||
+        !family.contains(node.op_type()))
+      continue;
+    std::string what = describe(node);
+    // The spatial rank: from kernel_shape, else from the input's rank.
+    int64_t spatial = -1;
+    auto in = node.input_size() ? ranks.find(node.input(0)) : ranks.end();
+    if (in != ranks.end())
+      spatial = in->second - 2;
+    for (const auto &attr : node.attribute()) {
+      llvm::StringRef name = attr.name();
+      bool positive = name == "strides" || name == "dilations" ||
+                      name == "kernel_shape";
+      bool perDim = positive || name == "output_padding" ||
+                    name == "output_shape";
+      bool isPads = name == "pads";
+      if (!perDim && !isPads)
+        continue;
+      std::string list;
+      for (int64_t v : attr.ints())
+        list += (list.empty() ? "" : ", ") + std::to_string(v);
+      for (int64_t v : attr.ints())
+        if ((positive && v <= 0) || (isPads && v < 0))
+          return what + ": attribute '" + name.str() + "' must hold " +
+                 (positive ? "positive" : "non-negative") + " values, got [" +
+                 list + "]";
+      if (name == "kernel_shape" && spatial < 0)
+        spatial = attr.ints_size();
+      int64_t want = isPads ? 2 * spatial : spatial;
+      if (spatial >= 0 && attr.ints_size() != want)
+        return what + ": attribute '" + name.str() + "' has " +
+               std::to_string(attr.ints_size()) + " values; the node has " +
+               std::to_string(spatial) + " spatial dimensions, so it needs " +
+               std::to_string(want);
+    }
+    for (const auto &attr : node.attribute())
+      if (attr.name() == "group" && attr.i() <= 0)
+        return what + ": attribute 'group' must be positive, got " +
+               std::to_string(attr.i());
+    if (in != ranks.end() && in->second < 3)
+      return what + ": its input '" + node.input(0) + "' has rank " +
+             std::to_string(in->second) + "; it needs at least 3";
+    // The weights' rank must match the data's.
+    int wIndex = node.op_type() == "QLinearConv" ? 3
+                 : llvm::StringRef(node.op_type()).contains("Conv") ? 1
+                                                                    : -1;
+    if (wIndex > 0 && in != ranks.end() && node.input_size() > wIndex) {
+      auto w = ranks.find(node.input(wIndex));
+      if (w != ranks.end() && w->second != in->second)
+        return what + ": its weights '" + node.input(wIndex) + "' have rank " +
+               std::to_string(w->second) + " but its input has rank " +
+               std::to_string(in->second);
+    }
+  }
+  return "";
+}
+
 OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
                                   llvm::StringRef path, MLIRContext *ctx,
                                   const ONNXImportOptions &options) {
@@ -1086,6 +1213,14 @@ OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
   // the rule); its message is the error only if ours find nothing.
   std::string inferenceError;
   if (options.inferShapes && model.has_graph()) {
+    std::map<std::string, int64_t> opsets;
+    for (const auto &o : model.opset_import())
+      opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
+    std::string unsafe = checkConvPoolAttributes(model.graph(), opsets, 0, {});
+    if (!unsafe.empty()) {
+      emitError(fileLoc) << unsafe;
+      return nullptr;
+    }
     try {
       ::onnx::ShapeInferenceOptions so(/*check_type=*/false,
                                        /*error_mode=*/0,

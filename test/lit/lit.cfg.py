@@ -18,3 +18,20 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%node", config.node))
 config.substitutions.append(("%amk_src", config.amk_src_root))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# Linking a model's object file (amk-translate --amk-emit-object) with the
+# runtime, as a build system does.
+config.substitutions.append(("%cc", config.cc))
+config.substitutions.append(("%amk_runtime_libs", config.amk_runtime_libs))
+config.substitutions.append(("%amk_runtime_include", os.path.join(config.amk_src_root, "runtime", "include")))
+
+# Hostile inputs must be refused in bounded time and memory: %bounded caps
+# CPU time at 60 s and address space at 4 GiB (only CPU time in sanitizer
+# builds, whose shadow memory needs terabytes of address space).
+if config.sanitized:
+    config.substitutions.append(("%bounded", "ulimit -t 60 &&"))
+else:
+    config.substitutions.append(("%bounded", "ulimit -t 60 -v 4194304 &&"))
+# Sanitizer settings reach the tools the tests run.
+for var in ("ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
