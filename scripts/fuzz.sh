@@ -7,6 +7,13 @@
 # path), the lit tests' MLIR split at `// -----` (parser and verifiers);
 # the task-program fuzzer builds its programs from raw bytes. New crashes
 # are written to build-san/fuzz/crashes/<target>/ and fail the script.
+#
+# Two modes. Exploration (the default): a random seed, a fresh search each
+# time; a long run of it is how new bugs are found. Reproducible (what CI
+# runs, AMK_FUZZ_SEED=N): libFuzzer's seed is fixed, the corpus starts from
+# the same files, and AMK_FUZZ_RUNS (default 20000) caps the executions, so
+# the CI job explores the same inputs on every machine and a green run stays
+# green; SECONDS only bounds the time on a slow machine.
 # Usage: fuzz.sh [SECONDS] [TARGET...]     (a longer run: fuzz.sh 3600)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -53,7 +60,15 @@ for f in sorted(src.rglob("*.mlir")):
 PY
       ;;
     TaskProgramFuzzer)
-      for i in $(seq 0 15); do head -c 64 /dev/urandom > "$dir/seed$i"; done ;;
+      # Deterministic bytes (the reproducible mode needs the same corpus).
+      /usr/bin/python3 - "$dir" <<'PY'
+import random, sys
+rng = random.Random(20261123)
+for i in range(16):
+    with open(f"{sys.argv[1]}/seed{i}", "wb") as f:
+        f.write(bytes(rng.randrange(256) for _ in range(64)))
+PY
+      ;;
   esac
 }
 
@@ -67,12 +82,20 @@ for t in "${targets[@]}"; do
       { echo "fuzz: $t: a regression input fails again ($work/$t.regressions.log)"; status=1; }
   fi
   corpus="$work/corpus/$t"
+  mode=()
+  if [ -n "${AMK_FUZZ_SEED:-}" ]; then
+    # A fresh corpus from the seed files: the reproducible run must not
+    # depend on what earlier runs left behind.
+    corpus="$work/corpus-seed${AMK_FUZZ_SEED}/$t"
+    rm -rf "$corpus"
+    mode=(-seed="$AMK_FUZZ_SEED" -runs="${AMK_FUZZ_RUNS:-20000}")
+  fi
   seed "$t" "$corpus"
   mkdir -p "$work/crashes/$t"
   dict=()
   [ -f "$root/test/fuzz/$t.dict" ] && dict=(-dict="$root/test/fuzz/$t.dict")
   set +e
-  "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=20 \
+  "$bin" "$corpus" "${dict[@]}" "${mode[@]}" -max_total_time="$seconds" -timeout=20 \
     -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$work/crashes/$t/" >"$work/$t.log" 2>&1
   rc=$?
@@ -81,9 +104,17 @@ for t in "${targets[@]}"; do
   cov=$(grep -oE "cov: [0-9]+" "$work/$t.log" | tail -1 | grep -oE "[0-9]+" || echo 0)
   if [ $rc -ne 0 ]; then
     echo "fuzz: $t: FAILED after $execs executions, see $work/$t.log and $work/crashes/$t/"
+    # What went wrong, in the job's own output (CI keeps only that).
+    grep -m1 -E "^==[0-9]+==ERROR|runtime error:|ALARM|out-of-memory|deadly signal" "$work/$t.log" |
+      sed "s/^/fuzz: $t:   /" || true
+    grep -m1 -E "^SUMMARY:" "$work/$t.log" | sed "s/^/fuzz: $t:   /" || true
+    grep -m1 -E "Test unit written to" "$work/$t.log" | sed "s/^/fuzz: $t:   /" || true
+    grep -m1 -E "^Base64: " "$work/$t.log" | cut -c1-2000 | sed "s/^/fuzz: $t:   /" || true
     status=1
   else
-    echo "fuzz: $t: $execs executions in ${seconds} s, coverage $cov edges, no crash"
+    desc="random seed"
+    [ -n "${AMK_FUZZ_SEED:-}" ] && desc="seed $AMK_FUZZ_SEED"
+    echo "fuzz: $t: $execs executions ($desc, at most ${seconds} s), coverage $cov edges, no crash"
   fi
 done
 exit $status

@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -1078,12 +1079,13 @@ bool parseBinary(llvm::StringRef bytes, ::onnx::ModelProto &model) {
   return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
 }
 
-/// libonnx's shape-inference functions for the convolution and pooling
-/// family divide by strides and index attribute lists by the spatial rank
-/// without checking them: a hostile model crashes the process there
-/// (found by test/fuzz). These checks run first and refuse such a node,
-/// naming it and the attribute.
-std::string checkConvPoolAttributes(const ::onnx::GraphProto &graph,
+/// What libonnx's shape inference assumes and does not check (each found
+/// by test/fuzz as a crash there): declared types that say what they are,
+/// inputs that something defines, and, for the convolution and pooling
+/// family, attributes it divides by or indexes with the spatial rank.
+/// These checks run first and refuse such a model, naming the node (or
+/// value) and the rule.
+std::string checkBeforeInference(const ::onnx::GraphProto &graph,
                                     const std::map<std::string, int64_t> &opsets,
                                     unsigned depth,
                                     const std::set<std::string> &outer) {
@@ -1105,6 +1107,30 @@ std::string checkConvPoolAttributes(const ::onnx::GraphProto &graph,
     noteRank(vi);
   for (const auto &t : graph.initializer())
     ranks[t.name()] = t.dims_size();
+  // Declared types must say what they are: libonnx reads a graph input's
+  // type without checking that it has one (a Shape of an untyped input
+  // crashed there; found by test/fuzz).
+  auto typeError = [&](const ::onnx::ValueInfoProto &vi, const char *what,
+                       bool required) -> std::string {
+    if (!vi.has_type())
+      return required ? std::string(what) + " '" + vi.name() +
+                            "' has no type"
+                      : std::string();
+    if (vi.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET)
+      return std::string(what) + " '" + vi.name() +
+             "' has a type that is neither a tensor, a sequence, a map nor "
+             "an optional";
+    return "";
+  };
+  for (const auto &vi : graph.input())
+    if (std::string e = typeError(vi, "graph input", depth == 0); !e.empty())
+      return e;
+  for (const auto &vi : graph.output())
+    if (std::string e = typeError(vi, "graph output", false); !e.empty())
+      return e;
+  for (const auto &vi : graph.value_info())
+    if (std::string e = typeError(vi, "value_info", false); !e.empty())
+      return e;
   // Every name a node reads must be defined (libonnx's inference
   // dereferences the producer's type without checking): inputs,
   // initializers, any node's outputs (order is checked later), and the
@@ -1135,13 +1161,13 @@ std::string checkConvPoolAttributes(const ::onnx::GraphProto &graph,
     for (const auto &attr : node.attribute())
       if (attr.has_g()) {
         std::string e =
-            checkConvPoolAttributes(attr.g(), opsets, depth + 1, defined);
+            checkBeforeInference(attr.g(), opsets, depth + 1, defined);
         if (!e.empty())
           return e;
       } else {
         for (const auto &g : attr.graphs()) {
           std::string e =
-              checkConvPoolAttributes(g, opsets, depth + 1, defined);
+              checkBeforeInference(g, opsets, depth + 1, defined);
           if (!e.empty())
             return e;
         }
@@ -1203,6 +1229,73 @@ std::string checkConvPoolAttributes(const ::onnx::GraphProto &graph,
   return "";
 }
 
+/// Names in a hostile model may hold any bytes: control bytes are escaped
+/// as \xNN, and so are non-ASCII bytes unless the message is valid UTF-8
+/// (e.g. non-Latin tensor names are kept as they are).
+std::string printableMessage(llvm::StringRef text) {
+  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  bool utf8 = llvm::isLegalUTF8String(&begin, begin + text.size());
+  std::string out;
+  for (unsigned char c : text)
+    if ((c >= 0x20 && c < 0x7f) || (utf8 && c >= 0x80))
+      out.push_back((char)c);
+    else
+      out += llvm::formatv("\\x{0:x-2}", (unsigned)c).str();
+  return out;
+}
+
+/// Every node of a default-domain opset that libonnx knows must match its
+/// schema (input and output counts, required attributes and their types)
+/// before libonnx's inference functions, which assume it, read it: a Scan
+/// without num_scan_inputs crashed there (found by test/fuzz). Returns the
+/// first mismatch; the caller then skips libonnx's inference and reports
+/// it unless the importer's own checks (clearer messages) find something.
+std::string checkSchemas(const ::onnx::GraphProto &graph,
+                         const std::map<std::string, int64_t> &opsets,
+                         unsigned depth) {
+  if (depth > 64)
+    return "";
+  const auto &known =
+      ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const auto &node : graph.node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    auto opset = opsets.find(domain.empty() ? "ai.onnx" : domain);
+    auto range = known.find(domain);
+    // Opsets newer than libonnx's schemas (the overlay of
+    // gen_onnx_dialect.py covers them) are not checked against older ones.
+    if (opset != opsets.end() && range != known.end() &&
+        opset->second <= range->second.second) {
+      if (const ::onnx::OpSchema *schema = ::onnx::OpSchemaRegistry::Schema(
+              node.op_type(), (int)opset->second, domain)) {
+        try {
+          schema->Verify(node);
+        } catch (const std::exception &e) {
+          std::string msg = printableMessage(e.what());
+          return "node '" +
+                 (node.name().empty() ? std::string("<unnamed>")
+                                      : node.name()) +
+                 "' (" + node.op_type() + ", " +
+                 (domain.empty() ? "ai.onnx" : domain) + " opset " +
+                 std::to_string(opset->second) + "): " + msg;
+        }
+      }
+    }
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_g()) {
+        std::string e = checkSchemas(attr.g(), opsets, depth + 1);
+        if (!e.empty())
+          return e;
+      }
+      for (const auto &g : attr.graphs()) {
+        std::string e = checkSchemas(g, opsets, depth + 1);
+        if (!e.empty())
+          return e;
+      }
+    }
+  }
+  return "";
+}
+
 OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
                                   llvm::StringRef path, MLIRContext *ctx,
                                   const ONNXImportOptions &options) {
@@ -1211,17 +1304,19 @@ OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
   // libonnx's inference annotates the values the model leaves untyped. When
   // it rejects the model, our own checks run first (they name the node and
   // the rule); its message is the error only if ours find nothing.
-  std::string inferenceError;
+  std::string inferenceError, schemaError;
   if (options.inferShapes && model.has_graph()) {
     std::map<std::string, int64_t> opsets;
     for (const auto &o : model.opset_import())
       opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
-    std::string unsafe = checkConvPoolAttributes(model.graph(), opsets, 0, {});
+    std::string unsafe = checkBeforeInference(model.graph(), opsets, 0, {});
     if (!unsafe.empty()) {
-      emitError(fileLoc) << unsafe;
+      emitError(fileLoc) << printableMessage(unsafe);
       return nullptr;
     }
-    try {
+    schemaError = checkSchemas(model.graph(), opsets, 0);
+    if (schemaError.empty())
+      try {
       ::onnx::ShapeInferenceOptions so(/*check_type=*/false,
                                        /*error_mode=*/0,
                                        /*data_prop=*/true);
@@ -1236,11 +1331,15 @@ OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
   if (!module) {
     const auto &err = importer.getError();
     emitError(err ? err->loc : fileLoc)
-        << (err ? err->message : "import failed");
+        << (err ? printableMessage(err->message) : "import failed");
     return nullptr;
   }
   if (failed(verify(*module)))
     return nullptr;
+  if (!schemaError.empty()) {
+    emitError(fileLoc) << schemaError;
+    return nullptr;
+  }
   if (!inferenceError.empty()) {
     emitError(fileLoc) << "the model's shapes or types are inconsistent: "
                        << inferenceError;
