@@ -96,10 +96,10 @@ amk::jitCompile(ModuleOp module, llvm::StringRef prefix,
   auto program = lookup("program");
   if (!program)
     return program.takeError();
-  auto create = lookup("session_create");
+  auto create = lookup("rt_session_create");
   if (!create)
     return create.takeError();
-  auto runPacked = lookup("run_packed");
+  auto runPacked = lookup("rt_run_packed");
   if (!runPacked)
     return runPacked.takeError();
   jit->desc = reinterpret_cast<const amk_rt_program *(*)()>(*program)();

@@ -15,6 +15,7 @@
 #include "passes/PassUtils.h"
 #include "passes/TaskProgram.h"
 #include "runtime/include/amk/kernel_params.h"
+#include "runtime/include/amk/model.h"
 #include "runtime/lib/EwProgram.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -458,8 +459,8 @@ struct LowerTaskToLLVM
       return program.emitError("cannot lower the task program: ") << err;
     std::string pre = prefix.empty() ? program.getSymName().str() : prefix;
     ProgramEmitter e(module, program.getLoc(), pre);
-    for (StringRef s : {"desc", "program", "run", "run_packed",
-                        "session_create", "constants"})
+    for (StringRef s : {"desc", "program", "rt_run", "rt_run_packed",
+                        "rt_session_create", "constants", "model"})
       if (SymbolTable::lookupSymbolIn(module, e.sym(s)))
         return program.emitError("symbol '")
                << e.sym(s) << "' already exists in the module";
@@ -615,6 +616,29 @@ struct LowerTaskToLLVM
       return s;
     });
 
+    // The model descriptor of the C API (amk/model.h, struct amk_model):
+    // API version, a hash of everything the program computes with (tables,
+    // weights, interface), its name and the pipeline that produced it (the
+    // module's `amk.pipeline` attribute, which amk-compile sets).
+    uint64_t hash = hashProgram(*lp);
+    std::string pipelineText;
+    if (auto attr = module->getAttrOfType<StringAttr>("amk.pipeline"))
+      pipelineText = attr.str();
+    e.string("model_name", pre);
+    e.string("model_pipeline", pipelineText);
+    auto modelTy =
+        LLVM::LLVMStructType::getLiteral(e.ctx, {i32, i32, i64, ptr, ptr, ptr});
+    e.initialized("model_data", modelTy, false, [&](OpBuilder &ib) {
+      Value s = LLVM::UndefOp::create(ib, loc, modelTy);
+      s = e.insert(ib, s, e.cst(ib, i32, AMK_MODEL_API_VERSION), {0});
+      s = e.insert(ib, s, e.cst(ib, i32, 0), {1});
+      s = e.insert(ib, s, e.cst(ib, i64, (int64_t)hash), {2});
+      s = e.insert(ib, s, e.addr(ib, e.sym("model_name")), {3});
+      s = e.insert(ib, s, e.addr(ib, e.sym("model_pipeline")), {4});
+      s = e.insert(ib, s, e.addr(ib, e.sym("desc")), {5});
+      return s;
+    });
+
     // Entry points.
     auto declare = [&](StringRef name, Type result, ArrayRef<Type> args) {
       if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
@@ -640,7 +664,13 @@ struct LowerTaskToLLVM
     }
     {
       OpBuilder::InsertionGuard guard(b);
-      Block *body = define("session_create", i32, {ptr, ptr});
+      Block *body = define("model", ptr, {});
+      b.setInsertionPointToStart(body);
+      LLVM::ReturnOp::create(b, loc, e.addr(b, e.sym("model_data")));
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = define("rt_session_create", i32, {ptr, ptr});
       b.setInsertionPointToStart(body);
       Value rc = LLVM::CallOp::create(
                      b, loc, rtCreate,
@@ -653,7 +683,7 @@ struct LowerTaskToLLVM
     {
       OpBuilder::InsertionGuard guard(b);
       SmallVector<Type> args(1 + nin + nout, ptr);
-      Block *body = define("run", i32, args);
+      Block *body = define("rt_run", i32, args);
       b.setInsertionPointToStart(body);
       auto bind = [&](unsigned first, unsigned n) -> Value {
         Type arrTy = LLVM::LLVMArrayType::get(ptr, std::max(1u, n));
@@ -674,7 +704,7 @@ struct LowerTaskToLLVM
     }
     {
       OpBuilder::InsertionGuard guard(b);
-      Block *body = define("run_packed", i32, {ptr, ptr});
+      Block *body = define("rt_run_packed", i32, {ptr, ptr});
       b.setInsertionPointToStart(body);
       SmallVector<Value> args{body->getArgument(0)};
       for (unsigned i = 0; i < nin + nout; ++i) {
@@ -683,7 +713,7 @@ struct LowerTaskToLLVM
                                 ArrayRef<LLVM::GEPArg>{(int32_t)i});
         args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
       }
-      auto run = module.lookupSymbol<LLVM::LLVMFuncOp>(e.sym("run"));
+      auto run = module.lookupSymbol<LLVM::LLVMFuncOp>(e.sym("rt_run"));
       Value rc = LLVM::CallOp::create(b, loc, run, args).getResult();
       LLVM::ReturnOp::create(b, loc, rc);
     }

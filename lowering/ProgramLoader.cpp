@@ -54,6 +54,13 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
   lp->constants = std::unique_ptr<uint8_t, void (*)(void *)>(
       static_cast<uint8_t *>(std::aligned_alloc(64, alloc ? alloc : 64)),
       std::free);
+  if (!lp->constants) {
+    error = "cannot allocate " + std::to_string(alloc) + " bytes of weights";
+    return nullptr;
+  }
+  // The gaps between aligned constants are zero, so that the blob (and the
+  // objects amk-compile writes) depend only on the program.
+  std::memset(lp->constants.get(), 0, alloc ? alloc : 64);
   for (auto [i, b] : llvm::enumerate(buffers)) {
     amk_rt_buffer rb{};
     rb.size = b.getSize();
@@ -175,4 +182,44 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
   p.inputs = lp->inputs.data();
   p.outputs = lp->outputs.data();
   return lp;
+}
+
+uint64_t amk::hashProgram(const LoadedProgram &lp) {
+  uint64_t hash = 1469598103934665603ull;
+  auto mix = [&](const void *data, size_t n) {
+    const auto *c = static_cast<const uint8_t *>(data);
+    for (size_t i = 0; i < n; ++i)
+      hash = (hash ^ c[i]) * 1099511628211ull;
+  };
+  auto mixVec = [&](const auto &v) { mix(v.data(), v.size() * sizeof(v[0])); };
+  const amk_rt_program &p = lp.program;
+  mix(p.constants, p.constants_bytes);
+  mixVec(lp.buffers);
+  mixVec(lp.kernelBuffers);
+  mixVec(lp.iparams);
+  mixVec(lp.fparams);
+  // Field by field: amk_rt_task has tail padding.
+  for (const amk_rt_task &t : lp.tasks) {
+    mix(&t.kernel, sizeof t.kernel);
+    mix(&t.worker, sizeof t.worker);
+    mix(t.tile, sizeof t.tile);
+    mix(&t.first_wait, sizeof t.first_wait);
+    mix(&t.num_waits, sizeof t.num_waits);
+    mix(&t.signal, sizeof t.signal);
+  }
+  for (const amk_rt_kernel &k : lp.kernels) {
+    for (uint32_t f : {k.kind, k.variant, k.first_buffer, k.num_buffers,
+                       k.first_iparam, k.num_iparams, k.first_fparam,
+                       k.num_fparams})
+      mix(&f, sizeof f);
+  }
+  mixVec(lp.waits);
+  mixVec(lp.counterSignals);
+  for (const auto *ios : {&lp.inputs, &lp.outputs})
+    for (const amk_rt_io &io : *ios) {
+      mix(io.name, std::strlen(io.name) + 1);
+      mix(&io.dtype, sizeof io.dtype);
+      mix(io.dims, io.rank * sizeof(int64_t));
+    }
+  return hash;
 }

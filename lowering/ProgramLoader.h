@@ -43,6 +43,12 @@ struct LoadedProgram {
 std::unique_ptr<LoadedProgram> loadProgram(task::ProgramOp program,
                                            std::string &error);
 
+/// A 64-bit FNV-1a hash of everything the program computes with: the
+/// weights, every table and the interface (names, dtypes, shapes). The
+/// C API (amk/model.h) compares it between a generated header and its
+/// library.
+uint64_t hashProgram(const LoadedProgram &program);
+
 } // namespace amk
 
 #endif // AMK_LOWERING_PROGRAMLOADER_H

@@ -14,6 +14,7 @@ cxx=$(command -v clang++-22 || command -v clang++)
 "$cxx" -std=c++17 -fsanitize=thread -O1 -g -march=native -fno-omit-frame-pointer \
   -I"$root/runtime/include" -I"$root/runtime/support" \
   "$root/runtime/lib/Runtime.cpp" "$root/runtime/lib/Kernels.cpp" \
+  "$root/runtime/lib/Model.cpp" \
   "$root/test/runtime/RuntimeTest.cpp" \
   -lgtest -lgtest_main /usr/lib/libxsmm.a /usr/lib/libxsmmnoblas.a \
   -lpthread -ldl -lm -o "$out/amk-runtime-tests-tsan"

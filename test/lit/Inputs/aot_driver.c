@@ -12,9 +12,9 @@
 #include <string.h>
 
 const amk_rt_program *main_graph_program(void);
-int main_graph_session_create(const amk_rt_options *options,
+int main_graph_rt_session_create(const amk_rt_options *options,
                               amk_rt_session **session);
-int main_graph_run_packed(amk_rt_session *session, void **args);
+int main_graph_rt_run_packed(amk_rt_session *session, void **args);
 
 static const char *npyDescr(uint32_t dtype, size_t *size) {
   switch (dtype) {
@@ -99,13 +99,13 @@ int main(int argc, char **argv) {
   amk_rt_options options;
   memset(&options, 0, sizeof options);
   amk_rt_session *session = NULL;
-  if (main_graph_session_create(&options, &session) != AMK_RT_OK) {
+  if (main_graph_rt_session_create(&options, &session) != AMK_RT_OK) {
     fprintf(stderr, "session: %s\n", amk_rt_error_message(NULL));
     return 1;
   }
   /* Twice: a session is reused across runs. */
   for (int r = 0; r < 2; ++r)
-    if (main_graph_run_packed(session, args) != AMK_RT_OK) {
+    if (main_graph_rt_run_packed(session, args) != AMK_RT_OK) {
       fprintf(stderr, "run: %s\n", amk_rt_error_message(session));
       return 1;
     }

@@ -48,24 +48,36 @@ module {
 // CHECK: llvm.mlir.global internal constant @ew_input1_dims(dense<[3, 0, 0, 0, 0, 0, 0, 0]> : tensor<8xi8>)
 // CHECK-LABEL: llvm.mlir.global internal constant @ew_desc()
 // CHECK-COUNT-10: llvm.mlir.addressof
-// Entry points: the descriptor, session creation, binding of the caller's
+// The C API's model descriptor (amk/model.h): API version 1, the program's
+// hash, its name, the pipeline (none here) and the program descriptor.
+// CHECK: llvm.mlir.global internal constant @ew_model_name("ew\00")
+// CHECK: llvm.mlir.global internal constant @ew_model_pipeline("\00")
+// CHECK-LABEL: llvm.mlir.global internal constant @ew_model_data()
+// CHECK-DAG: llvm.mlir.addressof @ew_desc
+// CHECK-DAG: llvm.mlir.addressof @ew_model_pipeline
+// CHECK-DAG: llvm.mlir.addressof @ew_model_name
+// CHECK-DAG: %[[VER:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: llvm.insertvalue %[[VER]], %{{.*}}[0]
+// Entry points: the descriptors, session creation, binding of the caller's
 // buffers, and the packed form.
 // CHECK-LABEL: llvm.func @ew_program() -> !llvm.ptr
-// CHECK-LABEL: llvm.func @ew_session_create(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// CHECK-LABEL: llvm.func @ew_model() -> !llvm.ptr
+// CHECK: llvm.mlir.addressof @ew_model_data
+// CHECK-LABEL: llvm.func @ew_rt_session_create(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // CHECK: llvm.call @amk_rt_session_create
-// CHECK: llvm.func @ew_run(%[[S:.*]]: !llvm.ptr, %[[X:.*]]: !llvm.ptr, %[[K:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr) -> i32
+// CHECK: llvm.func @ew_rt_run(%[[S:.*]]: !llvm.ptr, %[[X:.*]]: !llvm.ptr, %[[K:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr) -> i32
 // CHECK: llvm.store %[[X]]
 // CHECK: llvm.store %[[K]]
 // CHECK: llvm.store %[[Y]]
 // CHECK: llvm.call @amk_rt_run(%[[S]],
-// CHECK-LABEL: llvm.func @ew_run_packed(
-// CHECK: llvm.call @ew_run(
+// CHECK-LABEL: llvm.func @ew_rt_run_packed(
+// CHECK: llvm.call @ew_rt_run(
 // CHECK-NOT: amk_task.
 
 // EXACT: llvm.mlir.global internal constant @net_constants(dense<[0, 0, -64, 63, 0, 0, 0, -64]> : tensor<8xi8>)
 // EXACT: llvm.func internal @net_ew0
 // EXACT: math.erf
-// EXACT: llvm.func @net_run(
+// EXACT: llvm.func @net_rt_run(
 
 // INTERP-NOT: llvm.func internal @ew_ew0
 // INTERP: llvm.mlir.global internal constant @ew_kernels()
@@ -73,7 +85,7 @@ module {
 
 // LLVMIR: @ew_constants = internal constant [8 x i8] c"\00\00\C0?\00\00\00\C0", align 64
 // LLVMIR: define internal void @ew_ew0(ptr %0, ptr %1, i64 %2, i64 %3)
-// LLVMIR: define i32 @ew_run(ptr %0, ptr %1, ptr %2, ptr %3)
+// LLVMIR: define i32 @ew_rt_run(ptr %0, ptr %1, ptr %2, ptr %3)
 // LLVMIR: call i32 @amk_rt_run(
 
 // -----
@@ -97,12 +109,12 @@ module {
 
 // -----
 
-// The symbols it would emit must be free (dup_run by default, net_run with
+// The symbols it would emit must be free (dup_rt_run by default, net_rt_run with
 // prefix=net).
 module {
-  llvm.func @dup_run()
-  llvm.func @net_run()
-  // expected-error-re @+1 {{symbol '{{dup|net}}_run' already exists in the module}}
+  llvm.func @dup_rt_run()
+  llvm.func @net_rt_run()
+  // expected-error-re @+1 {{symbol '{{dup|net}}_rt_run' already exists in the module}}
   amk_task.program @dup attributes {arena_bytes = 0 : i64, counter_signals = array<i64: 0>, counters = 1 : i64, workers = 1 : i64} {
     amk_task.buffer {kind = "input", name = "x", size = 24 : i64, type = tensor<6xf32>}
     amk_task.buffer {kind = "output", name = "y", size = 24 : i64, type = tensor<6xf32>}

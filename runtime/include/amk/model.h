@@ -1,0 +1,134 @@
+/*===- amk/model.h - The C API of models compiled by amk-compile -*- C -*-===*\
+ *
+ * Part of AMK. A library made by `amk-compile model.onnx -o libNAME.a
+ * --header NAME.h` holds one model; its generated header declares
+ * `NAME_model()` and inline helpers over this API. The functions below
+ * live in libamk_runtime (they are the same for every model).
+ *
+ * Stability (docs/integration.md): AMK_MODEL_API_VERSION changes only when
+ * a declaration here changes incompatibly. Structs the caller fills start
+ * with `struct_size`, so fields can be added at the end without a version
+ * change. Enumerators are never renumbered. A library whose header was
+ * generated against another API version, or for another build of the
+ * model, is refused at amk_session_create with AMK_ERROR_VERSION_MISMATCH.
+ *
+\*===----------------------------------------------------------------------===*/
+
+#ifndef AMK_MODEL_H
+#define AMK_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AMK_MODEL_API_VERSION 1u
+
+typedef enum amk_status {
+  AMK_OK = 0,
+  AMK_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, a bad index, options */
+  AMK_ERROR_VERSION_MISMATCH = 2, /* header, library and runtime disagree */
+  AMK_ERROR_INVALID_PROGRAM = 3,  /* the compiled program is corrupt */
+  AMK_ERROR_KERNEL = 4,           /* a kernel failed (e.g. index out of range) */
+  AMK_ERROR_HANG = 5,             /* the watchdog stopped a run */
+  AMK_ERROR_OUT_OF_MEMORY = 6,
+  AMK_ERROR_IO = 7 /* the trace file could not be written */
+} amk_status;
+
+typedef enum amk_dtype {
+  AMK_DTYPE_FLOAT32 = 1,
+  AMK_DTYPE_UINT8 = 2,
+  AMK_DTYPE_INT8 = 3,
+  AMK_DTYPE_INT32 = 6,
+  AMK_DTYPE_INT64 = 7,
+  AMK_DTYPE_BOOL = 9
+} amk_dtype; /* the values are ONNX's TensorProto.DataType */
+
+/* A compiled model (the NAME_model() of a generated header). */
+typedef struct amk_model amk_model;
+/* A model ready to run: its worker threads and its arena. One run at a time
+ * per session; sessions of the same model are independent. */
+typedef struct amk_session amk_session;
+
+typedef struct amk_tensor_info {
+  const char *name;   /* the ONNX graph's input/output name */
+  amk_dtype dtype;
+  uint32_t rank;
+  const int64_t *dims; /* rank entries, all static */
+  uint64_t bytes;      /* the buffer size run() expects */
+} amk_tensor_info;
+
+typedef struct amk_session_options {
+  size_t struct_size; /* sizeof(amk_session_options) */
+  /* 0: the workers the program was scheduled for (amk-compile --workers);
+   * 1: every task on the calling thread (no worker threads). Any other
+   * value must equal the scheduled count: the task lists are static. */
+  uint32_t threads;
+  /* Non-null: each run writes a Chrome trace (chrome://tracing, Perfetto)
+   * of its tasks to this path. */
+  const char *trace_path;
+  /* A run that makes no progress for this long fails with AMK_ERROR_HANG
+   * and a report of every worker's task and counters; <= 0 means 30 s. */
+  double hang_timeout_s;
+} amk_session_options;
+
+/* Sets every field to its default. */
+void amk_session_options_init(amk_session_options *options);
+
+/* What the model declares. */
+uint32_t amk_model_num_inputs(const amk_model *model);
+uint32_t amk_model_num_outputs(const amk_model *model);
+amk_status amk_model_input(const amk_model *model, uint32_t index,
+                           amk_tensor_info *info);
+amk_status amk_model_output(const amk_model *model, uint32_t index,
+                            amk_tensor_info *info);
+/* The model's name (amk-compile --name), the pipeline it was compiled
+ * with, and the workers it was scheduled for. */
+const char *amk_model_name(const amk_model *model);
+const char *amk_model_pipeline(const amk_model *model);
+uint32_t amk_model_workers(const amk_model *model);
+
+/* Creates a session. header_api_version and header_model_hash are what the
+ * caller's generated header was made with (its NAME_session_create helper
+ * passes them); a mismatch is AMK_ERROR_VERSION_MISMATCH with a message
+ * naming both sides. options may be null (defaults). On failure *session
+ * is null and amk_last_error(NULL) says why. */
+amk_status amk_session_create(const amk_model *model,
+                              uint32_t header_api_version,
+                              uint64_t header_model_hash,
+                              const amk_session_options *options,
+                              amk_session **session);
+
+/* Runs the model once. inputs[i] points at amk_model_input(i).bytes of the
+ * caller's data, outputs[i] at amk_model_output(i).bytes the caller owns;
+ * nothing is allocated per run. Blocks until the run ends. */
+amk_status amk_session_run(amk_session *session, const void *const *inputs,
+                           void *const *outputs);
+
+/* The message of the session's last failure (empty after success); with
+ * session == NULL, the calling thread's last amk_session_create failure. */
+const char *amk_last_error(const amk_session *session);
+
+/* Joins the workers and frees the session; null is allowed. */
+void amk_session_destroy(amk_session *session);
+
+/* ---- For generated code only -------------------------------------------
+ * The layout of amk_model, which the generated library defines as constant
+ * data. Callers use the functions above, never these fields. */
+struct amk_rt_program;
+struct amk_model {
+  uint32_t api_version; /* AMK_MODEL_API_VERSION of amk-compile */
+  uint32_t reserved;
+  uint64_t hash; /* of the program, weights included */
+  const char *name;
+  const char *pipeline;
+  const struct amk_rt_program *program;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AMK_MODEL_H */

@@ -1,0 +1,224 @@
+//===- Model.cpp - The C API of compiled models (amk/model.h) ------------===//
+//
+// Part of AMK. A thin layer over the task-program runtime (amk/runtime.h):
+// version checks between the caller's generated header, the compiled model
+// and this runtime; the model's interface; sessions with options and
+// traces; errors as codes plus a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amk/model.h"
+#include "amk/runtime.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+struct amk_session {
+  const amk_model *model = nullptr;
+  amk_rt_session *rt = nullptr;
+  std::string tracePath;
+  std::string error;
+};
+
+namespace {
+
+thread_local std::string lastCreateError;
+
+amk_status fromRuntime(int rc) {
+  switch (rc) {
+  case AMK_RT_OK:
+    return AMK_OK;
+  case AMK_RT_INVALID_PROGRAM:
+    return AMK_ERROR_INVALID_PROGRAM;
+  case AMK_RT_INVALID_ARGUMENT:
+    return AMK_ERROR_INVALID_ARGUMENT;
+  case AMK_RT_KERNEL_ERROR:
+    return AMK_ERROR_KERNEL;
+  case AMK_RT_HANG:
+    return AMK_ERROR_HANG;
+  case AMK_RT_OUT_OF_MEMORY:
+    return AMK_ERROR_OUT_OF_MEMORY;
+  }
+  return AMK_ERROR_INVALID_PROGRAM;
+}
+
+amk_status failCreate(amk_status status, std::string message) {
+  lastCreateError = std::move(message);
+  return status;
+}
+
+amk_status describe(const amk_model *model, uint32_t index, bool input,
+                    amk_tensor_info *info) {
+  if (!model || !info || !model->program)
+    return AMK_ERROR_INVALID_ARGUMENT;
+  const amk_rt_program *p = model->program;
+  if (index >= (input ? p->num_inputs : p->num_outputs))
+    return AMK_ERROR_INVALID_ARGUMENT;
+  const amk_rt_io &io = (input ? p->inputs : p->outputs)[index];
+  info->name = io.name;
+  info->dtype = static_cast<amk_dtype>(io.dtype);
+  info->rank = io.rank;
+  info->dims = io.dims;
+  info->bytes = io.bytes;
+  return AMK_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+void amk_session_options_init(amk_session_options *options) {
+  if (!options)
+    return;
+  *options = amk_session_options{};
+  options->struct_size = sizeof(amk_session_options);
+}
+
+uint32_t amk_model_num_inputs(const amk_model *model) {
+  return model && model->program ? model->program->num_inputs : 0;
+}
+
+uint32_t amk_model_num_outputs(const amk_model *model) {
+  return model && model->program ? model->program->num_outputs : 0;
+}
+
+amk_status amk_model_input(const amk_model *model, uint32_t index,
+                           amk_tensor_info *info) {
+  return describe(model, index, true, info);
+}
+
+amk_status amk_model_output(const amk_model *model, uint32_t index,
+                            amk_tensor_info *info) {
+  return describe(model, index, false, info);
+}
+
+const char *amk_model_name(const amk_model *model) {
+  return model && model->name ? model->name : "";
+}
+
+const char *amk_model_pipeline(const amk_model *model) {
+  return model && model->pipeline ? model->pipeline : "";
+}
+
+uint32_t amk_model_workers(const amk_model *model) {
+  return model && model->program ? model->program->num_workers : 0;
+}
+
+amk_status amk_session_create(const amk_model *model,
+                              uint32_t header_api_version,
+                              uint64_t header_model_hash,
+                              const amk_session_options *options,
+                              amk_session **session) {
+  if (!session)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "session is null");
+  *session = nullptr;
+  if (!model || !model->program)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "model is null");
+  std::string name = amk_model_name(model);
+  // Header (the caller's), library (amk-compile's) and runtime (this
+  // code) must agree on the API; the header must describe this build of
+  // the model.
+  if (header_api_version != AMK_MODEL_API_VERSION ||
+      model->api_version != AMK_MODEL_API_VERSION)
+    return failCreate(
+        AMK_ERROR_VERSION_MISMATCH,
+        "model '" + name + "': C API version mismatch: the header says " +
+            std::to_string(header_api_version) + ", the compiled model " +
+            std::to_string(model->api_version) + ", the AMK runtime " +
+            std::to_string(AMK_MODEL_API_VERSION) +
+            "; rebuild the model library and its header with this AMK");
+  if (model->program->abi_version != AMK_RT_ABI_VERSION)
+    return failCreate(
+        AMK_ERROR_VERSION_MISMATCH,
+        "model '" + name + "': compiled for runtime ABI " +
+            std::to_string(model->program->abi_version) +
+            ", this runtime is ABI " + std::to_string(AMK_RT_ABI_VERSION) +
+            "; recompile the model with this AMK");
+  if (header_model_hash != model->hash) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "the header was generated for model hash %016" PRIx64
+                  " but the library holds %016" PRIx64,
+                  header_model_hash, model->hash);
+    return failCreate(AMK_ERROR_VERSION_MISMATCH,
+                      "model '" + name + "': " + buf +
+                          "; use the header amk-compile wrote with this "
+                          "library");
+  }
+  amk_session_options opts;
+  amk_session_options_init(&opts);
+  if (options) {
+    if (options->struct_size < sizeof(size_t) ||
+        options->struct_size > sizeof(amk_session_options))
+      return failCreate(AMK_ERROR_INVALID_ARGUMENT,
+                        "amk_session_options.struct_size is " +
+                            std::to_string(options->struct_size) +
+                            "; call amk_session_options_init first");
+    // Fields past the caller's struct_size keep their defaults.
+    std::memcpy(&opts, options, options->struct_size);
+  }
+  uint32_t workers = model->program->num_workers;
+  if (opts.threads != 0 && opts.threads != 1 && opts.threads != workers)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT,
+                      "model '" + name + "' was scheduled for " +
+                          std::to_string(workers) + " workers; threads must "
+                          "be 0 (that), 1 (the calling thread only) or " +
+                          std::to_string(workers) +
+                          ", not " + std::to_string(opts.threads) +
+                          " (recompile with amk-compile --workers=" +
+                          std::to_string(opts.threads) + ")");
+  amk_rt_options rtOpts{};
+  rtOpts.single_thread = opts.threads == 1 && workers != 1;
+  rtOpts.trace = opts.trace_path != nullptr;
+  rtOpts.hang_timeout_s = opts.hang_timeout_s;
+  auto s = std::make_unique<amk_session>();
+  s->model = model;
+  if (opts.trace_path)
+    s->tracePath = opts.trace_path;
+  int rc = amk_rt_session_create(model->program, &rtOpts, &s->rt);
+  if (rc != AMK_RT_OK)
+    return failCreate(fromRuntime(rc), "model '" + name + "': " +
+                                           amk_rt_error_message(nullptr));
+  lastCreateError.clear();
+  *session = s.release();
+  return AMK_OK;
+}
+
+amk_status amk_session_run(amk_session *session, const void *const *inputs,
+                           void *const *outputs) {
+  if (!session)
+    return AMK_ERROR_INVALID_ARGUMENT;
+  const amk_rt_program *p = session->model->program;
+  if ((p->num_inputs && !inputs) || (p->num_outputs && !outputs)) {
+    session->error = "inputs or outputs is null";
+    return AMK_ERROR_INVALID_ARGUMENT;
+  }
+  int rc = amk_rt_run(session->rt, inputs, outputs);
+  if (rc != AMK_RT_OK) {
+    session->error = amk_rt_error_message(session->rt);
+    return fromRuntime(rc);
+  }
+  if (!session->tracePath.empty() &&
+      amk_rt_write_trace(session->rt, session->tracePath.c_str()) != 0) {
+    session->error = "cannot write the trace to '" + session->tracePath + "'";
+    return AMK_ERROR_IO;
+  }
+  session->error.clear();
+  return AMK_OK;
+}
+
+const char *amk_last_error(const amk_session *session) {
+  return session ? session->error.c_str() : lastCreateError.c_str();
+}
+
+void amk_session_destroy(amk_session *session) {
+  if (!session)
+    return;
+  amk_rt_session_destroy(session->rt);
+  delete session;
+}
+
+} // extern "C"

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Build-system integration, end to end (docs/integration.md): installs AMK
+# into a temporary prefix, then, from that prefix only,
+#   1. configures, builds and runs examples/consumer (find_package(AMK),
+#      amk_add_model), and checks its outputs against amk-run's for the same
+#      pipeline, bit for bit (--jit: the same generated code);
+#   2. checks that the model is recompiled when, and only when, the model,
+#      the pipeline or amk-compile changes;
+#   3. builds the same program against a shared library and a static one
+#      with pkg-config instead of CMake;
+#   4. checks the errors: a missing model and a pipeline that does not parse
+#      at configure time, a header from another build of the model at run
+#      time, a worker count the schedule was not made for.
+# Usage: consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -euo pipefail
+build=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+prefix="$work/prefix"
+model="$src/examples/tiny_cnn.onnx"
+cc=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
+step() { echo "== $*"; }
+fail() { echo "integration: FAILED: $*"; exit 1; }
+expect_fail() { # expect_fail LOG PATTERN -- command...
+  local log=$1 pattern=$2
+  shift 3
+  if "$@" >"$log" 2>&1; then fail "'$*' succeeded"; fi
+  grep -qF -- "$pattern" "$log" || { cat "$log"; fail "no '$pattern' in the output of '$*'"; }
+  echo "refused as expected: $(grep -F -m1 -- "$pattern" "$log" | sed 's/^ *//')"
+}
+
+step "install into $prefix"
+cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+for f in bin/amk-compile bin/amk-opt bin/amk-run lib/libamk_runtime.a \
+         include/amk/model.h lib/cmake/AMK/AMKConfig.cmake lib/pkgconfig/amk.pc; do
+  [ -e "$prefix/$f" ] || fail "$f was not installed"
+done
+
+step "configure and build examples/consumer from the installed package"
+cmake -G Ninja -S "$src/examples/consumer" -B "$work/consumer" "${cc[@]}" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DWORKERS=2 >"$work/configure.log"
+ninja -C "$work/consumer" >"$work/build1.log" || { cat "$work/build1.log"; fail "build"; }
+grep -q "Compiling model" "$work/build1.log" || fail "the model was not compiled"
+mkdir -p "$work/npy/in" "$work/npy/out"
+"$work/consumer/classify" --npy "$work/npy" | tee "$work/run.log"
+pipeline=$(sed -n 's/^pipeline //p' "$work/run.log")
+[ -n "$pipeline" ] || fail "the library does not report its pipeline"
+
+step "outputs equal amk-run's for the same pipeline"
+"$prefix/bin/amk-run" "$model" --pipeline "$pipeline" --jit --rtol 0 --atol 0 \
+  --input-dir "$work/npy/in" --compare "$work/npy/out" | tee "$work/compare.log"
+grep -q "ok vs" "$work/compare.log" || fail "outputs differ from amk-run"
+"$work/consumer/classify" --threads 1 --npy "$work/npy" >/dev/null
+"$prefix/bin/amk-run" "$model" --pipeline "$pipeline" --jit --rtol 0 --atol 0 \
+  --input-dir "$work/npy/in" --compare "$work/npy/out" | grep -q "ok vs" ||
+  fail "single-thread outputs differ from amk-run"
+echo "single-thread session: identical"
+
+step "rebuilds: none when nothing changed, the model when the pipeline changes"
+ninja -C "$work/consumer" >"$work/build2.log"
+grep -q "no work to do" "$work/build2.log" || { cat "$work/build2.log"; fail "an unchanged build did work"; }
+echo "unchanged: no work to do"
+cmake "$work/consumer" \
+  -DPIPELINE="builtin.module(amk-graph-opt,amk-schedule-megakernel{workers=2 tile-cols=32})" \
+  >/dev/null
+ninja -C "$work/consumer" >"$work/build3.log"
+grep -q "Compiling model" "$work/build3.log" || fail "a new pipeline did not recompile the model"
+"$work/consumer/classify" | grep -q "tile-cols=32" || fail "the new pipeline is not in the library"
+echo "new pipeline: recompiled"
+touch "$prefix/bin/amk-compile"
+ninja -C "$work/consumer" >"$work/build4.log"
+grep -q "Compiling model" "$work/build4.log" || fail "a new amk-compile did not recompile the model"
+echo "new compiler: recompiled"
+
+step "pkg-config: a shared and a static library without CMake"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+mkdir -p "$work/so" "$work/a"
+"$prefix/bin/amk-compile" "$model" --workers 2 --name tiny_cnn --quiet \
+  -o "$work/so/libtiny_cnn.so" --header "$work/so/tiny_cnn.h"
+# shellcheck disable=SC2046
+clang++-22 -std=c++17 "$src/examples/consumer/main.cpp" -I"$work/so" \
+  $(pkg-config --cflags amk) -L"$work/so" -ltiny_cnn -o "$work/so/classify"
+LD_LIBRARY_PATH="$work/so" "$work/so/classify" | tail -1 | tee "$work/so.log"
+"$prefix/bin/amk-compile" "$model" --workers 2 --name tiny_cnn --quiet \
+  -o "$work/a/libtiny_cnn.a" --header "$work/a/tiny_cnn.h"
+# shellcheck disable=SC2046
+clang++-22 -std=c++17 "$src/examples/consumer/main.cpp" -I"$work/a" \
+  "$work/a/libtiny_cnn.a" $(pkg-config --cflags --libs amk) -o "$work/a/classify"
+"$work/a/classify" | tail -1 | tee "$work/a.log"
+cmp -s "$work/so.log" "$work/a.log" || fail "shared and static libraries disagree"
+grep -q "class" "$work/a.log" || fail "no prediction"
+
+step "errors at the step where they happen"
+expect_fail "$work/err1.log" "amk_add_model(tiny_cnn): the model '/nonexistent/model.onnx' does not exist" -- \
+  cmake -G Ninja -S "$src/examples/consumer" -B "$work/bad1" "${cc[@]}" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DMODEL=/nonexistent/model.onnx
+expect_fail "$work/err2.log" "does not parse" -- \
+  cmake -G Ninja -S "$src/examples/consumer" -B "$work/bad2" "${cc[@]}" \
+    -DCMAKE_PREFIX_PATH="$prefix" "-DPIPELINE=builtin.module(amk-no-such-pass)"
+# A header from another build of the model (scheduled for 1 worker)
+# compiled against the 2-worker library.
+mkdir -p "$work/a/other"
+"$prefix/bin/amk-compile" "$model" --workers 1 --name tiny_cnn --quiet \
+  -o "$work/a/other.a" --header "$work/a/other/tiny_cnn.h"
+# shellcheck disable=SC2046
+clang++-22 -std=c++17 "$src/examples/consumer/main.cpp" -I"$work/a/other" \
+  "$work/a/libtiny_cnn.a" $(pkg-config --cflags --libs amk) -o "$work/a/stale"
+expect_fail "$work/err3.log" "the header was generated for model hash" -- "$work/a/stale"
+expect_fail "$work/err4.log" "was scheduled for 2 workers" -- "$work/a/classify" --threads 3
+expect_fail "$work/err5.log" "--precision int8 needs calibrated QDQ insertion" -- \
+  "$prefix/bin/amk-compile" "$model" --precision int8 -o "$work/x.a"
+expect_fail "$work/err6.log" "the name must end in .a, .so or .o" -- \
+  "$prefix/bin/amk-compile" "$model" -o "$work/x.lib"
+echo "integration: all checks passed"
