@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
   # Toolchain and build.
-  cmake ninja-build g++ lld-22 clang-22 libclang-rt-22-dev
+  cmake ninja-build g++ lld-22 clang-22 libclang-rt-22-dev pkgconf
   # LLVM/MLIR 22 (the -tools packages are required by find_package(MLIR)).
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   # ONNX protobuf schema and parser.
