@@ -382,6 +382,98 @@ def TestPerturbConstants : Pass<"amk-test-perturb-constants", "mlir::ModuleOp"> 
   ];
 }
 
+def Calibrate : Pass<"amk-calibrate", "mlir::ModuleOp"> {
+  let summary = "Record a calibrated range for every tensor that will be quantized";
+  let description = [{
+    Runs the graph as it is (after whatever normalization and fusion came
+    before, so it calibrates exactly the graph amk-insert-qdq will change)
+    on a calibration set with the reference interpreter, streaming
+    statistics (min/max, then a histogram of |x| for the histogram
+    methods; no tensor is kept), and stores a range [min, max] on every
+    tensor amk-insert-qdq will quantize: `amk.ranges` on ops, `amk.range` on
+    graph inputs, plus the module attribute `amk.calibration` (method,
+    sample count, SHA-like hash of the set, whether it was synthetic, the
+    configuration used). The set is a directory of samples (one
+    subdirectory per sample holding one .pb/.npy per input, by name or as
+    input_<i>) or, only when asked, seeded synthetic inputs. Methods:
+    minmax, percentile, entropy (KL, TensorRT-style threshold search on
+    2048 bins), mse. A tensor the set never produces, an empty set, an
+    input of the wrong shape or type, or a NaN range is an error.
+
+    Example: `amk-calibrate{data-dir=calib method=entropy report=calib.json}`.
+  }];
+  let options = [
+    Option<"config", "config", "std::string", /*default=*/"\"\"",
+           "JSON file with quantization options (docs/quantization.md); options given here override it">,
+    Option<"activationType", "activation-type", "std::string", /*default=*/"\"\"",
+           "uint8 | int8 | int16 (empty: the config's value)">,
+    Option<"weightType", "weight-type", "std::string", /*default=*/"\"\"",
+           "int8 | uint8 (empty: the config's value)">,
+    Option<"perChannel", "per-channel", "std::string", /*default=*/"\"\"",
+           "true | false: per-channel weights (empty: the config's value)">,
+    Option<"symmetricActivations", "symmetric-activations", "std::string", /*default=*/"\"\"",
+           "true | false (empty: the config's value)">,
+    ListOption<"quantizedOps", "quantized-ops", "std::string",
+               "Ops to quantize, e.g. Conv,Gemm,MatMul (empty: the config's list)">,
+    ListOption<"keepFloat", "keep-float", "std::string",
+               "Ops (by op or node name) kept in float">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write a JSON report to this path">,
+    Option<"method", "method", "std::string", /*default=*/"\"\"",
+           "minmax | percentile | entropy | mse (empty: the config's value)">,
+    Option<"percentile", "percentile", "std::string", /*default=*/"\"\"",
+           "Percentile of |x| kept by the percentile method">,
+    Option<"bins", "bins", "std::string", /*default=*/"\"\"",
+           "Histogram bins">,
+    Option<"dataDir", "data-dir", "std::string", /*default=*/"\"\"",
+           "Directory of calibration samples">,
+    Option<"synthetic", "synthetic", "std::string", /*default=*/"\"\"",
+           "Number of seeded synthetic samples (explicitly instead of data-dir)">,
+    Option<"seed", "seed", "std::string", /*default=*/"\"\"",
+           "Seed of the synthetic samples">,
+    Option<"maxSamples", "max-samples", "std::string", /*default=*/"\"\"",
+           "Use at most this many samples of data-dir">
+  ];
+}
+
+def InsertQDQ : Pass<"amk-insert-qdq", "mlir::ModuleOp"> {
+  let summary = "Insert QuantizeLinear/DequantizeLinear pairs from the calibrated ranges";
+  let description = [{
+    Reads the ranges amk-calibrate stored in the IR (no other source) and
+    the configuration it recorded, applies the options given here on top,
+    and quantizes: a QuantizeLinear/DequantizeLinear pair on every selected
+    activation (uses other than the graph's outputs read the dequantized
+    value), weights quantized offline (per channel, symmetric for int8) and
+    read through a DequantizeLinear, biases as int32 with scale = input
+    scale x weight scale. Op-aware: shape-only ops (Reshape, Transpose,
+    Flatten, Squeeze, MaxPool, ...) share their input's scale and zero
+    point, a Softmax output gets [0, 1], a ReLU output stays asymmetric.
+    A selected tensor without a range is an error (calibrate first with
+    the same configuration); so is a type the module's opset cannot
+    express (16-bit needs opset 21, per-channel needs 13).
+
+    Example: `amk-insert-qdq{activation-type=uint8 weight-type=int8}`.
+  }];
+  let options = [
+    Option<"config", "config", "std::string", /*default=*/"\"\"",
+           "JSON file with quantization options (docs/quantization.md); options given here override it">,
+    Option<"activationType", "activation-type", "std::string", /*default=*/"\"\"",
+           "uint8 | int8 | int16 (empty: the config's value)">,
+    Option<"weightType", "weight-type", "std::string", /*default=*/"\"\"",
+           "int8 | uint8 (empty: the config's value)">,
+    Option<"perChannel", "per-channel", "std::string", /*default=*/"\"\"",
+           "true | false: per-channel weights (empty: the config's value)">,
+    Option<"symmetricActivations", "symmetric-activations", "std::string", /*default=*/"\"\"",
+           "true | false (empty: the config's value)">,
+    ListOption<"quantizedOps", "quantized-ops", "std::string",
+               "Ops to quantize, e.g. Conv,Gemm,MatMul (empty: the config's list)">,
+    ListOption<"keepFloat", "keep-float", "std::string",
+               "Ops (by op or node name) kept in float">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write a JSON report to this path">
+  ];
+}
+
 def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
   let summary = "Tile the graph into tasks and schedule them on persistent workers";
   let description = [{
