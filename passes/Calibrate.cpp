@@ -9,6 +9,7 @@
 #include "dialect/ONNX/ONNXNames.h"
 #include "passes/PassUtils.h"
 #include "passes/Passes.h"
+#include "passes/CalibrationData.h"
 #include "passes/Quantization.h"
 #include "reference/Interpreter.h"
 #include "translate/TensorIO.h"
@@ -35,142 +36,6 @@ using namespace amk::quant;
 
 namespace {
 
-/// Where the samples come from: files, one directory per sample, or a
-/// seeded generator. Samples are produced one at a time (streaming).
-class SampleSource {
-public:
-  SampleSource(func::FuncOp func, const QuantConfig &config)
-      : func(func), config(config) {}
-
-  /// Lists the samples; fails on an empty set or a missing directory.
-  LogicalResult init(std::string &error) {
-    if (config.syntheticSamples > 0) {
-      count = config.syntheticSamples;
-      return success();
-    }
-    if (config.dataDir.empty()) {
-      error = "no calibration data: give data-dir=DIR (a directory of "
-              "samples) or, to calibrate on seeded random inputs, "
-              "synthetic=N explicitly";
-      return failure();
-    }
-    if (!llvm::sys::fs::is_directory(config.dataDir)) {
-      error = "the calibration directory '" + config.dataDir +
-              "' does not exist";
-      return failure();
-    }
-    std::error_code ec;
-    bool hasFiles = false;
-    for (llvm::sys::fs::directory_iterator it(config.dataDir, ec), end;
-         it != end && !ec; it.increment(ec)) {
-      if (llvm::sys::fs::is_directory(it->path()))
-        dirs.push_back(it->path());
-      else if (llvm::StringRef(it->path()).ends_with(".pb") ||
-               llvm::StringRef(it->path()).ends_with(".npy"))
-        hasFiles = true;
-    }
-    std::sort(dirs.begin(), dirs.end());
-    // A directory of tensor files is one sample.
-    if (dirs.empty() && hasFiles)
-      dirs.push_back(config.dataDir);
-    if (dirs.empty()) {
-      error = "the calibration set '" + config.dataDir +
-              "' is empty: it has no sample directories and no .pb/.npy "
-              "files";
-      return failure();
-    }
-    if (config.maxSamples > 0 && (int64_t)dirs.size() > config.maxSamples)
-      dirs.resize(config.maxSamples);
-    count = dirs.size();
-    return success();
-  }
-
-  int64_t size() const { return count; }
-  bool synthetic() const { return config.syntheticSamples > 0; }
-
-  /// The inputs of sample k, checked against the graph's input types.
-  FailureOr<std::vector<ref::RValue>> get(int64_t k, std::string &error) {
-    std::vector<ref::RValue> inputs;
-    MLIRContext *ctx = func.getContext();
-    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
-      std::string name = valueName(func.getArgument(i));
-      if (!type || !type.hasStaticShape()) {
-        error = "graph input '" + name +
-                "' has no static shape; calibration needs one";
-        return failure();
-      }
-      ElementsAttr attr;
-      std::string where;
-      if (synthetic()) {
-        attr = makeRandomTensor(type, config.seed * 1000003ull + k * 131 + i);
-        where = "synthetic sample " + std::to_string(k);
-      } else {
-        std::string file = find(dirs[k], name, i);
-        where = "sample '" + dirs[k] + "'";
-        if (file.empty()) {
-          error = where + ": no file for input '" + name + "' (" + name +
-                  ".npy/.pb or input_" + std::to_string(i) + ".npy/.pb)";
-          return failure();
-        }
-        auto read = readTensorFile(file, ctx);
-        if (!read) {
-          error = where + ": " + llvm::toString(read.takeError());
-          return failure();
-        }
-        attr = *read;
-        where = "'" + file + "'";
-      }
-      auto got = cast<ShapedType>(attr.getType());
-      if (got.getElementType() != type.getElementType() ||
-          got.getShape() != type.getShape()) {
-        std::string g, w;
-        llvm::raw_string_ostream gs(g), ws(w);
-        gs << got;
-        ws << type;
-        error = where + ": input '" + name + "' is " + g +
-                ", the model needs " + w;
-        return failure();
-      }
-      auto t = ref::Tensor::fromAttr(attr);
-      if (!t) {
-        error = where + ": " + llvm::toString(t.takeError());
-        return failure();
-      }
-      // The set's identity: every byte of every sample, in order.
-      mix(t->raw(), t->byteSize());
-      inputs.push_back(ref::RValue(std::move(*t)));
-    }
-    return inputs;
-  }
-
-  uint64_t hash() const { return setHash; }
-
-private:
-  static std::string find(const std::string &dir, const std::string &name,
-                          unsigned i) {
-    for (std::string f :
-         {name + ".npy", name + ".pb", "input_" + std::to_string(i) + ".npy",
-          "input_" + std::to_string(i) + ".pb"}) {
-      llvm::SmallString<256> p(dir);
-      llvm::sys::path::append(p, f);
-      if (llvm::sys::fs::exists(p))
-        return std::string(p);
-    }
-    return "";
-  }
-  void mix(const char *data, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-      setHash = (setHash ^ (uint8_t)data[i]) * 1099511628211ull;
-  }
-
-  func::FuncOp func;
-  const QuantConfig &config;
-  std::vector<std::string> dirs;
-  int64_t count = 0;
-  uint64_t setHash = 1469598103934665603ull;
-};
-
 class CalibratePass : public amk::impl::CalibrateBase<CalibratePass> {
 public:
   using CalibrateBase::CalibrateBase;
@@ -180,6 +45,7 @@ public:
     ConfigOverrides o{config,     activationType, weightType, perChannel,
                       symmetricActivations, method, percentile, bins,
                       dataDir,    synthetic,      seed,       maxSamples,
+                      "",         "",
                       std::vector<std::string>(quantizedOps.begin(),
                                                quantizedOps.end()),
                       std::vector<std::string>(keepFloat.begin(),

@@ -452,6 +452,13 @@ def InsertQDQ : Pass<"amk-insert-qdq", "mlir::ModuleOp"> {
     the same configuration); so is a type the module's opset cannot
     express (16-bit needs opset 21, per-channel needs 13).
 
+    Sensitivity (`sensitivity-target=DB`): on the first samples of the
+    calibration set, measures the graph outputs' SQNR with every node
+    quantized, then with each node alone quantized; while the target is
+    not met, keeps the most sensitive remaining node in float. The report
+    lists each node's SQNR and what was kept, in order, with the SQNR after
+    each step.
+
     Example: `amk-insert-qdq{activation-type=uint8 weight-type=int8}`.
   }];
   let options = [
@@ -470,7 +477,11 @@ def InsertQDQ : Pass<"amk-insert-qdq", "mlir::ModuleOp"> {
     ListOption<"keepFloat", "keep-float", "std::string",
                "Ops (by op or node name) kept in float">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Write a JSON report to this path">
+           "Write a JSON report to this path">,
+    Option<"sensitivityTarget", "sensitivity-target", "std::string", /*default=*/"\"\"",
+           "SQNR (dB) of the graph outputs to reach by keeping the most sensitive nodes in float (0: off)">,
+    Option<"sensitivitySamples", "sensitivity-samples", "std::string", /*default=*/"\"\"",
+           "Calibration samples the sensitivity search measures on">
   ];
 }
 

@@ -49,6 +49,8 @@ nlohmann::ordered_json QuantConfig::toJSON() const {
   j["synthetic_samples"] = syntheticSamples;
   j["seed"] = seed;
   j["max_samples"] = maxSamples;
+  j["sensitivity_target_db"] = sensitivityTargetDb;
+  j["sensitivity_samples"] = sensitivitySamples;
   return j;
 }
 
@@ -129,6 +131,14 @@ llvm::Expected<QuantConfig> QuantConfig::fromJSON(const nlohmann::json &j) {
       e = want(v.is_number_integer(), "an integer");
       if (!e)
         c.maxSamples = v.get<int64_t>();
+    } else if (k == "sensitivity_target_db") {
+      e = want(v.is_number(), "a number");
+      if (!e)
+        c.sensitivityTargetDb = v.get<double>();
+    } else if (k == "sensitivity_samples") {
+      e = want(v.is_number_integer(), "an integer");
+      if (!e)
+        c.sensitivitySamples = v.get<int64_t>();
     } else {
       return configError("unknown key '" + k + "'");
     }
@@ -164,6 +174,11 @@ llvm::Error QuantConfig::validate() const {
     return configError("give data_dir or synthetic_samples, not both");
   if (quantizedOps.empty())
     return configError("quantized_ops is empty: nothing would be quantized");
+  if (sensitivityTargetDb < 0 || sensitivityTargetDb > 200)
+    return configError("sensitivity_target_db must be in [0, 200] (0: off), "
+                       "not " + std::to_string(sensitivityTargetDb));
+  if (sensitivitySamples < 1)
+    return configError("sensitivity_samples must be at least 1");
   return llvm::Error::success();
 }
 
@@ -254,6 +269,16 @@ llvm::Error amk::quant::applyOverrides(const ConfigOverrides &o,
     return e;
   if (llvm::Error e = integer(o.maxSamples, "max-samples", c.maxSamples))
     return e;
+  if (llvm::Error e = integer(o.sensitivitySamples, "sensitivity-samples",
+                              c.sensitivitySamples))
+    return e;
+  if (!o.sensitivityTarget.empty()) {
+    double x;
+    if (llvm::StringRef(o.sensitivityTarget).getAsDouble(x))
+      return configError("sensitivity-target must be a number (dB), not '" +
+                         o.sensitivityTarget + "'");
+    c.sensitivityTargetDb = x;
+  }
   return c.validate();
 }
 

@@ -50,6 +50,10 @@ struct QuantConfig {
   int64_t syntheticSamples = 0;  ///< >0: seeded random inputs instead
   uint64_t seed = 1;             ///< of the synthetic generator
   int64_t maxSamples = 0;        ///< 0: every sample of dataDir
+  // Sensitivity (amk-insert-qdq): keep the nodes whose quantization hurts
+  // most in float until the graph outputs' SQNR reaches this (dB); 0: off.
+  double sensitivityTargetDb = 0;
+  int64_t sensitivitySamples = 4; ///< calibration samples it measures on
 
   nlohmann::ordered_json toJSON() const;
   /// Fails on an unknown key, a wrong type or an invalid value.
@@ -69,7 +73,7 @@ llvm::Error readConfigFile(llvm::StringRef path, QuantConfig &config);
 struct ConfigOverrides {
   std::string configFile, activationType, weightType, perChannel,
       symmetricActivations, method, percentile, bins, dataDir, synthetic,
-      seed, maxSamples;
+      seed, maxSamples, sensitivityTarget, sensitivitySamples;
   std::vector<std::string> quantizedOps, keepFloat;
 };
 llvm::Error applyOverrides(const ConfigOverrides &o, QuantConfig &config);

@@ -35,13 +35,15 @@ TEST(QuantConfig, RoundTripsEveryField) {
   c.dataDir = "calib";
   c.maxSamples = 7;
   c.seed = 42;
+  c.sensitivityTargetDb = 35;
+  c.sensitivitySamples = 2;
   auto text = c.toJSON().dump();
   auto again = QuantConfig::fromJSON(nlohmann::json::parse(text));
   ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
   EXPECT_TRUE(*again == c);
   EXPECT_EQ(again->toJSON().dump(), text);
   // The JSON names every field: nothing is left to a second default.
-  EXPECT_EQ(c.toJSON().size(), 14u);
+  EXPECT_EQ(c.toJSON().size(), 16u);
 }
 
 TEST(QuantConfig, RefusesUnknownKeysTypesAndValues) {

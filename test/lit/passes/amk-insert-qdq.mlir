@@ -76,6 +76,26 @@
 // range: an error, never a default.
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A keep-float=mm2},amk-insert-qdq{keep-float=none})' 2>&1 | FileCheck %s --check-prefix=NORANGE
 // NORANGE: error: amk-insert-qdq: tensor '{{.*}}' must be quantized but has no calibrated range: run amk-calibrate with the same configuration first
+// Sensitivity: all quantized, the output's SQNR is 49.6 dB; mm1 alone
+// costs more (46.0 dB) than mm2 alone (67.7 dB), so a 55 dB target keeps
+// mm1 in float and quantizes only around mm2; 80 dB would need every node
+// in float: an error that says so.
+// RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A},amk-insert-qdq{sensitivity-target=55 report=%t/sens.json})' | FileCheck %s --check-prefix=SENS
+// SENS-COUNT-1: "onnx.QuantizeLinear"
+// SENS-NOT: "onnx.QuantizeLinear"
+// RUN: FileCheck %s --check-prefix=SENSJSON < %t/sens.json
+// SENSJSON: "all_quantized_db": 49.6
+// SENSJSON: "node": "mm1",
+// SENSJSON-NEXT: "sqnr_db_alone": 45.9
+// SENSJSON: "node": "mm2",
+// SENSJSON-NEXT: "sqnr_db_alone": 67.7
+// SENSJSON: "kept_float": [
+// SENSJSON-NEXT: {
+// SENSJSON-NEXT: "node": "mm1",
+// SENSJSON: "sqnr_db_after": 67.7
+// SENSJSON: "target_met": true
+// RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A},amk-insert-qdq{sensitivity-target=80})' 2>&1 | FileCheck %s --check-prefix=SENSMAX
+// SENSMAX: error: amk-insert-qdq: sensitivity: the target 80.00 dB is not met unless every node stays in float (all quantized: 49.6 dB, all but 'mm2' in float: 67.7 dB); lower sensitivity-target
 // RUN: amk-opt %inputs/qdq-errors.mlir -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-insert-qdq)'
 
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 13 : i64}} {
