@@ -106,7 +106,7 @@ clang++-22 -std=c++17 "$src/examples/consumer/main.cpp" -I"$work/a/other" \
   "$work/a/libtiny_cnn.a" $(pkg-config --cflags --libs amk) -o "$work/a/stale"
 expect_fail "$work/err3.log" "the header was generated for model hash" -- "$work/a/stale"
 expect_fail "$work/err4.log" "was scheduled for 2 workers" -- "$work/a/classify" --threads 3
-expect_fail "$work/err5.log" "--precision int8 needs calibrated QDQ insertion" -- \
+expect_fail "$work/err5.log" "--precision int8 needs the runtime's int8 kernels" -- \
   "$prefix/bin/amk-compile" "$model" --precision int8 -o "$work/x.a"
 expect_fail "$work/err6.log" "the name must end in .a, .so or .o" -- \
   "$prefix/bin/amk-compile" "$model" -o "$work/x.lib"

@@ -135,8 +135,11 @@ std::string choosePipeline(unsigned nworkers) {
     die("--target must be cpu or npu-like, not '" + target + "'");
   if (precision == "int8" || precision == "mixed")
     die("--precision " + precision +
-        " needs calibrated QDQ insertion (amk-calibrate, amk-insert-qdq), "
-        "which this AMK does not have yet; use --precision fp32");
+        " needs the runtime's int8 kernels (QuantizeLinear, "
+        "DequantizeLinear, int8 GEMM/convolution), which this AMK does not "
+        "have yet; the QDQ model itself comes from amk-opt "
+        "--pass-pipeline='builtin.module(amk-calibrate{data-dir=DIR},"
+        "amk-insert-qdq)' (docs/quantization.md); use --precision fp32");
   if (precision != "fp32")
     die("--precision must be fp32, int8 or mixed, not '" + precision + "'");
   if (!calibrationData.empty())
