@@ -37,6 +37,12 @@ void buildGraphOptPipeline(mlir::OpPassManager &pm, llvm::StringRef target,
 mlir::LogicalResult parsePipeline(llvm::StringRef text, mlir::PassManager &pm,
                                   llvm::raw_ostream &errors);
 
+/// Parses `text` (as parsePipeline), runs it on `module` and verifies the
+/// result; on failure `error` says which step failed (the passes' own
+/// diagnostics go to the context's handler).
+mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef text,
+                                std::string &error);
+
 /// Registers every AMK pass and named pipeline with the global registry.
 void registerAllPasses();
 

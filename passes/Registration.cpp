@@ -6,6 +6,8 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/IR/Verifier.h"
+
 #include "dialect/AMK/AMKDialect.h"
 #include "dialect/AMKTask/AMKTaskDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
@@ -35,6 +37,26 @@ LogicalResult amk::parsePipeline(llvm::StringRef text, PassManager &pm,
     return success();
   }
   return parsePassPipeline(text, pm, errors);
+}
+
+LogicalResult amk::runPipeline(ModuleOp module, llvm::StringRef text,
+                               std::string &error) {
+  PassManager pm(module.getContext());
+  std::string parseErrors;
+  llvm::raw_string_ostream os(parseErrors);
+  if (failed(parsePipeline(text, pm, os))) {
+    error = "the pipeline '" + text.str() + "' does not parse: " + parseErrors;
+    return failure();
+  }
+  if (failed(pm.run(module))) {
+    error = "the pipeline '" + text.str() + "' failed";
+    return failure();
+  }
+  if (failed(verify(module))) {
+    error = "the pipeline '" + text.str() + "' left invalid IR";
+    return failure();
+  }
+  return success();
 }
 
 namespace {

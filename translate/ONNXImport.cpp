@@ -81,6 +81,18 @@ public:
   llvm::StringMap<Value> values;
 };
 
+/// "node 'name' (Op, domain opset N)" for errors, with `opsets` keyed by
+/// domain ("ai.onnx" for the default one).
+std::string describeNode(const ::onnx::NodeProto &node,
+                         const std::map<std::string, int64_t> &opsets) {
+  std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
+  auto it = opsets.find(domain);
+  std::string ver = it == opsets.end() ? "?" : std::to_string(it->second);
+  std::string name = node.name().empty() ? "<unnamed>" : node.name();
+  return "node '" + name + "' (" + node.op_type() + ", " + domain +
+         " opset " + ver + ")";
+}
+
 class ModelImporter {
 public:
   ModelImporter(MLIRContext *ctx, llvm::StringRef path,
@@ -115,12 +127,7 @@ private:
     return Failed();
   }
   std::string nodeDesc(const ::onnx::NodeProto &node) const {
-    std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
-    auto it = opsets.find(domain);
-    std::string ver = it == opsets.end() ? "?" : std::to_string(it->second);
-    std::string name = node.name().empty() ? "<unnamed>" : node.name();
-    return "node '" + name + "' (" + node.op_type() + ", " + domain +
-           " opset " + ver + ")";
+    return describeNode(node, opsets);
   }
 
   // Model-level -------------------------------------------------------------
@@ -1144,14 +1151,7 @@ std::string checkBeforeInference(const ::onnx::GraphProto &graph,
     for (const auto &o : node.output())
       defined.insert(o);
   auto describe = [&](const ::onnx::NodeProto &node) {
-    std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
-    auto opset = opsets.find(domain);
-    return "node '" +
-           (node.name().empty() ? std::string("<unnamed>") : node.name()) +
-           "' (" + node.op_type() + ", " + domain + " opset " +
-           (opset == opsets.end() ? std::string("?")
-                                  : std::to_string(opset->second)) +
-           ")";
+    return describeNode(node, opsets);
   };
   for (const auto &node : graph.node()) {
     for (const auto &i : node.input())
@@ -1270,13 +1270,7 @@ std::string checkSchemas(const ::onnx::GraphProto &graph,
         try {
           schema->Verify(node);
         } catch (const std::exception &e) {
-          std::string msg = printableMessage(e.what());
-          return "node '" +
-                 (node.name().empty() ? std::string("<unnamed>")
-                                      : node.name()) +
-                 "' (" + node.op_type() + ", " +
-                 (domain.empty() ? "ai.onnx" : domain) + " opset " +
-                 std::to_string(opset->second) + "): " + msg;
+          return describeNode(node, opsets) + ": " + e.what();
         }
       }
     }
@@ -1304,47 +1298,49 @@ OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
   // libonnx's inference annotates the values the model leaves untyped. When
   // it rejects the model, our own checks run first (they name the node and
   // the rule); its message is the error only if ours find nothing.
+  // Every message may quote names from the model: escaped in one place.
+  auto reject = [&](Location loc, llvm::StringRef msg) {
+    emitError(loc) << printableMessage(msg);
+    return nullptr;
+  };
   std::string inferenceError, schemaError;
   if (options.inferShapes && model.has_graph()) {
     std::map<std::string, int64_t> opsets;
     for (const auto &o : model.opset_import())
       opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
     std::string unsafe = checkBeforeInference(model.graph(), opsets, 0, {});
-    if (!unsafe.empty()) {
-      emitError(fileLoc) << printableMessage(unsafe);
-      return nullptr;
-    }
+    if (!unsafe.empty())
+      return reject(fileLoc, unsafe);
+    // A node that does not match its schema never reaches libonnx's
+    // inference functions, which assume it does.
     schemaError = checkSchemas(model.graph(), opsets, 0);
-    if (schemaError.empty())
+    if (schemaError.empty()) {
       try {
-      ::onnx::ShapeInferenceOptions so(/*check_type=*/false,
-                                       /*error_mode=*/0,
-                                       /*data_prop=*/true);
-      ::onnx::shape_inference::InferShapes(
-          model, ::onnx::OpSchemaRegistry::Instance(), so);
-    } catch (const std::exception &e) {
-      inferenceError = e.what();
+        ::onnx::ShapeInferenceOptions so(/*check_type=*/false,
+                                         /*error_mode=*/0,
+                                         /*data_prop=*/true);
+        ::onnx::shape_inference::InferShapes(
+            model, ::onnx::OpSchemaRegistry::Instance(), so);
+      } catch (const std::exception &e) {
+        inferenceError = std::string(
+                             "the model's shapes or types are inconsistent: ") +
+                         e.what();
+      }
     }
   }
   ModelImporter importer(ctx, path, options);
   OwningOpRef<ModuleOp> module = importer.run(model);
   if (!module) {
     const auto &err = importer.getError();
-    emitError(err ? err->loc : fileLoc)
-        << (err ? printableMessage(err->message) : "import failed");
-    return nullptr;
+    return reject(err ? err->loc : fileLoc,
+                  err ? err->message : std::string("import failed"));
   }
   if (failed(verify(*module)))
     return nullptr;
-  if (!schemaError.empty()) {
-    emitError(fileLoc) << schemaError;
-    return nullptr;
-  }
-  if (!inferenceError.empty()) {
-    emitError(fileLoc) << "the model's shapes or types are inconsistent: "
-                       << inferenceError;
-    return nullptr;
-  }
+  if (!schemaError.empty())
+    return reject(fileLoc, schemaError);
+  if (!inferenceError.empty())
+    return reject(fileLoc, inferenceError);
   return module;
 }
 

@@ -71,6 +71,16 @@ ninja -C "$work/consumer" >"$work/build4.log"
 grep -q "Compiling model" "$work/build4.log" || fail "a new amk-compile did not recompile the model"
 echo "new compiler: recompiled"
 
+step "amk_add_model(... SHARED): the same program on libtiny_cnn.so"
+cmake -G Ninja -S "$src/examples/consumer" -B "$work/consumer-so" "${cc[@]}" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DWORKERS=2 -DSHARED_MODEL=ON >/dev/null
+ninja -C "$work/consumer-so" >"$work/build-so.log" || { cat "$work/build-so.log"; fail "shared build"; }
+[ -f "$work/consumer-so/amk_models/tiny_cnn/libtiny_cnn.so" ] || fail "no shared library was built"
+"$work/consumer-so/classify" | tail -1 >"$work/cmake-so.log"
+"$work/consumer/classify" | tail -1 >"$work/cmake-a.log"
+cmp -s "$work/cmake-so.log" "$work/cmake-a.log" || fail "SHARED and static models disagree"
+echo "shared: $(cat "$work/cmake-so.log")"
+
 step "pkg-config: a shared and a static library without CMake"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 mkdir -p "$work/so" "$work/a"

@@ -323,15 +323,9 @@ int main(int argc, char **argv) {
     return 1;
 
   auto runPasses = [&](llvm::StringRef text) {
-    PassManager pm(&ctx);
     std::string err;
-    llvm::raw_string_ostream errOs(err);
-    if (failed(amk::parsePipeline(text, pm, errOs)))
-      die("the pipeline '" + text + "' does not parse: " + err);
-    if (failed(pm.run(*module)))
-      die("the pipeline '" + text + "' failed on '" + in + "'");
-    if (failed(verify(*module)))
-      die("the pipeline left invalid IR");
+    if (failed(amk::runPipeline(*module, text, err)))
+      die(err + " on '" + in + "'");
   };
   runPasses(pipelineText);
   auto findProgram = [&] {

@@ -410,19 +410,13 @@ int main(int argc, char **argv) {
                       .str();
   double pipelineSeconds = 0;
   auto runPasses = [&](llvm::StringRef text) {
-    PassManager pm(&ctx);
-    std::string err;
-    llvm::raw_string_ostream errOs(err);
-    if (failed(amk::parsePipeline(text, pm, errOs)))
-      die("bad --pipeline '" + text + "': " + err);
     auto start = std::chrono::steady_clock::now();
-    if (failed(pm.run(*module)))
-      die("the pipeline '" + text + "' failed");
+    std::string err;
+    if (failed(amk::runPipeline(*module, text, err)))
+      die(err);
     pipelineSeconds += std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
-    if (failed(verify(*module)))
-      die("the pipeline left invalid IR");
   };
 
   func::FuncOp func;

@@ -33,6 +33,15 @@
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A method=percentile percentile=50})' | FileCheck %s --check-prefix=PCT
 // PCT: method = "percentile"
 // PCT: amk.range = array<f64: 0.000000e+00, 0.5009765625>
+// bins sets the histogram's resolution: with 128 bins the bin holding .5
+// ends at 3 * 22 / 128.
+// RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A method=percentile percentile=50 bins=128})' | FileCheck %s --check-prefix=BINS
+// BINS: amk.range = array<f64: 0.000000e+00, 5.156250e-01>
+// max-samples=1 reads only s0 (x = [0 1 2 3]): y = 9 alone.
+// RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A max-samples=1})' | FileCheck %s --check-prefix=MAX
+// MAX: samples = 1 : i64
+// MAX: "onnx.Relu"
+// MAX-NEXT: "onnx.MatMul"{{.*}}amk.ranges = [array<f64: 9.000000e+00, 9.000000e+00>]
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A method=entropy})' | FileCheck %s --check-prefix=ENT
 // ENT: method = "entropy"
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A method=mse})' | FileCheck %s --check-prefix=MSE

@@ -62,6 +62,12 @@
 // SYM-NEXT: "onnx.Constant"() <{value = dense<-128> : tensor<i8>}>
 // RUN: FileCheck %s --check-prefix=SYMJSON < %t/qs.json
 // SYMJSON: "rule": "calibrated, relu output: asymmetric"
+// uint8 weights are asymmetric per channel: w's first column spans
+// [-1, 1]: scale 2 / 255, zero point round(1 / (2 / 255)) = 128.
+// RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A},amk-insert-qdq{weight-type=uint8})' | FileCheck %s --check-prefix=WU8
+// WU8: "onnx.Constant"() <{value = dense<{{\[\[}}255, 0], [128, 255], [255, 255], [1, 127]]> : tensor<4x2xui8>}>
+// WU8-NEXT: "onnx.Constant"() <{value = dense<[0.00784313772, 0.00392156886]> : tensor<2xf32>}>
+// WU8-NEXT: "onnx.Constant"() <{value = dense<[128, 0]> : tensor<2xui8>}>
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A keep-float=mm2},amk-insert-qdq)' | FileCheck %s --check-prefix=KEEP
 // KEEP-COUNT-2: "onnx.QuantizeLinear"
 // KEEP-NOT: "onnx.QuantizeLinear"
