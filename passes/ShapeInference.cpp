@@ -334,7 +334,50 @@ private:
       dims.append(x.getRank() - 2, 1);
       return SmallVector<Type>{RankedTensorType::get(dims, x.getElementType())};
     }
+    if (type == "MaxUnpool" && x && x.getRank() >= 3)
+      return inferUnpool(cast<amk::onnx::MaxUnpoolOp>(op), x);
     return std::nullopt;
+  }
+
+  /// MaxUnpool: the output_shape operand when it is a constant, else
+  /// (in - 1) * stride + kernel - pads per spatial axis (the index input's
+  /// shape is not needed; libonnx's rule crashes without it).
+  std::optional<SmallVector<Type>> inferUnpool(amk::onnx::MaxUnpoolOp op,
+                                               RankedTensorType x) {
+    int64_t n = x.getRank() - 2;
+    SmallVector<int64_t> dims;
+    if (Value shapeOperand = op.getOutputShape();
+        shapeOperand && !isa<NoneType>(shapeOperand.getType())) {
+      auto shape = amk::getConstantTensor(shapeOperand);
+      if (!shape)
+        return std::nullopt;
+      auto values = shape->toInt64Vector();
+      dims.assign(values.begin(), values.end());
+      if (static_cast<int64_t>(dims.size()) != x.getRank())
+        return std::nullopt;
+    } else {
+      ArrayRef<int64_t> kernel = op.getKernelShape();
+      if (static_cast<int64_t>(kernel.size()) != n)
+        return std::nullopt;
+      auto strides = op.getStrides().value_or(ArrayRef<int64_t>());
+      auto pads = op.getPads().value_or(ArrayRef<int64_t>());
+      if ((!strides.empty() && static_cast<int64_t>(strides.size()) != n) ||
+          (!pads.empty() && static_cast<int64_t>(pads.size()) != 2 * n))
+        return std::nullopt;
+      dims = {x.getDimSize(0), x.getDimSize(1)};
+      for (int64_t d = 0; d < n; ++d) {
+        int64_t in = x.getDimSize(d + 2);
+        int64_t stride = strides.empty() ? 1 : strides[d];
+        int64_t pad = pads.empty() ? 0 : pads[d] + pads[d + n];
+        dims.push_back(ShapedType::isDynamic(in)
+                           ? kDyn
+                           : (in - 1) * stride + kernel[d] - pad);
+      }
+    }
+    for (int64_t d : dims)
+      if (!ShapedType::isDynamic(d) && d < 0)
+        return std::nullopt;
+    return SmallVector<Type>{RankedTensorType::get(dims, x.getElementType())};
   }
 
   /// Conv and pools: spatial sizes from the attributes; batch and channels

@@ -12,8 +12,9 @@
 # time; a long run of it is how new bugs are found. Reproducible (what CI
 # runs, AMK_FUZZ_SEED=N): libFuzzer's seed is fixed, the corpus starts from
 # the same files, and AMK_FUZZ_RUNS (default 20000) caps the executions, so
-# the CI job explores the same inputs on every machine and a green run stays
-# green; SECONDS only bounds the time on a slow machine.
+# the CI job explores nearly the same inputs on every machine (coverage
+# feedback still differs between builds; docs/security.md); SECONDS only
+# bounds the time on a slow machine.
 # Usage: fuzz.sh [SECONDS] [TARGET...]     (a longer run: fuzz.sh 3600)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "translate/ONNXImport.h"
+#include "translate/GuardedInference.h"
 #include "translate/ONNXTensor.h"
 
 #include "dialect/ONNX/ONNXDialect.h"
@@ -1315,17 +1316,19 @@ OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
     // inference functions, which assume it does.
     schemaError = checkSchemas(model.graph(), opsets, 0);
     if (schemaError.empty()) {
-      try {
-        ::onnx::ShapeInferenceOptions so(/*check_type=*/false,
-                                         /*error_mode=*/0,
-                                         /*data_prop=*/true);
-        ::onnx::shape_inference::InferShapes(
-            model, ::onnx::OpSchemaRegistry::Instance(), so);
-      } catch (const std::exception &e) {
-        inferenceError = std::string(
-                             "the model's shapes or types are inconsistent: ") +
-                         e.what();
-      }
+      GuardedInference r =
+          inferShapesGuarded(model, options.inferenceTimeoutSeconds);
+      if (r.outcome == GuardedInference::Rejected)
+        inferenceError =
+            "the model's shapes or types are inconsistent: " + r.message;
+      else if (r.outcome != GuardedInference::Inferred)
+        // libonnx's bug, not the model's fault: go on with the types the
+        // model declares (the importer's fallbacks, then AMK's own shape
+        // inference) rather than fail a model that may be valid.
+        emitWarning(fileLoc)
+            << "libonnx's shape inference " << r.message
+            << " on this model; importing it with the types the model "
+               "declares (the amk-infer-shapes pass infers the rest)";
     }
   }
   ModelImporter importer(ctx, path, options);

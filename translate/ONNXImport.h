@@ -33,6 +33,9 @@ struct ONNXImportOptions {
   int64_t maxElements = int64_t(1) << 40;
   /// Deepest subgraph nesting accepted.
   unsigned maxGraphDepth = 64;
+  /// libonnx's inference runs in a child process (it crashes on some
+  /// models); the child is killed after this many seconds.
+  unsigned inferenceTimeoutSeconds = 300;
 };
 
 /// Imports the model in `path` (binary or text, detected from the content).

@@ -27,6 +27,11 @@ struct Options {
       "onnx-location-name",
       cl::desc("File name to use in locations instead of the model's path"),
       cl::init(""), cl::cat(cat)};
+  cl::opt<unsigned> inferTimeout{
+      "onnx-infer-timeout",
+      cl::desc("Seconds libonnx's shape inference may run (in a child "
+               "process) before the import goes on without it"),
+      cl::init(300), cl::cat(cat)};
   cl::opt<int64_t> maxElements{
       "onnx-max-elements",
       cl::desc("Largest number of elements a tensor may claim"),
@@ -53,6 +58,7 @@ amk::ONNXImportOptions amk::getONNXImportOptionsFromCL() {
   o.inferShapes = options->inferShapes;
   o.locationFileName = options->locationName;
   o.maxElements = options->maxElements;
+  o.inferenceTimeoutSeconds = options->inferTimeout;
   return o;
 }
 

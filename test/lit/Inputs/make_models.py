@@ -129,6 +129,14 @@ def main():
     elif kind == 'opset-too-new':
         m = model([helper.make_node('Relu', ['X'], ['Y'])], [X], [Y],
                   opset=22)
+    elif kind == 'libonnx-crash':
+        # Valid ONNX that crashes libonnx's MaxUnpool inference (an index
+        # input of unknown rank): the importer must survive it.
+        m = model([helper.make_node('MaxUnpool', ['X', 'I'], ['Y'],
+                                    name='unpool', kernel_shape=[2, 2],
+                                    strides=[2, 2])],
+                  [vi('X', [1, 1, 2, 2]), vi('I', None, TensorProto.INT64)],
+                  [vi('Y', None)], opset=11)
     else:
         sys.exit(f'unknown kind {kind}')
     with open(out, 'wb') as f:

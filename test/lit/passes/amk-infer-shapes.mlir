@@ -70,6 +70,26 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 
 // -----
 
+// MaxUnpool takes its spatial sizes from the attributes, (in - 1) * stride
+// + kernel - pads, without the index input's shape (libonnx's rule crashes
+// on an index input of unknown rank; the importer then leaves the result
+// untyped), or from a constant output_shape.
+
+// CHECK-LABEL: func.func @main_graph
+// CHECK: onnx.MaxUnpool{{.*}} -> tensor<?x3x8x9xf32>
+// CHECK: onnx.MaxUnpool{{.*}} -> tensor<1x3x5x6xf32>
+module attributes {onnx.opset_import = {ai.onnx = 11 : i64}} {
+  func.func @main_graph(%x: tensor<?x3x4x5xf32>, %i: tensor<*xi64>, %y: tensor<1x3x2x3xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+    %none = "onnx.NoValue"() : () -> none
+    %u = "onnx.MaxUnpool"(%x, %i, %none) <{kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>}> : (tensor<?x3x4x5xf32>, tensor<*xi64>, none) -> tensor<*xf32>
+    %shape = "onnx.Constant"() <{value = dense<[1, 3, 5, 6]> : tensor<4xi64>}> : () -> tensor<4xi64>
+    %v = "onnx.MaxUnpool"(%y, %i, %shape) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x2x3xf32>, tensor<*xi64>, tensor<4xi64>) -> tensor<*xf32>
+    return %u, %v : tensor<*xf32>, tensor<*xf32>
+  }
+}
+
+// -----
+
 // Ops without a symbolic rule are evaluated by their reference kernel on
 // placeholders when their inputs are static and their shape operands
 // constant.
