@@ -59,6 +59,8 @@ function(amk_add_model)
     get_filename_component(calib "${ARG_CALIBRATION_DATA}" ABSOLUTE
                            BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND args "--calibration-data=${calib}")
+    # New or changed samples recompile the model.
+    file(GLOB_RECURSE calibFiles CONFIGURE_DEPENDS "${calib}/*")
   endif()
   if(ARG_WORKERS)
     list(APPEND args "--workers=${ARG_WORKERS}")
@@ -89,6 +91,7 @@ function(amk_add_model)
     OUTPUT "${lib}" "${header}"
     COMMAND AMK::amk-compile ${args} -o "${lib}" --header "${header}"
     DEPENDS "${model}" "${dir}/amk-compile.args" "$<TARGET_FILE:AMK::amk-compile>"
+            ${calibFiles}
     COMMENT "Compiling model ${ARG_MODEL} with AMK (${name})"
     VERBATIM)
   add_custom_target(${ARG_TARGET}_amk_compile DEPENDS "${lib}" "${header}")

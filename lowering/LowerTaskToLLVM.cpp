@@ -365,6 +365,8 @@ private:
       return Value(math::FloorOp::create(b, loc, x));
     case AMK_OP_CEIL:
       return Value(math::CeilOp::create(b, loc, x));
+    case AMK_OP_ROUND:
+      return Value(math::RoundEvenOp::create(b, loc, x));
     case AMK_OP_SOFTPLUS:
       return Value(
           math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x)));

@@ -485,6 +485,42 @@ def InsertQDQ : Pass<"amk-insert-qdq", "mlir::ModuleOp"> {
   ];
 }
 
+def EmulateQDQ : Pass<"amk-emulate-qdq", "mlir::ModuleOp"> {
+  let summary = "Run a QDQ graph on the float kernels, with the QDQ graph's exact values";
+  let description = [{
+    Makes a QDQ model (amk-insert-qdq's output, or an imported one)
+    schedulable by the runtime's float32 kernels without changing a single
+    value it computes:
+    - a DequantizeLinear or QuantizeLinear whose inputs are all constants
+      (the quantized weights and int32 biases) is folded by its reference
+      kernel: the consumer reads exactly the dequantized float weights;
+    - a QuantizeLinear -> DequantizeLinear pair on an activation, with
+      per-tensor scale and zero point, becomes the same arithmetic in
+      float32: Div(x, s_q) -> Round (half to even) -> Add(z_q) ->
+      Max(q_min) -> Min(q_max) -> Sub(z_dq) -> Mul(s_dq). Every step is
+      exact in float32 for 8- and 16-bit integers, so the values equal the
+      reference interpreter's QuantizeLinear/DequantizeLinear bit for bit;
+      amk-group-elementwise then fuses the chain into one elementwise task.
+    What stays (a QuantizeLinear read by something else than a
+    DequantizeLinear, per-axis activation scales, float8 types) is left in
+    place with a remark, and the scheduler names it. The speed is the float
+    model's: integer GEMM/convolution kernels (VNNI) would consume the
+    pairs instead.
+
+    Example: `amk-emulate-qdq` after `amk-insert-qdq`, before
+    `amk-group-elementwise` and `amk-schedule-megakernel`.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 26",
+           "Largest constant Q/DQ, in elements, that may be folded">,
+  ];
+  let statistics = [
+    Statistic<"numPairs", "pairs", "Q->DQ pairs rewritten to float arithmetic">,
+    Statistic<"numFolded", "folded", "Q/DQ ops of constants folded">,
+    Statistic<"numLeft", "left", "Q/DQ ops left in place">,
+  ];
+}
+
 def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
   let summary = "Tile the graph into tasks and schedule them on persistent workers";
   let description = [{

@@ -824,6 +824,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
       "onnx.Reciprocal", "onnx.Floor",    "onnx.Ceil",     "onnx.Softplus",
       "onnx.HardSwish", "onnx.Identity",  "onnx.LeakyRelu", "onnx.HardSigmoid",
       "onnx.Clip",      "onnx.Gelu",      "onnx.Cast",     "amk.gelu",
+      "onnx.Round",
       "amk.bias_softmax"};
   if (!region && !known.contains(opName))
     return unsupported(op, "no runtime kernel implements this op");
@@ -961,6 +962,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
                     .Case("onnx.Reciprocal", AMK_OP_RECIPROCAL)
                     .Case("onnx.Floor", AMK_OP_FLOOR)
                     .Case("onnx.Ceil", AMK_OP_CEIL)
+                    .Case("onnx.Round", AMK_OP_ROUND)
                     .Case("onnx.Softplus", AMK_OP_SOFTPLUS)
                     .Case("onnx.HardSwish", AMK_OP_HARD_SWISH)
                     .Case("onnx.Identity", AMK_OP_COPY)

@@ -176,10 +176,15 @@ void applyActivation(float *x, int64_t n, int act, float alpha, float beta) {
     for (int64_t i = 0; i < n; ++i)
       x[i] = std::log1p(std::exp(x[i]));
     return;
+  case AMK_OP_ROUND:
+    // The default rounding mode rounds halves to even.
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = std::nearbyint(x[i]);
+    return;
   }
 }
 
-static bool isUnaryOp(int64_t op) { return op >= 1 && op <= 21; }
+static bool isUnaryOp(int64_t op) { return op >= 1 && op <= AMK_OP_ROUND; }
 static bool isBinaryOp(int64_t op) { return op >= 32 && op <= 38; }
 
 //===----------------------------------------------------------------------===//

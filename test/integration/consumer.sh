@@ -6,9 +6,12 @@
 #      pipeline, bit for bit (--jit: the same generated code);
 #   2. checks that the model is recompiled when, and only when, the model,
 #      the pipeline or amk-compile changes;
-#   3. builds the same program against a shared library and a static one
+#   3. PRECISION int8 with CALIBRATION_DATA: the calibrated QDQ library
+#      equals amk-run with its pipeline, bit for bit, and new samples
+#      recompile it;
+#   4. builds the same program against a shared library and a static one
 #      with pkg-config instead of CMake;
-#   4. checks the errors: a missing model and a pipeline that does not parse
+#   5. checks the errors: a missing model and a pipeline that does not parse
 #      at configure time, a header from another build of the model at run
 #      time, a worker count the schedule was not made for.
 # Usage: consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR
@@ -81,6 +84,39 @@ ninja -C "$work/consumer-so" >"$work/build-so.log" || { cat "$work/build-so.log"
 cmp -s "$work/cmake-so.log" "$work/cmake-a.log" || fail "SHARED and static models disagree"
 echo "shared: $(cat "$work/cmake-so.log")"
 
+step "PRECISION int8: the calibrated QDQ library equals amk-run with its pipeline"
+/usr/bin/python3 - "$work/calib" <<'PY'
+import pathlib, sys
+import numpy as np
+rng = np.random.default_rng(7)
+for k in range(4):
+    d = pathlib.Path(sys.argv[1]) / f"sample_{k}"
+    d.mkdir(parents=True)
+    np.save(d / "input.npy", rng.standard_normal((1, 1, 28, 28)).astype(np.float32))
+PY
+cmake -G Ninja -S "$src/examples/consumer" -B "$work/consumer-int8" "${cc[@]}" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DWORKERS=2 -DPRECISION=int8 \
+  -DCALIBRATION_DATA="$work/calib" >/dev/null
+ninja -C "$work/consumer-int8" >"$work/build-int8.log" || { cat "$work/build-int8.log"; fail "int8 build"; }
+mkdir -p "$work/npy8/in" "$work/npy8/out"
+"$work/consumer-int8/classify" --npy "$work/npy8" >"$work/run8.log"
+pipeline8=$(sed -n 's/^pipeline //p' "$work/run8.log")
+case "$pipeline8" in
+  *amk-calibrate*amk-insert-qdq*amk-emulate-qdq*) ;;
+  *) fail "the int8 library's pipeline is not calibrated QDQ: $pipeline8" ;;
+esac
+"$prefix/bin/amk-run" "$model" --pipeline "$pipeline8" --jit --rtol 0 --atol 0 \
+  --input-dir "$work/npy8/in" --compare "$work/npy8/out" | tee "$work/compare8.log"
+grep -q "ok vs" "$work/compare8.log" || fail "int8 outputs differ from amk-run"
+# The calibration data is an input of the build: new samples recompile.
+touch "$work/calib/sample_0/input.npy"
+ninja -C "$work/consumer-int8" >"$work/build-int8b.log"
+grep -q "Compiling model" "$work/build-int8b.log" || fail "new calibration samples did not recompile the model"
+echo "int8: identical to amk-run; new samples recompiled"
+expect_fail "$work/err7.log" "amk_add_model(tiny_cnn): amk-compile: error: --precision int8 needs" -- \
+  cmake -G Ninja -S "$src/examples/consumer" -B "$work/bad-int8" "${cc[@]}" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DPRECISION=int8
+
 step "pkg-config: a shared and a static library without CMake"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 mkdir -p "$work/so" "$work/a"
@@ -116,8 +152,8 @@ clang++-22 -std=c++17 "$src/examples/consumer/main.cpp" -I"$work/a/other" \
   "$work/a/libtiny_cnn.a" $(pkg-config --cflags --libs amk) -o "$work/a/stale"
 expect_fail "$work/err3.log" "the header was generated for model hash" -- "$work/a/stale"
 expect_fail "$work/err4.log" "was scheduled for 2 workers" -- "$work/a/classify" --threads 3
-expect_fail "$work/err5.log" "--precision int8 needs the runtime's int8 kernels" -- \
-  "$prefix/bin/amk-compile" "$model" --precision int8 -o "$work/x.a"
+expect_fail "$work/err5.log" "is not a directory" -- \
+  "$prefix/bin/amk-compile" "$model" --precision int8 --calibration-data "$work/nowhere" -o "$work/x.a"
 expect_fail "$work/err6.log" "the name must end in .a, .so or .o" -- \
   "$prefix/bin/amk-compile" "$model" -o "$work/x.lib"
 echo "integration: all checks passed"

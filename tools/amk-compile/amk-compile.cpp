@@ -77,6 +77,11 @@ cl::opt<std::string> calibrationData(
     "calibration-data",
     cl::desc("Directory of calibration inputs for int8 and mixed"),
     cl::cat(compileCat));
+cl::opt<double> sensitivityTarget(
+    "sensitivity-target",
+    cl::desc("--precision mixed: the SQNR (dB) of the outputs to reach by "
+             "keeping the most sensitive nodes in float"),
+    cl::init(40.0), cl::cat(compileCat));
 cl::opt<unsigned>
     workers("workers",
             cl::desc("Workers of the schedule when the pipeline does not "
@@ -133,21 +138,41 @@ std::string choosePipeline(unsigned nworkers) {
     return pipeline;
   if (target != "cpu" && target != "npu-like")
     die("--target must be cpu or npu-like, not '" + target + "'");
-  if (precision == "int8" || precision == "mixed")
-    die("--precision " + precision +
-        " needs the runtime's int8 kernels (QuantizeLinear, "
-        "DequantizeLinear, int8 GEMM/convolution), which this AMK does not "
-        "have yet; the QDQ model itself comes from amk-opt "
-        "--pass-pipeline='builtin.module(amk-calibrate{data-dir=DIR},"
-        "amk-insert-qdq)' (docs/quantization.md); use --precision fp32");
-  if (precision != "fp32")
+  if (precision != "fp32" && precision != "int8" && precision != "mixed")
     die("--precision must be fp32, int8 or mixed, not '" + precision + "'");
-  if (!calibrationData.empty())
-    die("--calibration-data is only used with --precision int8 or mixed");
-  return llvm::formatv("builtin.module(amk-graph-opt{{target={0}},"
-                       "amk-schedule-megakernel{{workers={1}})",
-                       target, nworkers)
-      .str();
+  std::string graph =
+      llvm::formatv("amk-graph-opt{{target={0}}", target.getValue()).str();
+  std::string schedule =
+      llvm::formatv("amk-schedule-megakernel{{workers={0}}", nworkers).str();
+  if (precision == "fp32") {
+    if (!calibrationData.empty())
+      die("--calibration-data is only used with --precision int8 or mixed");
+    return "builtin.module(" + graph + "," + schedule + ")";
+  }
+  // int8/mixed: calibrate the optimized graph on the user's data (never
+  // on made-up inputs), insert the QDQ pairs, and run them on the float
+  // kernels with the QDQ values (amk-emulate-qdq; docs/quantization.md).
+  if (calibrationData.empty())
+    die("--precision " + precision +
+        " needs --calibration-data DIR: inputs like the ones the model will "
+        "see (.pb or .npy files, docs/quantization.md); AMK does not "
+        "calibrate on made-up data");
+  llvm::SmallString<256> dir(calibrationData.getValue());
+  if (!llvm::sys::fs::is_directory(dir))
+    die("--calibration-data '" + calibrationData + "' is not a directory");
+  llvm::sys::fs::make_absolute(dir);
+  if (llvm::StringRef(dir).contains('"'))
+    die("--calibration-data may not contain '\"'");
+  std::string quant = "amk-insert-qdq";
+  if (precision == "mixed") {
+    char db[32];
+    std::snprintf(db, sizeof(db), "%g", sensitivityTarget.getValue());
+    quant += std::string("{sensitivity-target=") + db + "}";
+  }
+  return "builtin.module(" + graph + ",amk-calibrate{data-dir=\"" +
+         std::string(dir) + "\"}," + quant +
+         ",amk-emulate-qdq,amk-group-elementwise,canonicalize," + schedule +
+         ")";
 }
 
 const char *dtypeName(uint32_t dtype) {

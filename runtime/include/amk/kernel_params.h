@@ -35,6 +35,7 @@ enum amk_rt_op {
   AMK_OP_CEIL = 19,
   AMK_OP_HARD_SIGMOID = 20, /* max(0, min(1, alpha x + beta)) */
   AMK_OP_SOFTPLUS = 21,
+  AMK_OP_ROUND = 22, /* half to even, like ONNX Round */
   /* Binary. */
   AMK_OP_ADD = 32,
   AMK_OP_SUB = 33,
