@@ -9,10 +9,12 @@ which writes the QDQ model as .onnx, and on held-out seeded inputs:
   - float model on the reference interpreter vs QDQ model on the reference
     interpreter: cosine of the outputs, top-1 agreement;
   - QDQ model on the reference interpreter vs the same QDQ .onnx in ONNX
-    Runtime: cosine, top-1 agreement (ORT must load and run it).
+    Runtime: cosine, top-1 agreement (ORT must load and run it);
+  - QDQ model on the reference interpreter vs on AMK's runtime
+    (amk-emulate-qdq, amk-graph-opt, 2 workers).
 Floors (the CNNs: int8 per-channel weights, uint8 activations): cosine
 >= 0.99 and top-1 agreement >= 98% against float; the interpreter and ORT
-agree to cosine >= 0.999. Writes a Markdown table and a JSON file.
+agree to cosine >= 0.999, the runtime and the interpreter to >= 0.9999. Writes a Markdown table and a JSON file.
 
 Usage: check-qdq-zoo.py BIN_DIR OUT_DIR MODEL.onnx[:floors] ...
          [--calib N] [--eval N] [--pipeline-prefix P] [--markdown FILE]
@@ -95,6 +97,8 @@ def cosine(a, b):
     return float(np.dot(a, b) / (na * nb))
 
 
+RUNTIME_PIPELINE = "builtin.module(amk-emulate-qdq,amk-graph-opt)"
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin")
@@ -138,7 +142,7 @@ def main():
         run([amk_opt, path, f"--pass-pipeline={pipeline}", "-o", str(qdq)])
         quant_s = time.time() - t0
         qrep = json.loads((work / "qdq.json").read_text())
-        cos_f, top_f, cos_o, top_o = [], [], [], []
+        cos_f, top_f, cos_o, top_o, cos_r, top_r = [], [], [], [], [], []
         for k in range(args.eval):
             s = work / "eval" / f"sample_{k:03d}"
             make_sample(inputs, 10000 + k, s)
@@ -149,6 +153,13 @@ def main():
             f = first_output(s / "float")
             q = first_output(s / "qdq")
             o = ort_run(qdq, inputs, s, s / "ort")
+            # The QDQ model on AMK's runtime: amk-emulate-qdq, then the
+            # graph passes and the schedule (2 workers).
+            run([amk_run, str(qdq), "--threads", "2", "--input-dir", str(s),
+                 "--pipeline", RUNTIME_PIPELINE, "--output-dir", str(s / "runtime")])
+            r = first_output(s / "runtime")
+            cos_r.append(cosine(q, r))
+            top_r.append(int(np.argmax(q) == np.argmax(r)))
             cos_f.append(cosine(f, q))
             top_f.append(int(np.argmax(f) == np.argmax(q)))
             cos_o.append(cosine(q, o))
@@ -164,13 +175,16 @@ def main():
             "top1_vs_float": float(np.mean(top_f)),
             "cosine_interp_vs_ort_min": float(np.min(cos_o)),
             "top1_interp_vs_ort": float(np.mean(top_o)),
+            "cosine_runtime_vs_interp_min": float(np.min(cos_r)),
+            "top1_runtime_vs_interp": float(np.mean(top_r)),
             "quantize_seconds": quant_s,
             "floors": bool(floors),
         }
         ok = True
         if floors:
             ok = (row["cosine_vs_float_min"] >= 0.99 and
-                  row["cosine_interp_vs_ort_min"] >= 0.999)
+                  row["cosine_interp_vs_ort_min"] >= 0.999 and
+                  row["cosine_runtime_vs_interp_min"] >= 0.9999)
             if floors == "floors":
                 ok = ok and row["top1_vs_float"] >= 0.98
             if not ok:
@@ -181,19 +195,23 @@ def main():
         print(f"qdq {name}: cosine vs float mean {row['cosine_vs_float_mean']:.5f} "
               f"min {row['cosine_vs_float_min']:.5f}, top-1 {100*row['top1_vs_float']:.1f}%, "
               f"interp vs ORT cosine min {row['cosine_interp_vs_ort_min']:.6f}, "
-              f"top-1 {100*row['top1_interp_vs_ort']:.1f}%"
+              f"top-1 {100*row['top1_interp_vs_ort']:.1f}%, "
+              f"runtime vs interp cosine min {row['cosine_runtime_vs_interp_min']:.7f}, "
+              f"top-1 {100*row['top1_runtime_vs_interp']:.1f}%"
               + ("" if not floors else (f" ({floors}) ok" if ok else f" ({floors}) BELOW FLOOR")), flush=True)
     (out / "qdq-zoo.json").write_text(json.dumps(rows, indent=2))
     if args.markdown:
         lines = ["| model | Q/DQ pairs | weights | cosine vs float (mean / min) "
-                 "| top-1 vs float | interpreter vs ORT (cosine min / top-1) |",
-                 "|---|---|---|---|---|---|"]
+                 "| top-1 vs float | interpreter vs ORT (cosine min / top-1) "
+                 "| AMK runtime vs interpreter (cosine min / top-1) |",
+                 "|---|---|---|---|---|---|---|"]
         for r in rows:
             lines.append(
                 f"| {r['model']} | {r['activation_pairs']} | {r['weights']} | "
                 f"{r['cosine_vs_float_mean']:.5f} / {r['cosine_vs_float_min']:.5f} | "
                 f"{100*r['top1_vs_float']:.1f}% | "
-                f"{r['cosine_interp_vs_ort_min']:.6f} / {100*r['top1_interp_vs_ort']:.1f}% |")
+                f"{r['cosine_interp_vs_ort_min']:.6f} / {100*r['top1_interp_vs_ort']:.1f}% | "
+                f"{r['cosine_runtime_vs_interp_min']:.7f} / {100*r['top1_runtime_vs_interp']:.1f}% |")
         pathlib.Path(args.markdown).write_text("\n".join(lines) + "\n")
     print(f"qdq-zoo: {len(rows) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
