@@ -14,6 +14,8 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+
 namespace amk {
 
 #define GEN_PASS_DECL
@@ -42,6 +44,28 @@ mlir::LogicalResult parsePipeline(llvm::StringRef text, mlir::PassManager &pm,
 /// diagnostics go to the context's handler).
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef text,
                                 std::string &error);
+
+/// What the tools' default pipeline depends on (amk-compile --target
+/// --precision --calibration-data --sensitivity-target --workers, and
+/// amk-run's same options).
+struct DefaultPipelineOptions {
+  std::string target = "cpu";      ///< cpu | npu-like
+  std::string precision = "fp32";  ///< fp32 | int8 | mixed
+  std::string calibrationData;     ///< int8/mixed: the samples' directory
+  double sensitivityTarget = 40;   ///< mixed: dB of SQNR to reach
+  unsigned workers = 1;
+  /// Whether the pipeline ends in a schedule for the runtime; without it
+  /// (the reference interpreter) a QDQ graph keeps its Q/DQ pairs.
+  bool schedule = true;
+};
+
+/// The pipeline the tools use when no --pipeline is given: fp32 is
+/// amk-graph-opt then the schedule; int8 and mixed calibrate the optimized
+/// graph on the user's samples (never made-up data), insert the QDQ pairs
+/// (mixed: with the sensitivity search) and run them on the float kernels
+/// with amk-emulate-qdq. On bad options, `error` says which and why.
+mlir::FailureOr<std::string>
+defaultPipeline(const DefaultPipelineOptions &options, std::string &error);
 
 /// Registers every AMK pass and named pipeline with the global registry.
 void registerAllPasses();

@@ -16,6 +16,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdio>
 
 using namespace mlir;
 
@@ -57,6 +61,53 @@ LogicalResult amk::runPipeline(ModuleOp module, llvm::StringRef text,
     return failure();
   }
   return success();
+}
+
+FailureOr<std::string>
+amk::defaultPipeline(const DefaultPipelineOptions &o, std::string &error) {
+  auto fail = [&](const std::string &msg) {
+    error = msg;
+    return failure();
+  };
+  if (o.target != "cpu" && o.target != "npu-like")
+    return fail("--target must be cpu or npu-like, not '" + o.target + "'");
+  if (o.precision != "fp32" && o.precision != "int8" && o.precision != "mixed")
+    return fail("--precision must be fp32, int8 or mixed, not '" +
+                o.precision + "'");
+  std::string graph = "amk-graph-opt{target=" + o.target + "}";
+  std::string schedule =
+      o.schedule ? ",amk-schedule-megakernel{workers=" +
+                       std::to_string(o.workers) + "}"
+                 : std::string();
+  if (o.precision == "fp32") {
+    if (!o.calibrationData.empty())
+      return fail(
+          "--calibration-data is only used with --precision int8 or mixed");
+    return "builtin.module(" + graph + schedule + ")";
+  }
+  if (o.calibrationData.empty())
+    return fail("--precision " + o.precision +
+                " needs --calibration-data DIR: inputs like the ones the "
+                "model will see (.pb or .npy files, docs/quantization.md); "
+                "AMK does not calibrate on made-up data");
+  llvm::SmallString<256> dir(o.calibrationData);
+  if (!llvm::sys::fs::is_directory(dir))
+    return fail("--calibration-data '" + o.calibrationData +
+                "' is not a directory");
+  llvm::sys::fs::make_absolute(dir);
+  if (llvm::StringRef(dir).contains('"'))
+    return fail("--calibration-data may not contain '\"'");
+  std::string quant = "amk-insert-qdq";
+  if (o.precision == "mixed") {
+    char db[32];
+    std::snprintf(db, sizeof(db), "%g", o.sensitivityTarget);
+    quant += std::string("{sensitivity-target=") + db + "}";
+  }
+  std::string run = o.schedule ? ",amk-emulate-qdq,amk-group-elementwise,"
+                                 "canonicalize" + schedule
+                               : std::string();
+  return "builtin.module(" + graph + ",amk-calibrate{data-dir=\"" +
+         std::string(dir) + "\"}," + quant + run + ")";
 }
 
 namespace {

@@ -136,43 +136,17 @@ bool isCName(llvm::StringRef s) {
 std::string choosePipeline(unsigned nworkers) {
   if (!pipeline.empty())
     return pipeline;
-  if (target != "cpu" && target != "npu-like")
-    die("--target must be cpu or npu-like, not '" + target + "'");
-  if (precision != "fp32" && precision != "int8" && precision != "mixed")
-    die("--precision must be fp32, int8 or mixed, not '" + precision + "'");
-  std::string graph =
-      llvm::formatv("amk-graph-opt{{target={0}}", target.getValue()).str();
-  std::string schedule =
-      llvm::formatv("amk-schedule-megakernel{{workers={0}}", nworkers).str();
-  if (precision == "fp32") {
-    if (!calibrationData.empty())
-      die("--calibration-data is only used with --precision int8 or mixed");
-    return "builtin.module(" + graph + "," + schedule + ")";
-  }
-  // int8/mixed: calibrate the optimized graph on the user's data (never
-  // on made-up inputs), insert the QDQ pairs, and run them on the float
-  // kernels with the QDQ values (amk-emulate-qdq; docs/quantization.md).
-  if (calibrationData.empty())
-    die("--precision " + precision +
-        " needs --calibration-data DIR: inputs like the ones the model will "
-        "see (.pb or .npy files, docs/quantization.md); AMK does not "
-        "calibrate on made-up data");
-  llvm::SmallString<256> dir(calibrationData.getValue());
-  if (!llvm::sys::fs::is_directory(dir))
-    die("--calibration-data '" + calibrationData + "' is not a directory");
-  llvm::sys::fs::make_absolute(dir);
-  if (llvm::StringRef(dir).contains('"'))
-    die("--calibration-data may not contain '\"'");
-  std::string quant = "amk-insert-qdq";
-  if (precision == "mixed") {
-    char db[32];
-    std::snprintf(db, sizeof(db), "%g", sensitivityTarget.getValue());
-    quant += std::string("{sensitivity-target=") + db + "}";
-  }
-  return "builtin.module(" + graph + ",amk-calibrate{data-dir=\"" +
-         std::string(dir) + "\"}," + quant +
-         ",amk-emulate-qdq,amk-group-elementwise,canonicalize," + schedule +
-         ")";
+  amk::DefaultPipelineOptions o;
+  o.target = target;
+  o.precision = precision;
+  o.calibrationData = calibrationData;
+  o.sensitivityTarget = sensitivityTarget;
+  o.workers = nworkers;
+  std::string error;
+  auto text = amk::defaultPipeline(o, error);
+  if (failed(text))
+    die(error);
+  return *text;
 }
 
 const char *dtypeName(uint32_t dtype) {

@@ -115,6 +115,25 @@ static cl::opt<std::string>
              cl::desc("Run this pass pipeline (amk-opt's --pass-pipeline "
                       "syntax) on the model before running it"),
              cl::init(""), cl::cat(runCat));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("Target of the default pipeline (without --pipeline): "
+                    "cpu | npu-like"),
+           cl::init("cpu"), cl::cat(runCat));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Precision of the default pipeline: fp32 | int8 | mixed "
+             "(int8/mixed: calibrated QDQ from --calibration-data, as "
+             "amk-compile does)"),
+    cl::init("fp32"), cl::cat(runCat));
+static cl::opt<std::string> calibrationData(
+    "calibration-data",
+    cl::desc("Directory of calibration samples for --precision int8/mixed"),
+    cl::cat(runCat));
+static cl::opt<double> sensitivityTarget(
+    "sensitivity-target",
+    cl::desc("--precision mixed: SQNR (dB) of the outputs to reach"),
+    cl::init(40.0), cl::cat(runCat));
 static cl::opt<bool> checkPipeline(
     "check-pipeline",
     cl::desc("Also run the model before --pipeline and compare: the "
@@ -393,8 +412,6 @@ int main(int argc, char **argv) {
   // The module as loaded, run first with --check-pipeline and
   // --check-reference.
   OwningOpRef<ModuleOp> original;
-  if (checkPipeline && pipeline.empty())
-    die("--check-pipeline needs --pipeline");
   if (jit && reference)
     die("--jit compiles the task program; it cannot be combined with "
         "--reference");
@@ -402,12 +419,32 @@ int main(int argc, char **argv) {
     original = module->clone();
   unsigned workers =
       threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  // Without --pipeline: amk-compile's default for --target/--precision
+  // (the runtime's schedule; on the interpreter, nothing for fp32 and the
+  // QDQ graph itself for int8/mixed).
   std::string runPipeline = pipeline;
-  if (!reference && runPipeline.empty())
-    runPipeline = llvm::formatv("builtin.module(amk-graph-opt,"
-                                "amk-schedule-megakernel{{workers={0}})",
-                                workers)
-                      .str();
+  if (runPipeline.empty() && (!reference || precision != "fp32" ||
+                              !calibrationData.empty())) {
+    amk::DefaultPipelineOptions o;
+    o.target = target;
+    o.precision = precision;
+    o.calibrationData = calibrationData;
+    o.sensitivityTarget = sensitivityTarget;
+    o.workers = workers;
+    o.schedule = !reference;
+    std::string error;
+    auto text = amk::defaultPipeline(o, error);
+    if (failed(text))
+      die(error);
+    runPipeline = *text;
+  }
+  if (checkPipeline && runPipeline.empty())
+    die("--check-pipeline needs --pipeline");
+  if (!pipeline.empty() && (precision != "fp32" ||
+                             !calibrationData.empty() || target != "cpu")) {
+    die("--target, --precision and --calibration-data choose the default "
+        "pipeline; they cannot be combined with --pipeline");
+  }
   double pipelineSeconds = 0;
   auto runPasses = [&](llvm::StringRef text) {
     auto start = std::chrono::steady_clock::now();
