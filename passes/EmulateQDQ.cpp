@@ -92,8 +92,7 @@ private:
   LogicalResult rewritePair(onnx::DequantizeLinearOp dq, std::string &why) {
     auto q = dq.getX().getDefiningOp<onnx::QuantizeLinearOp>();
     if (!q)
-      return why = "its input is not a QuantizeLinear or a constant",
-             failure();
+      return why = "its input is not a QuantizeLinear or a constant", failure();
     auto yt = dyn_cast<RankedTensorType>(dq.getY().getType());
     auto xt = dyn_cast<RankedTensorType>(q.getX().getType());
     auto qt = dyn_cast<RankedTensorType>(q.getY().getType());
@@ -103,8 +102,7 @@ private:
              failure();
     auto it = dyn_cast<IntegerType>(qt.getElementType());
     if (!it || it.getWidth() > 16)
-      return why = "only 8- and 16-bit integer types are emulated",
-             failure();
+      return why = "only 8- and 16-bit integer types are emulated", failure();
     auto sq = scalarParam(q.getYScale()), zq = scalarParam(q.getYZeroPoint());
     auto sd = scalarParam(dq.getXScale()), zd = scalarParam(dq.getXZeroPoint());
     if (!sq || !zq || !sd || !zd)

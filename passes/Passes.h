@@ -49,10 +49,10 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef text,
 /// --precision --calibration-data --sensitivity-target --workers, and
 /// amk-run's same options).
 struct DefaultPipelineOptions {
-  std::string target = "cpu";      ///< cpu | npu-like
-  std::string precision = "fp32";  ///< fp32 | int8 | mixed
-  std::string calibrationData;     ///< int8/mixed: the samples' directory
-  double sensitivityTarget = 40;   ///< mixed: dB of SQNR to reach
+  std::string target = "cpu";     ///< cpu | npu-like
+  std::string precision = "fp32"; ///< fp32 | int8 | mixed
+  std::string calibrationData;    ///< int8/mixed: the samples' directory
+  double sensitivityTarget = 40;  ///< mixed: dB of SQNR to reach
   unsigned workers = 1;
   /// Whether the pipeline ends in a schedule for the runtime; without it
   /// (the reference interpreter) a QDQ graph keeps its Q/DQ pairs.

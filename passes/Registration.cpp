@@ -63,8 +63,8 @@ LogicalResult amk::runPipeline(ModuleOp module, llvm::StringRef text,
   return success();
 }
 
-FailureOr<std::string>
-amk::defaultPipeline(const DefaultPipelineOptions &o, std::string &error) {
+FailureOr<std::string> amk::defaultPipeline(const DefaultPipelineOptions &o,
+                                            std::string &error) {
   auto fail = [&](const std::string &msg) {
     error = msg;
     return failure();
@@ -72,13 +72,12 @@ amk::defaultPipeline(const DefaultPipelineOptions &o, std::string &error) {
   if (o.target != "cpu" && o.target != "npu-like")
     return fail("--target must be cpu or npu-like, not '" + o.target + "'");
   if (o.precision != "fp32" && o.precision != "int8" && o.precision != "mixed")
-    return fail("--precision must be fp32, int8 or mixed, not '" +
-                o.precision + "'");
+    return fail("--precision must be fp32, int8 or mixed, not '" + o.precision +
+                "'");
   std::string graph = "amk-graph-opt{target=" + o.target + "}";
-  std::string schedule =
-      o.schedule ? ",amk-schedule-megakernel{workers=" +
-                       std::to_string(o.workers) + "}"
-                 : std::string();
+  std::string schedule = o.schedule ? ",amk-schedule-megakernel{workers=" +
+                                          std::to_string(o.workers) + "}"
+                                    : std::string();
   if (o.precision == "fp32") {
     if (!o.calibrationData.empty())
       return fail(
@@ -104,7 +103,8 @@ amk::defaultPipeline(const DefaultPipelineOptions &o, std::string &error) {
     quant += std::string("{sensitivity-target=") + db + "}";
   }
   std::string run = o.schedule ? ",amk-emulate-qdq,amk-group-elementwise,"
-                                 "canonicalize" + schedule
+                                 "canonicalize" +
+                                     schedule
                                : std::string();
   return "builtin.module(" + graph + ",amk-calibrate{data-dir=\"" +
          std::string(dir) + "\"}," + quant + run + ")";

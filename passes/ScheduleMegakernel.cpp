@@ -817,15 +817,16 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
   StringRef opName = op->getName().getStringRef();
   bool region = opName == "amk.fused_elementwise";
   static const llvm::StringSet<> known = {
-      "onnx.Add",       "onnx.Sub",       "onnx.Mul",      "onnx.Div",
-      "onnx.Pow",       "onnx.Max",       "onnx.Min",      "onnx.Relu",
-      "onnx.Sigmoid",   "onnx.Tanh",      "onnx.Erf",      "onnx.Sqrt",
-      "onnx.Exp",       "onnx.Log",       "onnx.Neg",      "onnx.Abs",
-      "onnx.Reciprocal", "onnx.Floor",    "onnx.Ceil",     "onnx.Softplus",
-      "onnx.HardSwish", "onnx.Identity",  "onnx.LeakyRelu", "onnx.HardSigmoid",
-      "onnx.Clip",      "onnx.Gelu",      "onnx.Cast",     "amk.gelu",
-      "onnx.Round",
-      "amk.bias_softmax"};
+      "onnx.Add",      "onnx.Sub",        "onnx.Mul",
+      "onnx.Div",      "onnx.Pow",        "onnx.Max",
+      "onnx.Min",      "onnx.Relu",       "onnx.Sigmoid",
+      "onnx.Tanh",     "onnx.Erf",        "onnx.Sqrt",
+      "onnx.Exp",      "onnx.Log",        "onnx.Neg",
+      "onnx.Abs",      "onnx.Reciprocal", "onnx.Floor",
+      "onnx.Ceil",     "onnx.Softplus",   "onnx.HardSwish",
+      "onnx.Identity", "onnx.LeakyRelu",  "onnx.HardSigmoid",
+      "onnx.Clip",     "onnx.Gelu",       "onnx.Cast",
+      "amk.gelu",      "onnx.Round",      "amk.bias_softmax"};
   if (!region && !known.contains(opName))
     return unsupported(op, "no runtime kernel implements this op");
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());

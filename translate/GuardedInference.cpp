@@ -22,8 +22,8 @@
 #include <optional>
 #include <poll.h>
 #include <set>
-#include <sys/socket.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -181,9 +181,9 @@ bool sendMessage(int fd, const std::string &bytes) {
 
 /// Reads exactly `size` bytes; `deadline` bounds the wait (none: forever).
 enum class ReadStatus { Ok, Closed, TimedOut };
-ReadStatus recvAll(
-    int fd, char *p, size_t size,
-    std::optional<std::chrono::steady_clock::time_point> deadline) {
+ReadStatus
+recvAll(int fd, char *p, size_t size,
+        std::optional<std::chrono::steady_clock::time_point> deadline) {
   while (size > 0) {
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -209,9 +209,9 @@ ReadStatus recvAll(
   return ReadStatus::Ok;
 }
 
-ReadStatus recvMessage(
-    int fd, std::string &bytes,
-    std::optional<std::chrono::steady_clock::time_point> deadline) {
+ReadStatus
+recvMessage(int fd, std::string &bytes,
+            std::optional<std::chrono::steady_clock::time_point> deadline) {
   uint64_t size = 0;
   ReadStatus s =
       recvAll(fd, reinterpret_cast<char *>(&size), sizeof(size), deadline);
@@ -273,8 +273,8 @@ public:
     std::string reply;
     if (!sendMessage(fd, serializeRequest(model)))
       return died();
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::seconds(timeoutSeconds);
+    auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
     switch (recvMessage(fd, reply, deadline)) {
     case ReadStatus::Ok:
       return applyReply(model, reply);
@@ -283,8 +283,7 @@ public:
     case ReadStatus::TimedOut:
       stop(/*kill=*/true);
       return {GuardedInference::TimedOut,
-              "ran past its limit of " + std::to_string(timeoutSeconds) +
-                  " s"};
+              "ran past its limit of " + std::to_string(timeoutSeconds) + " s"};
     }
     return died();
   }

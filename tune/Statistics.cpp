@@ -41,9 +41,8 @@ MannWhitney amk::tune::mannWhitneyU(llvm::ArrayRef<double> a,
     pooled.push_back({x, true});
   for (double x : b)
     pooled.push_back({x, false});
-  llvm::sort(pooled, [](const auto &l, const auto &r) {
-    return l.first < r.first;
-  });
+  llvm::sort(pooled,
+             [](const auto &l, const auto &r) { return l.first < r.first; });
   double rankSumA = 0, tieTerm = 0;
   for (size_t i = 0; i < n;) {
     size_t j = i;
@@ -101,8 +100,8 @@ MannWhitney amk::tune::mannWhitneyU(llvm::ArrayRef<double> a,
 
 Interval amk::tune::bootstrapMedianRatio(llvm::ArrayRef<double> a,
                                          llvm::ArrayRef<double> b,
-                                         double confidence,
-                                         unsigned resamples, uint64_t seed) {
+                                         double confidence, unsigned resamples,
+                                         uint64_t seed) {
   Interval iv;
   if (a.empty() || b.empty() || resamples == 0)
     return iv;
@@ -153,11 +152,11 @@ Decision amk::tune::decide(llvm::ArrayRef<double> incumbent,
   d.threshold = 1 - std::max(o.minGain, o.noiseFactor * noise);
   if (incumbent.size() < o.minRepetitions ||
       candidate.size() < o.minRepetitions) {
-    d.reason = llvm::formatv("{0} and {1} repetitions; at least {2} each "
-                             "are needed",
-                             incumbent.size(), candidate.size(),
-                             o.minRepetitions)
-                   .str();
+    d.reason =
+        llvm::formatv("{0} and {1} repetitions; at least {2} each "
+                      "are needed",
+                      incumbent.size(), candidate.size(), o.minRepetitions)
+            .str();
     return d;
   }
   d.ratio = median(candidate) / median(incumbent);

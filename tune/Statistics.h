@@ -1,4 +1,5 @@
-//===- Statistics.h - Keep/revert decisions from latency samples -*- C++ -*-===//
+//===- Statistics.h - Keep/revert decisions from latency samples -*- C++
+//-*-===//
 //
 // Part of AMK. The statistics amk-tune's decisions rest on (DESIGN.md §5,
 // docs/tuning.md): the Mann-Whitney U test, a seeded bootstrap confidence

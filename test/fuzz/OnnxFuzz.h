@@ -3,9 +3,9 @@
 // Part of AMK. Imports `bytes` (protobuf parse or the text parser, libonnx
 // shape inference in its helper process, conversion, weights, subgraphs),
 // verifies and exports the result. Inputs of the other syntax are
-// rejected (-1) so each fuzzer's corpus keeps its own. External data resolves against a
-// directory that does not exist, so no input reads the machine's files;
-// no tensor may exceed 2^26 elements (bounded memory). Any outcome but a
+// rejected (-1) so each fuzzer's corpus keeps its own. External data resolves
+// against a directory that does not exist, so no input reads the machine's
+// files; no tensor may exceed 2^26 elements (bounded memory). Any outcome but a
 // crash, a sanitizer report or a hang is fine.
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,5 @@
-//===- TuneTest.cpp - The tuner's statistics -------------------------------===//
+//===- TuneTest.cpp - The tuner's statistics
+//-------------------------------===//
 //
 // Part of AMK. Each expected value is computed by hand (or from the
 // textbook tables) in the comment next to it.

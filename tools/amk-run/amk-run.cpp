@@ -423,8 +423,8 @@ int main(int argc, char **argv) {
   // (the runtime's schedule; on the interpreter, nothing for fp32 and the
   // QDQ graph itself for int8/mixed).
   std::string runPipeline = pipeline;
-  if (runPipeline.empty() && (!reference || precision != "fp32" ||
-                              !calibrationData.empty())) {
+  if (runPipeline.empty() &&
+      (!reference || precision != "fp32" || !calibrationData.empty())) {
     amk::DefaultPipelineOptions o;
     o.target = target;
     o.precision = precision;
@@ -440,8 +440,8 @@ int main(int argc, char **argv) {
   }
   if (checkPipeline && runPipeline.empty())
     die("--check-pipeline needs --pipeline");
-  if (!pipeline.empty() && (precision != "fp32" ||
-                             !calibrationData.empty() || target != "cpu")) {
+  if (!pipeline.empty() &&
+      (precision != "fp32" || !calibrationData.empty() || target != "cpu")) {
     die("--target, --precision and --calibration-data choose the default "
         "pipeline; they cannot be combined with --pipeline");
   }
