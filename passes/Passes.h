@@ -28,10 +28,38 @@ namespace amk {
 /// asks for the default (today: canonicalization, then the summary).
 void buildDefaultPipeline(mlir::OpPassManager &pm);
 
+/// The options of `amk-graph-opt` (each fusion can be switched off; the
+/// tuner searches them).
+struct GraphOptSettings {
+  std::string target = "cpu";
+  int64_t targetOpset = 21;
+  bool fuseConv = true;
+  double convDensityThreshold = -1;
+  bool fuseAttention = true;
+  bool fuseNorm = true;
+  bool fuseGemm = true;
+  bool fuseGelu = true;
+  bool fuseBiasSoftmax = true;
+  bool groupElementwise = true;
+};
+
 /// The pipeline `amk-graph-opt{target=cpu target-opset=21}`: every graph
 /// pass in the order that lets each fusion see the forms it matches.
 void buildGraphOptPipeline(mlir::OpPassManager &pm, llvm::StringRef target,
                            int64_t targetOpset);
+void buildGraphOptPipeline(mlir::OpPassManager &pm,
+                           const GraphOptSettings &settings);
+
+/// The pipeline `amk-quantize{precision=int8 data-dir=DIR}`: calibration on
+/// the samples in `dataDir`, Q/DQ insertion (mixed: with the sensitivity
+/// search to `sensitivityTarget` dB) and, with `emulate`, the lowering of
+/// the pairs for the runtime's float kernels. fp32 adds nothing. Fails with
+/// `error` on a bad precision or a missing data directory.
+mlir::LogicalResult buildQuantizePipeline(mlir::OpPassManager &pm,
+                                          llvm::StringRef precision,
+                                          llvm::StringRef dataDir,
+                                          double sensitivityTarget,
+                                          bool emulate, std::string &error);
 
 /// Parses a textual pipeline into `pm`: either anchored
 /// (`builtin.module(a,b)`, as amk-opt's --pass-pipeline takes it) or a bare

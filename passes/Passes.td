@@ -541,17 +541,22 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"workers", "workers", "int64_t", /*default=*/"2",
-           "Number of workers the program is scheduled for">,
+           "Number of workers the program is scheduled for [tune: 2|1]">,
     Option<"tasksPerWorker", "tasks-per-worker", "int64_t", /*default=*/"2",
-           "Task granularity: tiles per op per worker, when the op is big enough">,
+           "Task granularity: tiles per op per worker, when the op is big "
+           "enough [tune: 2|1|4|8]">,
     Option<"minTaskNs", "min-task-ns", "double", /*default=*/"20000",
-           "Do not cut an op into tiles cheaper than this (cost model, ns)">,
+           "Do not cut an op into tiles cheaper than this (cost model, ns) "
+           "[tune: 20000|5000|80000]">,
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"0",
-           "Rows per tile for every kernel (0: the cost model decides)">,
+           "Rows per tile for every kernel (0: the cost model decides) "
+           "[tune: 0|16|64|256]">,
     Option<"tileCols", "tile-cols", "int64_t", /*default=*/"0",
-           "Columns per tile for GEMM/conv kernels (0: the cost model decides)">,
+           "Columns per tile for GEMM/conv kernels (0: the cost model "
+           "decides) [tune: 0|64|128|256]">,
     Option<"policy", "policy", "std::string", /*default=*/"\"eft\"",
-           "List-scheduling policy: eft (earliest finish time) or round-robin">,
+           "List-scheduling policy: eft (earliest finish time) or "
+           "round-robin [tune: eft|round-robin]">,
     Option<"syncNs", "sync-ns", "double", /*default=*/"1000",
            "Modelled cost of a cross-worker counter hand-off (ns)">,
     Option<"peakGflops", "peak-gflops", "double", /*default=*/"200",

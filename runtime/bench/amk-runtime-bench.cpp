@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Peak.h"
 #include "ProgramBuilder.h"
 #include "amk/kernel_params.h"
 #include "amk/runtime.h"
@@ -69,64 +70,7 @@ int dispatch(unsigned tasks, unsigned workers, unsigned runs) {
   return 0;
 }
 
-/// A register-only FMA loop: 8 independent accumulators of 16 floats
-/// (AVX-512) or 8 (otherwise), enough to cover the FMA latency.
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-#else
-constexpr int kLanes = 8;
-#endif
-typedef float Vec __attribute__((vector_size(kLanes * 4)));
-
-__attribute__((noinline)) float fmaLoop(uint64_t iters, float seed) {
-  Vec acc[12], m, a;
-  for (int i = 0; i < 12; ++i)
-    for (int l = 0; l < kLanes; ++l)
-      acc[i][l] = seed + i + l;
-  for (int l = 0; l < kLanes; ++l)
-    m[l] = 0.999999f, a[l] = 1e-7f;
-  for (uint64_t it = 0; it < iters; ++it) {
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i)
-      acc[i] = acc[i] * m + a;
-    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
-                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
-                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
-  }
-  float s = 0;
-  for (int i = 0; i < 12; ++i)
-    for (int l = 0; l < kLanes; ++l)
-      s += acc[i][l];
-  return s;
-}
-
-double fmaPeak(unsigned threads) {
-  const uint64_t iters = 20'000'000;
-  std::vector<double> best(threads, 0);
-  for (int rep = 0; rep < 3; ++rep) {
-    std::vector<std::thread> ts;
-    std::atomic<unsigned> ready{0};
-    std::vector<double> secs(threads);
-    std::atomic<float> sink{0};
-    for (unsigned t = 0; t < threads; ++t)
-      ts.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (ready.load() < threads)
-          ;
-        auto t0 = Clock::now();
-        sink.store(fmaLoop(iters, (float)t));
-        secs[t] = seconds(t0, Clock::now());
-      });
-    for (auto &t : ts)
-      t.join();
-    for (unsigned t = 0; t < threads; ++t)
-      best[t] = std::max(best[t], 2.0 * 12 * kLanes * iters / secs[t] / 1e9);
-  }
-  double total = 0;
-  for (double b : best)
-    total += b;
-  return total;
-}
+using amk::rt::measureFmaPeak;
 
 /// The runtime's GEMM kernel on C = A B (m x k times k x n), one row tile
 /// per worker, timed over repeated runs; the best rate in GFLOP/s.
@@ -167,38 +111,16 @@ double gemmRate(unsigned workers, int64_t m, int64_t n, int64_t kd) {
   return *std::max_element(rates.begin(), rates.end());
 }
 
-/// Triad a = b + s c over arrays far larger than the caches.
-double bandwidth(unsigned threads) {
-  const size_t n = 32u << 20; // 128 MiB per array.
-  std::vector<float> a(n), b(n, 1.f), c(n, 2.f);
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    std::vector<std::thread> ts;
-    auto t0 = Clock::now();
-    for (unsigned t = 0; t < threads; ++t)
-      ts.emplace_back([&, t] {
-        size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-        for (size_t i = lo; i < hi; ++i)
-          a[i] = b[i] + 3.f * c[i];
-      });
-    for (auto &t : ts)
-      t.join();
-    double sec = seconds(t0, Clock::now());
-    best = std::max(best, 3.0 * n * 4 / sec / 1e9);
-  }
-  if (a[n / 2] != 7.f)
-    die("the bandwidth benchmark computed a wrong result");
-  return best;
-}
-
 int peak(unsigned threads) {
-  double fma = fmaPeak(threads);
+  double fma = measureFmaPeak(threads);
   double gemm = gemmRate(threads, 512, 512, 512);
-  double bw = bandwidth(threads);
+  double bw = amk::rt::measureTriadBandwidth(threads);
+  if (bw < 0)
+    die("the bandwidth benchmark computed a wrong result");
   std::printf("{\"benchmark\":\"peak\",\"threads\":%u,\"fma_gflops\":%.1f,"
               "\"gemm512_gflops\":%.1f,\"gemm_fraction_of_peak\":%.3f,"
               "\"triad_gbps\":%.1f,\"vector_lanes\":%d}\n",
-              threads, fma, gemm, gemm / fma, bw, kLanes);
+              threads, fma, gemm, gemm / fma, bw, amk::rt::peakVectorLanes());
   return 0;
 }
 

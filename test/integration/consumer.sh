@@ -102,7 +102,7 @@ mkdir -p "$work/npy8/in" "$work/npy8/out"
 "$work/consumer-int8/classify" --npy "$work/npy8" >"$work/run8.log"
 pipeline8=$(sed -n 's/^pipeline //p' "$work/run8.log")
 case "$pipeline8" in
-  *amk-calibrate*amk-insert-qdq*amk-emulate-qdq*) ;;
+  *amk-quantize{precision=int8*) ;;
   *) fail "the int8 library's pipeline is not calibrated QDQ: $pipeline8" ;;
 esac
 "$prefix/bin/amk-run" "$model" --pipeline "$pipeline8" --jit --rtol 0 --atol 0 \

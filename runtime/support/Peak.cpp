@@ -1,0 +1,164 @@
+//===- Peak.cpp - The machine's measured limits ----------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Peak.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace amk::rt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+#else
+constexpr int kLanes = 8;
+#endif
+typedef float Vec __attribute__((vector_size(kLanes * 4)));
+
+// Twelve independent accumulators cover the FMA latency (4 cycles) times
+// the two FMA ports; the asm keeps the compiler from folding the loop.
+__attribute__((noinline)) float fmaLoop(uint64_t iters, float seed) {
+  Vec acc[12], m, a;
+  for (int i = 0; i < 12; ++i)
+    for (int l = 0; l < kLanes; ++l)
+      acc[i][l] = seed + i + l;
+  for (int l = 0; l < kLanes; ++l)
+    m[l] = 0.999999f, a[l] = 1e-7f;
+  for (uint64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i)
+      acc[i] = acc[i] * m + a;
+    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
+                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
+                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
+  }
+  float s = 0;
+  for (int i = 0; i < 12; ++i)
+    for (int l = 0; l < kLanes; ++l)
+      s += acc[i][l];
+  return s;
+}
+
+std::string readFirstLine(const std::string &path) {
+  std::ifstream f(path);
+  std::string line;
+  std::getline(f, line);
+  return line;
+}
+
+} // namespace
+
+int peakVectorLanes() { return kLanes; }
+
+double measureFmaPeak(unsigned threads, uint64_t iters, int reps) {
+  threads = std::max(1u, threads);
+  std::vector<double> best(threads, 0);
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<std::thread> ts;
+    std::atomic<unsigned> ready{0};
+    std::vector<double> secs(threads);
+    std::atomic<float> sink{0};
+    for (unsigned t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < threads)
+          ;
+        auto t0 = Clock::now();
+        sink.store(fmaLoop(iters, (float)t));
+        secs[t] = seconds(t0, Clock::now());
+      });
+    for (auto &t : ts)
+      t.join();
+    for (unsigned t = 0; t < threads; ++t)
+      best[t] = std::max(best[t], 2.0 * 12 * kLanes * iters / secs[t] / 1e9);
+  }
+  double total = 0;
+  for (double b : best)
+    total += b;
+  return total;
+}
+
+double measureTriadBandwidth(unsigned threads, size_t n, int reps) {
+  threads = std::max(1u, threads);
+  std::vector<float> a(n), b(n, 1.f), c(n, 2.f);
+  double best = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<std::thread> ts;
+    auto t0 = Clock::now();
+    for (unsigned t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+        for (size_t i = lo; i < hi; ++i)
+          a[i] = b[i] + 3.f * c[i];
+      });
+    for (auto &t : ts)
+      t.join();
+    double sec = seconds(t0, Clock::now());
+    best = std::max(best, 3.0 * n * 4 / sec / 1e9);
+  }
+  if (n && a[n / 2] != 7.f)
+    return -1;
+  return best;
+}
+
+uint64_t lastLevelCacheBytes() {
+  uint64_t best = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::string size = readFirstLine(dir + "size");
+    if (size.empty())
+      continue;
+    uint64_t v = std::strtoull(size.c_str(), nullptr, 10);
+    if (size.back() == 'K')
+      v <<= 10;
+    else if (size.back() == 'M')
+      v <<= 20;
+    best = std::max(best, v);
+  }
+  return best;
+}
+
+std::string machineFingerprint() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, model = "unknown cpu", flags;
+  while (std::getline(f, line)) {
+    auto value = [&] {
+      size_t c = line.find(':');
+      return c == std::string::npos ? std::string() : line.substr(c + 2);
+    };
+    if (line.rfind("model name", 0) == 0 && model == "unknown cpu")
+      model = value();
+    else if (line.rfind("flags", 0) == 0 && flags.empty())
+      flags = value();
+  }
+  // FNV-1a of the feature flags: two machines with the same model name but
+  // different enabled ISA extensions (a VM hiding AVX-512) differ.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : flags)
+    h = (h ^ c) * 1099511628211ull;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), ", %u cpus, flags %016llx",
+                std::max(1u, std::thread::hardware_concurrency()),
+                (unsigned long long)h);
+  return model + buf;
+}
+
+} // namespace amk::rt

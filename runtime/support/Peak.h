@@ -1,0 +1,44 @@
+//===- Peak.h - The machine's measured limits -------------------*- C++ -*-===//
+//
+// Part of AMK. The float32 FMA peak and the streaming memory bandwidth of
+// this machine, measured (not read from a data sheet): amk-runtime-bench
+// reports them next to the benchmark table, and amk-tune uses them for a
+// model's physical latency floor (docs/tuning.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_RUNTIME_SUPPORT_PEAK_H
+#define AMK_RUNTIME_SUPPORT_PEAK_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace amk::rt {
+
+/// Float lanes of the FMA loop (16 with AVX-512, else 8).
+int peakVectorLanes();
+
+/// GFLOP/s of a register-only FMA loop (12 independent accumulators) on
+/// `threads` threads at once, the best of `reps` repetitions per thread,
+/// summed over threads. `iters` loop iterations per repetition.
+double measureFmaPeak(unsigned threads, uint64_t iters = 20'000'000,
+                      int reps = 3);
+
+/// GB/s of the triad a = b + s c over three arrays of `floatsPerArray`
+/// floats (far larger than the caches), split over `threads` threads, the
+/// best of `reps` repetitions. Returns a negative value if the triad
+/// computed a wrong result.
+double measureTriadBandwidth(unsigned threads,
+                             size_t floatsPerArray = 32u << 20, int reps = 5);
+
+/// Bytes of the last-level cache (from sysfs; 0 if unknown).
+uint64_t lastLevelCacheBytes();
+
+/// "vendor model name, N cpus, flags-hash": what identifies this machine
+/// for records and tuning results.
+std::string machineFingerprint();
+
+} // namespace amk::rt
+
+#endif // AMK_RUNTIME_SUPPORT_PEAK_H

@@ -1,0 +1,118 @@
+//===- Knowledge.cpp - Curated tuning rules --------------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tune/Knowledge.h"
+#include "tune/Prior.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using namespace amk::tune;
+
+static llvm::Error err(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+llvm::Expected<std::vector<Rule>> amk::tune::loadRules(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return err("cannot read the rules '" + path + "'");
+  llvm::StringRef text = (*buf)->getBuffer();
+  auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("rules") ||
+      !j["rules"].is_array())
+    return err(path + ": expected {\"rules\": [...]}");
+  std::vector<Rule> rules;
+  for (auto [i, r] : llvm::enumerate(j["rules"])) {
+    auto where = (path + ": rule " + llvm::Twine(i)).str();
+    if (!r.is_object())
+      return err(where + " is not an object");
+    Rule rule;
+    rule.source = path.str();
+    for (auto [key, out] :
+         {std::pair<const char *, std::string *>{"id", &rule.id},
+          {"target", &rule.target},
+          {"action", &rule.action},
+          {"knob", &rule.knob},
+          {"value", &rule.value},
+          {"evidence", &rule.evidence},
+          {"confidence", &rule.confidence}}) {
+      if (!r.contains(key) || !r[key].is_string())
+        return err(where + ": '" + key + "' must be a string");
+      *out = r[key].get<std::string>();
+    }
+    if (rule.action != "skip" && rule.action != "prioritize")
+      return err(where + " ('" + rule.id +
+                 "'): action must be skip or prioritize, not '" +
+                 rule.action + "'");
+    if (rule.confidence != "low" && rule.confidence != "medium" &&
+        rule.confidence != "high")
+      return err(where + " ('" + rule.id +
+                 "'): confidence must be low, medium or high");
+    if (r.contains("when")) {
+      if (!r["when"].is_object())
+        return err(where + ": 'when' must be an object");
+      for (auto &[name, cond] : r["when"].items()) {
+        if (std::isnan(feature(std::vector<double>(featureNames().size()),
+                               name)))
+          return err(where + " ('" + rule.id + "'): unknown feature '" +
+                     name + "'");
+        if (!cond.is_object())
+          return err(where + ": the condition on '" + name +
+                     "' must be an object like {\">=\": 0.5}");
+        for (auto &[op, v] : cond.items()) {
+          if (op != "<" && op != "<=" && op != ">" && op != ">=" &&
+              op != "==")
+            return err(where + ": unknown comparison '" + op + "'");
+          if (!v.is_number())
+            return err(where + ": the bound of '" + name +
+                       "' must be a number");
+          rule.when.push_back({name, op, v.get<double>()});
+        }
+      }
+    }
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+std::string amk::tune::defaultRulesDir() {
+  if (const char *d = std::getenv("AMK_KNOWLEDGE_DIR"); d && *d)
+    return (llvm::Twine(d) + "/rules").str();
+  // The build tree reads the source tree's rules; an installed tuner reads
+  // the installed copy.
+#ifdef AMK_SOURCE_DIR
+  if (llvm::sys::fs::is_directory(AMK_SOURCE_DIR "/knowledge/rules"))
+    return AMK_SOURCE_DIR "/knowledge/rules";
+#endif
+#ifdef AMK_INSTALL_PREFIX
+  return AMK_INSTALL_PREFIX "/share/amk/knowledge/rules";
+#else
+  return "knowledge/rules";
+#endif
+}
+
+bool amk::tune::ruleApplies(const Rule &rule,
+                            const std::vector<double> &features) {
+  for (const Condition &c : rule.when) {
+    double v = feature(features, c.feature);
+    if (std::isnan(v))
+      return false;
+    bool ok = c.op == "<"    ? v < c.value
+              : c.op == "<=" ? v <= c.value
+              : c.op == ">"  ? v > c.value
+              : c.op == ">=" ? v >= c.value
+                             : v == c.value;
+    if (!ok)
+      return false;
+  }
+  return true;
+}
