@@ -183,8 +183,10 @@ llvm::Error Space::restrict(llvm::StringRef text) {
         value = v.dump();
       else
         return err("knob '" + id + "': values must be strings or numbers");
-      std::string why;
-      if (!stageParses(k.stage, k.name + "=" + value, why))
+      std::string why, opts = k.name + "=" + value;
+      if (auto f = fixed.find(k.stage); f != fixed.end() && !f->second.empty())
+        opts += " " + f->second;
+      if (!stageParses(k.stage, opts, why))
         return err("knob '" + id + "' cannot take the value '" + value +
                    "': " + why);
       chosen.push_back(value);

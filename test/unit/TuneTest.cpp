@@ -110,3 +110,260 @@ TEST(TuneStatistics, DecisionsFollowTheRule) {
   EXPECT_EQ(few.verdict, Verdict::Inconclusive);
   EXPECT_NE(few.reason.find("at least 9"), std::string::npos);
 }
+
+//===----------------------------------------------------------------------===//
+// The search space, the records, the prior, the rules and the trace
+// breakdown (the rest of amk-tune; docs/tuning.md).
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "tune/Knowledge.h"
+#include "tune/Prior.h"
+#include "tune/Records.h"
+#include "tune/Report.h"
+#include "tune/Space.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <unistd.h>
+
+TEST(TuneSpace, ParsesTagsFromHelpText) {
+  const char *help =
+      "  --amk-x  -   A pass\n"
+      "    --a=<long>     - Tiles per op [tune: 2|1|4]\n"
+      "    --b            - Switch without tag\n"
+      "    --c=<string>   - Policy [tune: eft | round-robin]\n";
+  auto knobs = Space::parseHelp("amk-x", help);
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(knobs[0].id(), "amk-x.a");
+  EXPECT_EQ(knobs[0].values, (std::vector<std::string>{"2", "1", "4"}));
+  EXPECT_EQ(knobs[0].description, "Tiles per op");
+  EXPECT_EQ(knobs[1].values,
+            (std::vector<std::string>{"eft", "round-robin"}));
+}
+
+static std::string expand(llvm::StringRef text) {
+  std::string out, errors;
+  llvm::raw_string_ostream es(errors);
+  auto pm = mlir::parsePassPipeline(text, es);
+  if (mlir::failed(pm))
+    return "does not parse: " + errors;
+  llvm::raw_string_ostream os(out);
+  pm->printAsTextualPipeline(os);
+  return out;
+}
+
+// The tag convention: the first value is the option's default. Checked
+// for every knob by expanding the stage with and without it.
+TEST(TuneSpace, FirstTagValueIsTheDefault) {
+  amk::registerAllPasses();
+  std::vector<std::string> stages = {"amk-graph-opt", "amk-quantize",
+                                     "amk-schedule-megakernel"};
+  auto space = Space::fromRegistry(stages);
+  ASSERT_TRUE(!!space) << llvm::toString(space.takeError());
+  EXPECT_GE(space->knobs().size(), 14u);
+  for (const Knob &k : space->knobs()) {
+    std::string with = expand("builtin.module(" + k.stage + "{" + k.name +
+                              "=" + k.values.front() + "})");
+    std::string without = expand("builtin.module(" + k.stage + ")");
+    EXPECT_EQ(with, without) << k.id();
+    // And a non-default value parses.
+    std::string why;
+    // (Quantized precisions need their calibration directory.)
+    std::string extra = k.stage == "amk-quantize" ? " data-dir=/tmp" : "";
+    EXPECT_TRUE(
+        stageParses(k.stage, k.name + "=" + k.values.back() + extra, why))
+        << k.id() << ": " << why;
+  }
+  // The default configuration spells every knob and parses.
+  std::string p = space->pipeline(space->defaults());
+  EXPECT_EQ(expand(p).rfind("does not parse", 0), std::string::npos) << p;
+  EXPECT_EQ(space->describe(space->defaults()), "defaults");
+}
+
+TEST(TuneSpace, RestrictRefusesUnknownKnobsAndValues) {
+  amk::registerAllPasses();
+  auto space = Space::fromRegistry({"amk-schedule-megakernel"});
+  ASSERT_TRUE(!!space);
+  EXPECT_TRUE(!!space->restrict(R"({"amk-schedule-megakernel.nope": [1]})"));
+  llvm::Error e =
+      space->restrict(R"({"amk-schedule-megakernel.tasks-per-worker": ["x"]})");
+  ASSERT_TRUE(!!e);
+  EXPECT_NE(llvm::toString(std::move(e)).find("cannot take the value 'x'"),
+            std::string::npos);
+  // A kept default stays first; values are taken as given otherwise.
+  ASSERT_FALSE(!!space->restrict(
+      R"({"amk-schedule-megakernel.tasks-per-worker": [4, 2]})"));
+  int i = space->find("amk-schedule-megakernel.tasks-per-worker");
+  ASSERT_GE(i, 0);
+  EXPECT_EQ(space->knobs()[i].values, (std::vector<std::string>{"2", "4"}));
+}
+
+TEST(TuneRecords, RoundTripEveryField) {
+  Record r;
+  r.run = "run1";
+  r.trial = 7;
+  r.verdict = "keep";
+  r.reason = "faster \"quoted\"";
+  r.modelHash = "abc";
+  r.modelName = "m.onnx";
+  r.shapes = "tensor<1x3xf32>";
+  r.features = {0.5, 1.25};
+  r.pipeline = "builtin.module(x{a=1})";
+  r.config = {{"x.a", "1"}};
+  r.compiler = "0.1.0";
+  r.machine = "cpu";
+  r.calibrationHash = "c0ffee";
+  r.workers = 2;
+  r.samplesMs = {1.5, 1.25};
+  r.incumbentSamplesMs = {2.0};
+  r.ratio = 0.75;
+  r.speedup = 1.3;
+  r.maxRelError = 1e-6;
+  r.cosine = 0.999;
+  r.top1 = 1;
+  r.rung = 2;
+  r.time = "2026-11-24T00:00:00Z";
+  auto back = fromJSONLine(toJSONLine(r));
+  ASSERT_TRUE(!!back);
+  EXPECT_EQ(toJSONLine(*back), toJSONLine(r));
+  EXPECT_EQ(back->config, r.config);
+  EXPECT_EQ(back->samplesMs, r.samplesMs);
+}
+
+TEST(TuneRecords, CorruptLinesAreSkippedAndCounted) {
+  llvm::SmallString<128> path;
+  int fd;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("rec", "jsonl", fd, path));
+  ::close(fd);
+  Record a;
+  a.run = "r";
+  a.trial = 0;
+  a.verdict = "started";
+  a.modelHash = "h";
+  a.pipeline = "p";
+  ASSERT_FALSE(!!appendRecord(path, a));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Append);
+    os << "{not json\n";
+    os << R"({"run":"r","trial":"zero","verdict":"x","model_hash":"h","pipeline":"p"})"
+       << "\n";
+  }
+  a.verdict = "keep";
+  ASSERT_FALSE(!!appendRecord(path, a));
+  LoadedRecords lr = loadRecords(path);
+  EXPECT_EQ(lr.badLines, 2u);
+  ASSERT_EQ(lr.records.size(), 2u);
+  auto latest = latestPerTrial(lr.records);
+  ASSERT_EQ(latest.size(), 1u);
+  EXPECT_EQ(latest[0].verdict, "keep");
+  llvm::sys::fs::remove(path);
+}
+
+static Record outcome(const std::string &model, std::vector<double> f,
+                      KnobMap cfg, double speedup) {
+  Record r;
+  r.run = "run-" + model;
+  r.modelHash = model;
+  r.modelName = model;
+  r.features = std::move(f);
+  r.config = std::move(cfg);
+  r.speedup = speedup;
+  r.verdict = "keep";
+  r.machine = "M";
+  r.pipeline = "p";
+  return r;
+}
+
+TEST(TunePrior, NearestModelsWarmStartAndPredict) {
+  std::vector<Record> rs = {
+      outcome("cnn", {1, 0, 0}, {{"k.a", "1"}}, 1.30),
+      outcome("cnn", {1, 0, 0}, {{"k.b", "1"}}, 0.80),
+      outcome("bert", {0, 1, 0}, {{"k.b", "1"}}, 1.50),
+      outcome("self", {0.9, 0, 0}, {{"k.c", "1"}}, 9.0),
+  };
+  // The model being tuned ("self") is left out: the prior transfers.
+  Prior prior(rs, "M", "self", /*k=*/1);
+  auto near = prior.nearest({0.9, 0.1, 0});
+  ASSERT_EQ(near.size(), 1u);
+  EXPECT_EQ(near[0].first, "cnn");
+  auto warm = prior.warmStart({0.9, 0.1, 0});
+  ASSERT_EQ(warm.size(), 1u);
+  EXPECT_EQ(warm[0], (KnobMap{{"k.a", "1"}}));
+  // An exactly measured configuration predicts its speedup; a knob never
+  // seen predicts no change.
+  EXPECT_NEAR(prior.predict({0.9, 0.1, 0}, {{"k.a", "1"}}), 1.30, 1e-12);
+  EXPECT_NEAR(prior.predict({0.9, 0.1, 0}, {{"k.z", "1"}}), 1.0, 1e-12);
+  // Near the transformer, k.b is predicted to help.
+  EXPECT_GT(prior.predict({0, 0.95, 0}, {{"k.b", "1"}}), 1.4);
+  // Without records: nothing learned.
+  Prior empty({}, "M", "x");
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(empty.predict({1, 0, 0}, {{"k.a", "1"}}), 1.0);
+}
+
+TEST(TuneReport, NestedSpansAreCountedOnce) {
+  // Thread 0: a 10 us parent (other) with a 4 us gemm child inside; a
+  // 2 us wait. Thread 1: one B/E copy of 5 us. End to end 0..12 us.
+  const char *trace = R"({"traceEvents":[
+    {"ph":"X","tid":0,"ts":0,"dur":10,"name":"outer","cat":"nop"},
+    {"ph":"X","tid":0,"ts":3,"dur":4,"name":"mm","cat":"gemm"},
+    {"ph":"X","tid":0,"ts":10,"dur":2,"name":"wait","cat":"sync"},
+    {"ph":"B","tid":1,"ts":1,"name":"cp","cat":"copy"},
+    {"ph":"E","tid":1,"ts":6},
+    {"ph":"M","tid":1,"name":"thread_name"}]})";
+  auto b = analyzeTrace(trace);
+  ASSERT_TRUE(!!b) << llvm::toString(b.takeError());
+  EXPECT_EQ(b->threads, 2u);
+  EXPECT_DOUBLE_EQ(b->endToEndUs, 12);
+  EXPECT_DOUBLE_EQ(b->categoryUs["compute"], 4);
+  EXPECT_DOUBLE_EQ(b->categoryUs["other"], 6); // 10 - 4, not 10.
+  EXPECT_DOUBLE_EQ(b->categoryUs["sync/wait"], 2);
+  EXPECT_DOUBLE_EQ(b->categoryUs["data movement"], 5);
+  EXPECT_DOUBLE_EQ(b->categoryUs["idle"], 2 * 12 - 17);
+  EXPECT_DOUBLE_EQ(b->nodeUs["outer"], 6);
+  EXPECT_FALSE(!!analyzeTrace("{\"traceEvents\": 3}"));
+  EXPECT_FALSE(!!analyzeTrace("not json"));
+  auto md = breakdownMarkdown(*b, nullptr, 0.2, "");
+  EXPECT_NE(md.find("- `outer` (other)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("`mm`"), std::string::npos) << md; // 4/24 < 20%.
+}
+
+TEST(TuneKnowledge, RulesAreCheckedAndMatched) {
+  llvm::SmallString<128> path;
+  int fd;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("rules", "json", fd, path));
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << R"({"rules": [{"id": "r1", "target": "cpu", "action": "skip",
+      "knob": "amk-graph-opt.fuse-conv", "value": "false",
+      "evidence": "e", "confidence": "high",
+      "when": {"conv_flop_share": {">=": 0.5}}}]})";
+  }
+  auto rules = loadRules(path);
+  ASSERT_TRUE(!!rules) << llvm::toString(rules.takeError());
+  ASSERT_EQ(rules->size(), 1u);
+  std::vector<double> f(featureNames().size(), 0);
+  EXPECT_FALSE(ruleApplies((*rules)[0], f));
+  f[1] = 0.9; // conv_flop_share
+  EXPECT_EQ(featureNames()[1], "conv_flop_share");
+  EXPECT_TRUE(ruleApplies((*rules)[0], f));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << R"({"rules": [{"id": "r2", "target": "cpu", "action": "skip",
+      "knob": "k", "value": "v", "evidence": "e", "confidence": "high",
+      "when": {"colour": {">": 1}}}]})";
+  }
+  auto bad = loadRules(path);
+  ASSERT_FALSE(!!bad);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("unknown feature 'colour'"),
+            std::string::npos);
+  llvm::sys::fs::remove(path);
+}

@@ -48,6 +48,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -202,7 +203,9 @@ uint64_t fnv(llvm::StringRef s, uint64_t h = 1469598103934665603ull) {
   return h;
 }
 
-std::string hex(uint64_t h) { return llvm::formatv("{0:x16}", h).str(); }
+std::string hex(uint64_t h) {
+  return llvm::formatv("{0}", llvm::format_hex_no_prefix(h, 16)).str();
+}
 
 /// A candidate pipeline and, once compiled, its program and session.
 struct Candidate {
@@ -920,6 +923,19 @@ int main(int argc, char **argv) {
   if (!spaceOr)
     die(llvm::toString(spaceOr.takeError()));
   Space space = std::move(*spaceOr);
+  std::string calibNote;
+  if (calibrationData.empty()) {
+    if (space.find("amk-quantize.precision") >= 0)
+      if (llvm::Error e = space.pin("amk-quantize.precision=fp32"))
+        die(llvm::toString(std::move(e)));
+    calibNote = "precision is fp32: no --calibration-data";
+  } else {
+    llvm::SmallString<256> dir(calibrationData);
+    if (!llvm::sys::fs::is_directory(dir))
+      die("--calibration-data '" + calibrationData + "' is not a directory");
+    llvm::sys::fs::make_absolute(dir);
+    space.fixed["amk-quantize"] = "data-dir=\"" + std::string(dir) + "\"";
+  }
   if (!spaceFile.empty()) {
     auto buf = llvm::MemoryBuffer::getFile(spaceFile);
     if (!buf)
@@ -934,19 +950,6 @@ int main(int argc, char **argv) {
     if (llvm::Error e = space.pin("amk-schedule-megakernel.workers=" +
                                   std::to_string(threadsOpt)))
       die(llvm::toString(std::move(e)));
-  std::string calibNote;
-  if (calibrationData.empty()) {
-    if (space.find("amk-quantize.precision") >= 0)
-      if (llvm::Error e = space.pin("amk-quantize.precision=fp32"))
-        die(llvm::toString(std::move(e)));
-    calibNote = "precision is fp32: no --calibration-data";
-  } else {
-    llvm::SmallString<256> dir(calibrationData);
-    if (!llvm::sys::fs::is_directory(dir))
-      die("--calibration-data '" + calibrationData + "' is not a directory");
-    llvm::sys::fs::make_absolute(dir);
-    space.fixed["amk-quantize"] = "data-dir=\"" + std::string(dir) + "\"";
-  }
   space.dropPinned();
   if (listSpace) {
     llvm::outs() << space.print();
@@ -1119,15 +1122,18 @@ int main(int argc, char **argv) {
   t.search();
   t.endProgress();
 
-  Candidate &best = *t.incumbent;
-  // The chosen pipeline against the default, interleaved, for the report.
+  // The tuned pipeline against the default, interleaved once more. If
+  // this last check does not confirm the gain, the simpler (default)
+  // pipeline is chosen: a gain that does not reproduce is not kept.
   std::optional<Decision> vsDefault;
   double defaultMs = NAN, bestMs = NAN;
-  if (t.baseline && &best != t.baseline) {
+  Candidate *chosen = t.incumbent;
+  std::string finalNote;
+  if (t.baseline && t.incumbent != t.baseline) {
     std::vector<double> a, b;
     for (unsigned r = 0; r < minReps; ++r) {
       a.push_back(t.repetition(*t.baseline));
-      b.push_back(t.repetition(best));
+      b.push_back(t.repetition(*t.incumbent));
     }
     std::vector<double> even, odd;
     for (size_t i = 0; i < a.size(); ++i)
@@ -1135,11 +1141,21 @@ int main(int argc, char **argv) {
     vsDefault = decide(a, b, aaNoise(even, odd));
     defaultMs = median(a);
     bestMs = median(b);
+    if (vsDefault->verdict != Verdict::Keep) {
+      finalNote = "the final interleaved check of the tuned pipeline (" +
+                  t.space.describe(t.incumbent->cfg) +
+                  ") against the default did not confirm its gain (" +
+                  vsDefault->reason + "), so the default is chosen";
+      info(finalNote);
+      chosen = t.baseline;
+      bestMs = defaultMs;
+    }
   } else if (t.baseline) {
-    defaultMs = bestMs = median(best.samples);
+    defaultMs = bestMs = median(t.incumbent->samples);
   } else {
-    bestMs = median(best.samples);
+    bestMs = median(t.incumbent->samples);
   }
+  Candidate &best = *chosen;
 
   // ONNX Runtime on the same inputs, same threads, for the report.
   double ortMs = NAN;
@@ -1267,13 +1283,15 @@ int main(int argc, char **argv) {
          << " thread(s)) | " << llvm::formatv("{0:f3}", ortMs) << " |\n";
     os << "\n";
     if (vsDefault)
-      os << "Chosen vs default, measured interleaved: "
+      os << "Tuned vs default, measured interleaved: "
          << verdictName(vsDefault->verdict) << ": " << vsDefault->reason
          << ".\n\n";
     if (!ortNote.empty())
       os << "ONNX Runtime was not timed: " << ortNote << "\n\n";
     if (!calibNote.empty())
       os << "Note: " << calibNote << ".\n\n";
+    if (!finalNote.empty())
+      os << "Note: " << finalNote << ".\n\n";
     os << "## Where the time goes (trace of the chosen program)\n\n";
     if (breakdown)
       os << breakdownMarkdown(*breakdown, &roof, 0.05,
