@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/ProgramLoader.h"
+#include "runtime/support/Fnv1a.h"
 
 #include "reference/Tensor.h"
 
@@ -185,12 +186,8 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
 }
 
 uint64_t amk::hashProgram(const LoadedProgram &lp) {
-  uint64_t hash = 1469598103934665603ull;
-  auto mix = [&](const void *data, size_t n) {
-    const auto *c = static_cast<const uint8_t *>(data);
-    for (size_t i = 0; i < n; ++i)
-      hash = (hash ^ c[i]) * 1099511628211ull;
-  };
+  uint64_t hash = amk::kFnv1aOffset;
+  auto mix = [&](const void *data, size_t n) { hash = amk::fnv1a(data, n, hash); };
   auto mixVec = [&](const auto &v) { mix(v.data(), v.size() * sizeof(v[0])); };
   const amk_rt_program &p = lp.program;
   mix(p.constants, p.constants_bytes);

@@ -12,6 +12,7 @@
 
 #include "passes/Quantization.h"
 #include "reference/Interpreter.h"
+#include "runtime/support/Fnv1a.h"
 #include "translate/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -97,7 +98,7 @@ public:
         attr = makeRandomTensor(type, config.seed * 1000003ull + k * 131 + i);
         where = "synthetic sample " + std::to_string(k);
       } else {
-        std::string file = find(dirs[k], name, i);
+        std::string file = findTensorFile(dirs[k], name, "input", i);
         where = "sample '" + dirs[k] + "'";
         if (file.empty()) {
           error = where + ": no file for input '" + name + "' (" + name +
@@ -138,28 +139,13 @@ public:
   uint64_t hash() const { return setHash; }
 
 private:
-  static std::string find(const std::string &dir, const std::string &name,
-                          unsigned i) {
-    for (std::string f :
-         {name + ".npy", name + ".pb", "input_" + std::to_string(i) + ".npy",
-          "input_" + std::to_string(i) + ".pb"}) {
-      llvm::SmallString<256> p(dir);
-      llvm::sys::path::append(p, f);
-      if (llvm::sys::fs::exists(p))
-        return std::string(p);
-    }
-    return "";
-  }
-  void mix(const char *data, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-      setHash = (setHash ^ (uint8_t)data[i]) * 1099511628211ull;
-  }
+  void mix(const char *data, size_t n) { setHash = fnv1a(data, n, setHash); }
 
   mlir::func::FuncOp func;
   const QuantConfig &config;
   std::vector<std::string> dirs;
   int64_t count = 0;
-  uint64_t setHash = 1469598103934665603ull;
+  uint64_t setHash = kFnv1aOffset;
 };
 
 } // namespace amk::quant

@@ -6,7 +6,10 @@
 
 #include "translate/ONNXToolOptions.h"
 
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ManagedStatic.h"
 
 namespace cl = llvm::cl;
@@ -67,4 +70,20 @@ amk::ONNXExportOptions amk::getONNXExportOptionsFromCL() {
   o.externalDataFile = options->externalData;
   o.externalDataThreshold = options->externalThreshold;
   return o;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+amk::loadModelFile(llvm::StringRef path, mlir::MLIRContext *ctx,
+                   llvm::SourceMgr &sm) {
+  if (path.ends_with(".mlir") || path.ends_with(".mlirbc")) {
+    auto buf = llvm::MemoryBuffer::getFile(path);
+    if (!buf) {
+      llvm::errs() << "error: cannot read '" << path
+                   << "': " << buf.getError().message() << "\n";
+      return nullptr;
+    }
+    sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
+    return mlir::parseSourceFile<mlir::ModuleOp>(sm, ctx);
+  }
+  return importONNXFile(path, ctx, getONNXImportOptionsFromCL());
 }

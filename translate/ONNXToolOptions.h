@@ -11,6 +11,8 @@
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
 
+#include "llvm/Support/SourceMgr.h"
+
 namespace amk {
 
 /// Registers the options with llvm::cl; call before parsing the command
@@ -22,6 +24,14 @@ ONNXImportOptions getONNXImportOptionsFromCL();
 
 /// Export options as given on the command line (external data settings).
 ONNXExportOptions getONNXExportOptionsFromCL();
+
+/// Loads what the tools take as a model: MLIR text or bytecode (`.mlir`,
+/// `.mlirbc`, parsed through `sm` so diagnostics show the source) or an
+/// ONNX file imported with the command line's import options. Null after
+/// a diagnostic (or an "error: cannot read" on stderr).
+mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(llvm::StringRef path,
+                                                mlir::MLIRContext *ctx,
+                                                llvm::SourceMgr &sm);
 
 } // namespace amk
 

@@ -15,6 +15,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -365,3 +366,28 @@ ElementsAttr makeRandomTensor(ShapedType type, uint64_t seed) {
 }
 
 } // namespace amk
+
+std::string amk::findTensorFile(llvm::StringRef dir, llvm::StringRef name,
+                                llvm::StringRef prefix, unsigned i) {
+  auto exists = [&](const std::string &f) -> std::string {
+    llvm::SmallString<256> p(dir);
+    llvm::sys::path::append(p, f);
+    return llvm::sys::fs::exists(p) ? std::string(p) : "";
+  };
+  // A directory in the ONNX test-data layout (<prefix>_0.pb, ...) is read
+  // by position; only otherwise by name. Mixing the two would read
+  // "output_1.pb" (the second output) for an output named "output_1".
+  bool positional = !exists((prefix + "_0.pb").str()).empty() ||
+                    !exists((prefix + "_0.npy").str()).empty();
+  std::vector<std::string> byPosition = {
+      (prefix + "_" + llvm::Twine(i) + ".pb").str(),
+      (prefix + "_" + llvm::Twine(i) + ".npy").str()};
+  std::vector<std::string> byName = {name.str() + ".pb",
+                                     name.str() + ".npy"};
+  if (!positional)
+    byPosition.insert(byPosition.begin(), byName.begin(), byName.end());
+  for (const std::string &f : byPosition)
+    if (std::string p = exists(f); !p.empty())
+      return p;
+  return "";
+}

@@ -60,6 +60,12 @@ llvm::Expected<std::string> serializeNpy(mlir::ElementsAttr value);
 /// fair coins. Deterministic across machines.
 mlir::ElementsAttr makeRandomTensor(mlir::ShapedType type, uint64_t seed);
 
+/// The file of tensor `i` named `name` in `dir`: `<prefix>_<i>.pb/.npy` when
+/// the directory is in the ONNX test-data layout (`<prefix>_0` exists),
+/// else `<name>.pb/.npy`, else `<prefix>_<i>`. Empty if there is none.
+std::string findTensorFile(llvm::StringRef dir, llvm::StringRef name,
+                           llvm::StringRef prefix, unsigned i);
+
 } // namespace amk
 
 #endif // AMK_TRANSLATE_TENSORIO_H

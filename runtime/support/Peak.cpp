@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Peak.h"
+#include "Fnv1a.h"
 
 #include <algorithm>
 #include <atomic>
@@ -151,9 +152,7 @@ std::string machineFingerprint() {
   }
   // FNV-1a of the feature flags: two machines with the same model name but
   // different enabled ISA extensions (a VM hiding AVX-512) differ.
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : flags)
-    h = (h ^ c) * 1099511628211ull;
+  uint64_t h = fnv1a(flags.data(), flags.size());
   char buf[64];
   std::snprintf(buf, sizeof(buf), ", %u cpus, flags %016llx",
                 std::max(1u, std::thread::hardware_concurrency()),

@@ -305,26 +305,16 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
   amk::onnx::attachONNXNodeNotes(&ctx);
-  OwningOpRef<ModuleOp> module;
-  llvm::StringRef in = modelPath;
-  if (!llvm::sys::fs::exists(in))
-    die("the model '" + in + "' does not exist");
-  if (in.ends_with(".mlir") || in.ends_with(".mlirbc")) {
-    auto buf = llvm::MemoryBuffer::getFile(in);
-    if (!buf)
-      die("cannot read '" + in + "'");
-    sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sm, &ctx);
-  } else {
-    module = amk::importONNXFile(in, &ctx, amk::getONNXImportOptionsFromCL());
-  }
+  if (!llvm::sys::fs::exists(modelPath))
+    die("the model '" + modelPath + "' does not exist");
+  OwningOpRef<ModuleOp> module = amk::loadModelFile(modelPath, &ctx, sm);
   if (!module)
     return 1;
 
   auto runPasses = [&](llvm::StringRef text) {
     std::string err;
     if (failed(amk::runPipeline(*module, text, err)))
-      die(err + " on '" + in + "'");
+      die(err + " on '" + modelPath + "'");
   };
   runPasses(pipelineText);
   auto findProgram = [&] {

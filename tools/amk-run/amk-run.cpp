@@ -196,19 +196,6 @@ struct InputPlan {
   std::vector<std::string> files;
 };
 
-OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx, llvm::SourceMgr &sm) {
-  llvm::StringRef p = modelPath;
-  if (p.ends_with(".mlir") || p.ends_with(".mlirbc")) {
-    std::string err;
-    auto buf = llvm::MemoryBuffer::getFile(p);
-    if (!buf)
-      die("cannot read '" + p + "'");
-    sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
-    return parseSourceFile<ModuleOp>(sm, &ctx);
-  }
-  return amk::importONNXFile(p, &ctx, amk::getONNXImportOptionsFromCL());
-}
-
 std::string argName(func::FuncOp func, unsigned i) {
   llvm::StringRef n = amk::onnx::getTensorName(func.getArgument(i));
   return n.empty() ? "input_" + std::to_string(i) : n.str();
@@ -217,32 +204,6 @@ std::string argName(func::FuncOp func, unsigned i) {
 std::string resultName(func::FuncOp func, unsigned i) {
   auto n = func.getResultAttrOfType<StringAttr>(i, amk::onnx::kNameAttr);
   return n ? n.str() : "output_" + std::to_string(i);
-}
-
-/// Finds `<dir>/<name>.{pb,npy}` or `<dir>/<prefix>_<i>.pb`.
-std::string findFile(llvm::StringRef dir, llvm::StringRef name,
-                     llvm::StringRef prefix, unsigned i) {
-  auto exists = [&](const std::string &f) -> std::string {
-    llvm::SmallString<256> p(dir);
-    llvm::sys::path::append(p, f);
-    return llvm::sys::fs::exists(p) ? std::string(p) : "";
-  };
-  // A directory in the ONNX test-data layout (<prefix>_0.pb, ...) is read
-  // by position; only otherwise by name. Mixing the two would read
-  // "output_1.pb" (the second output) for an output named "output_1".
-  bool positional = !exists((prefix + "_0.pb").str()).empty() ||
-                    !exists((prefix + "_0.npy").str()).empty();
-  std::vector<std::string> byPosition = {
-      (prefix + "_" + llvm::Twine(i) + ".pb").str(),
-      (prefix + "_" + llvm::Twine(i) + ".npy").str()};
-  std::vector<std::string> byName = {name.str() + ".pb",
-                                     name.str() + ".npy"};
-  if (!positional)
-    byPosition.insert(byPosition.begin(), byName.begin(), byName.end());
-  for (const std::string &f : byPosition)
-    if (std::string p = exists(f); !p.empty())
-      return p;
-  return "";
 }
 
 RValue loadValue(llvm::StringRef file, Type type, MLIRContext &ctx,
@@ -293,7 +254,7 @@ std::vector<RValue> prepareInputs(func::FuncOp func, MLIRContext &ctx) {
     Type t = func.getArgument(i).getType();
     std::string name = argName(func, i);
     if (files[i].empty() && !inputDir.empty())
-      files[i] = findFile(inputDir, name, "input", i);
+      files[i] = amk::findTensorFile(inputDir, name, "input", i);
     if (!files[i].empty()) {
       if (!llvm::sys::fs::exists(files[i]))
         die("input '" + name + "': no such file '" + files[i] + "'");
@@ -405,7 +366,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
   amk::onnx::attachONNXNodeNotes(&ctx);
-  OwningOpRef<ModuleOp> module = loadModel(ctx, sm);
+  OwningOpRef<ModuleOp> module = amk::loadModelFile(modelPath, &ctx, sm);
   if (!module)
     return 2;
 
@@ -701,7 +662,7 @@ int main(int argc, char **argv) {
   if (!compareDir.empty()) {
     against = compareDir;
     for (unsigned i = 0; i < outputs->size(); ++i) {
-      std::string f = findFile(compareDir, resultName(func, i), "output", i);
+      std::string f = amk::findTensorFile(compareDir, resultName(func, i), "output", i);
       if (f.empty())
         die("no expected file for output '" + resultName(func, i) + "' in '" +
             compareDir + "'");

@@ -31,6 +31,8 @@
 #include "reference/Interpreter.h"
 #include "reference/ORTBridge.h"
 #include "runtime/include/amk/runtime.h"
+#include "passes/CalibrationData.h"
+#include "runtime/support/Fnv1a.h"
 #include "runtime/support/Peak.h"
 #include "translate/ONNXImport.h"
 #include "translate/ONNXToolOptions.h"
@@ -197,10 +199,8 @@ void info(const llvm::Twine &msg) {
     llvm::errs() << "amk-tune: " << msg << "\n";
 }
 
-uint64_t fnv(llvm::StringRef s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s)
-    h = (h ^ c) * 1099511628211ull;
-  return h;
+uint64_t fnv(llvm::StringRef s, uint64_t h = amk::kFnv1aOffset) {
+  return amk::fnv1a(s.data(), s.size(), h);
 }
 
 std::string hex(uint64_t h) {
@@ -239,7 +239,7 @@ struct Tuner {
   std::vector<std::vector<RValue>> inputs;   // Held-out sets.
   std::vector<std::vector<RValue>> expected; // Float reference outputs.
   std::vector<double> features;
-  std::string modelHash, shapes, machine, compiler = "0.1.0", calibHash;
+  std::string modelHash, shapes, machine, compiler = AMK_VERSION, calibHash;
   std::string run, records;
   std::map<unsigned, Record> resumed; // trial -> outcome of an earlier run.
   std::vector<Rule> rules;
@@ -804,17 +804,7 @@ std::vector<RValue> makeInputs(func::FuncOp func, uint64_t s,
     auto tt = dyn_cast<RankedTensorType>(t);
     std::string name = amk::onnx::getTensorName(func.getArgument(i)).str();
     if (!dir.empty()) {
-      std::string file;
-      for (std::string cand :
-           {name + ".npy", name + ".pb", "input_" + std::to_string(i) + ".pb",
-            "input_" + std::to_string(i) + ".npy"}) {
-        llvm::SmallString<256> p(dir);
-        llvm::sys::path::append(p, cand);
-        if (llvm::sys::fs::exists(p)) {
-          file = std::string(p);
-          break;
-        }
-      }
+      std::string file = amk::findTensorFile(dir, name, "input", i);
       if (file.empty())
         die("--input-dir '" + dir + "' has no file for input '" + name + "'");
       auto v = amk::readValueFile(file, t, &ctx);
@@ -969,18 +959,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
   amk::onnx::attachONNXNodeNotes(&ctx);
-  OwningOpRef<ModuleOp> module;
-  if (llvm::StringRef(modelPath).ends_with(".mlir") ||
-      llvm::StringRef(modelPath).ends_with(".mlirbc")) {
-    auto buf = llvm::MemoryBuffer::getFile(modelPath);
-    if (!buf)
-      die("cannot read '" + modelPath + "'");
-    sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sm, &ctx);
-  } else {
-    module = amk::importONNXFile(modelPath, &ctx,
-                                 amk::getONNXImportOptionsFromCL());
-  }
+  OwningOpRef<ModuleOp> module = amk::loadModelFile(modelPath, &ctx, sm);
   if (!module)
     return 2;
 
@@ -1016,22 +995,19 @@ int main(int argc, char **argv) {
   }
   t.machine = amk::rt::machineFingerprint();
   if (!calibrationData.empty()) {
-    // The calibration set's identity: its file names and sizes in order.
-    uint64_t h = fnv("calib");
-    std::error_code ec;
-    std::vector<std::string> files;
-    for (llvm::sys::fs::recursive_directory_iterator it(calibrationData, ec),
-         end;
-         it != end && !ec; it.increment(ec))
-      files.push_back(it->path());
-    llvm::sort(files);
-    for (const std::string &f : files) {
-      uint64_t size = 0;
-      llvm::sys::fs::file_size(f, size);
-      h = fnv(f.substr(calibrationData.size()) + ":" + std::to_string(size),
-              h);
-    }
-    t.calibHash = hex(h);
+    // The calibration set's identity, as amk-calibrate records it (every
+    // byte of every sample, in order); reading the set here also checks it
+    // against the model before any candidate is built.
+    amk::quant::QuantConfig qc;
+    qc.dataDir = calibrationData;
+    amk::quant::SampleSource samples(func, qc);
+    std::string error;
+    if (failed(samples.init(error)))
+      die(error);
+    for (int64_t k = 0; k < samples.size(); ++k)
+      if (failed(samples.get(k, error)))
+        die(error);
+    t.calibHash = hex(samples.hash());
   }
   t.run = hex(fnv(t.modelHash + "|" + t.machine + "|" + t.compiler + "|" +
                   space.print() + "|" + std::to_string(seed) + "|" +
