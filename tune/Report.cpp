@@ -116,12 +116,11 @@ llvm::Expected<Breakdown> amk::tune::analyzeTrace(llvm::StringRef text) {
           stack.back().second -= s->end - s->start;
       }
     };
-    for (const Span &s : spans) {
+    for (Span &s : spans) {
       close(s.start);
       // A span that overlaps its parent's end is clipped to it.
-      Span *clipped = const_cast<Span *>(&s);
-      if (!stack.empty() && clipped->end > stack.back().first->end)
-        clipped->end = stack.back().first->end;
+      if (!stack.empty() && s.end > stack.back().first->end)
+        s.end = stack.back().first->end;
       stack.push_back({&s, s.end - s.start});
       first = std::min(first, s.start);
       last = std::max(last, s.end);
@@ -144,6 +143,25 @@ static std::string fmt(double v, int digits = 1) {
   return llvm::formatv("{0}", llvm::format("%.*f", digits, v)).str();
 }
 
+/// Text for SVG: the three characters XML reserves in text, escaped.
+static std::string xmlText(llvm::StringRef text) {
+  std::string out;
+  for (char c : text)
+    out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;"
+                                                          : std::string(1, c);
+  return out;
+}
+
+/// The opening of every chart: size, font and a bold title.
+static void svgOpen(llvm::raw_ostream &os, int width, int height,
+                    llvm::StringRef title) {
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width
+     << "\" height=\"" << height
+     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+     << "<text x=\"10\" y=\"18\" font-weight=\"bold\">" << xmlText(title)
+     << "</text>\n";
+}
+
 std::string
 amk::tune::barChartSVG(const std::vector<std::pair<std::string, double>> &bars,
                        llvm::StringRef unit, llvm::StringRef title) {
@@ -154,20 +172,13 @@ amk::tune::barChartSVG(const std::vector<std::pair<std::string, double>> &bars,
   int height = top + rowH * (int)bars.size() + 10;
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width
-     << "\" height=\"" << height
-     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-     << "<text x=\"10\" y=\"18\" font-weight=\"bold\">" << title
-     << "</text>\n";
+  svgOpen(os, width, height, title);
   for (auto [i, bar] : llvm::enumerate(bars)) {
     double w = maxV > 0 ? (width - left - 90) * bar.second / maxV : 0;
     int y = top + rowH * i;
-    std::string label = bar.first.size() > 34
-                            ? bar.first.substr(0, 31) + "..."
-                            : bar.first;
-    for (char &c : label)
-      if (c == '<' || c == '>' || c == '&')
-        c = '_';
+    std::string label = xmlText(bar.first.size() > 34
+                                    ? bar.first.substr(0, 31) + "..."
+                                    : bar.first);
     os << "<text x=\"" << left - 6 << "\" y=\"" << y + 14
        << "\" text-anchor=\"end\">" << label << "</text>\n"
        << "<rect x=\"" << left << "\" y=\"" << y + 3 << "\" width=\""
@@ -189,11 +200,7 @@ std::string amk::tune::trialsSVG(const std::vector<double> &lat,
       lo = std::min(lo, v), hi = std::max(hi, v);
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width
-     << "\" height=\"" << height
-     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-     << "<text x=\"10\" y=\"18\" font-weight=\"bold\">" << title
-     << "</text>\n";
+  svgOpen(os, width, height, title);
   if (!std::isfinite(lo)) {
     os << "<text x=\"60\" y=\"150\">no trial has a latency</text></svg>\n";
     return s;
@@ -250,12 +257,9 @@ std::string amk::tune::rooflineSVG(const Roofline &rf) {
   };
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width
-     << "\" height=\"" << height
-     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-     << "<text x=\"10\" y=\"18\" font-weight=\"bold\">Roofline (log-log): "
-     << fmt(rf.peakGflops) << " GFLOP/s peak, " << fmt(rf.bandwidthGbps)
-     << " GB/s</text>\n";
+  svgOpen(os, width, height,
+          "Roofline (log-log): " + fmt(rf.peakGflops) + " GFLOP/s peak, " +
+              fmt(rf.bandwidthGbps) + " GB/s");
   // The roof: min(peak, bandwidth x intensity), sampled in log space.
   std::string roof;
   for (int i = 0; i <= 100; ++i) {

@@ -155,48 +155,58 @@ std::string Space::describe(const Config &c) const {
   return parts.empty() ? "defaults" : llvm::join(parts, ", ");
 }
 
+llvm::Error Space::narrow(llvm::StringRef id,
+                          llvm::ArrayRef<std::string> values) {
+  int i = find(id);
+  if (i < 0) {
+    std::vector<std::string> ids;
+    for (const Knob &k : knobList)
+      ids.push_back(k.id());
+    return err("unknown knob '" + id + "' (the knobs: " +
+               llvm::join(ids, ", ") + ")");
+  }
+  if (values.empty())
+    return err("knob '" + id + "': give a non-empty list of values");
+  Knob &k = knobList[i];
+  for (const std::string &value : values) {
+    std::string why, opts = k.name + "=" + value;
+    if (auto f = fixed.find(k.stage); f != fixed.end() && !f->second.empty())
+      opts += " " + f->second;
+    if (!stageParses(k.stage, opts, why))
+      return err("knob '" + id + "' cannot take the value '" + value +
+                 "': " + why);
+  }
+  std::vector<std::string> chosen(values.begin(), values.end());
+  // The default stays first when it is kept.
+  std::stable_partition(chosen.begin(), chosen.end(),
+                        [&](const std::string &v) {
+                          return v == k.values.front();
+                        });
+  k.values = std::move(chosen);
+  return llvm::Error::success();
+}
+
 llvm::Error Space::restrict(llvm::StringRef text) {
   nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr,
                                            /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     return err("the space must be a JSON object {\"stage.knob\": [values]}");
   for (auto &[id, values] : j.items()) {
-    int i = find(id);
-    if (i < 0) {
-      std::vector<std::string> ids;
-      for (const Knob &k : knobList)
-        ids.push_back(k.id());
-      return err("unknown knob '" + id + "' (the knobs: " +
-                 llvm::join(ids, ", ") + ")");
-    }
-    if (!values.is_array() || values.empty())
+    if (!values.is_array())
       return err("knob '" + id + "': give a non-empty list of values");
-    Knob &k = knobList[i];
-    std::vector<std::string> chosen;
+    std::vector<std::string> list;
     for (const auto &v : values) {
-      std::string value;
       if (v.is_string())
-        value = v.get<std::string>();
+        list.push_back(v.get<std::string>());
       else if (v.is_boolean())
-        value = v.get<bool>() ? "true" : "false";
+        list.push_back(v.get<bool>() ? "true" : "false");
       else if (v.is_number())
-        value = v.dump();
+        list.push_back(v.dump());
       else
         return err("knob '" + id + "': values must be strings or numbers");
-      std::string why, opts = k.name + "=" + value;
-      if (auto f = fixed.find(k.stage); f != fixed.end() && !f->second.empty())
-        opts += " " + f->second;
-      if (!stageParses(k.stage, opts, why))
-        return err("knob '" + id + "' cannot take the value '" + value +
-                   "': " + why);
-      chosen.push_back(value);
     }
-    // The default stays first when it is kept.
-    std::stable_partition(chosen.begin(), chosen.end(),
-                          [&](const std::string &v) {
-                            return v == k.values.front();
-                          });
-    k.values = chosen;
+    if (llvm::Error e = narrow(id, list))
+      return e;
   }
   return llvm::Error::success();
 }
@@ -205,7 +215,7 @@ llvm::Error Space::pin(llvm::StringRef assignment) {
   auto [id, value] = assignment.split('=');
   if (value.empty())
     return err("'" + assignment + "' is not stage.knob=value");
-  return restrict(("{\"" + id + "\": [\"" + value + "\"]}").str());
+  return narrow(id, {value.str()});
 }
 
 void Space::dropPinned() {

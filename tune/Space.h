@@ -12,6 +12,7 @@
 #ifndef AMK_TUNE_SPACE_H
 #define AMK_TUNE_SPACE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -62,6 +63,8 @@ public:
   /// the stage with it) or an empty list is an error. A knob narrowed to
   /// values without its default gets the first listed as its default.
   llvm::Error restrict(llvm::StringRef json);
+  /// Narrows one knob to `values` (the checks of restrict()).
+  llvm::Error narrow(llvm::StringRef id, llvm::ArrayRef<std::string> values);
   /// Pins a knob to one value (`stage.knob=value`).
   llvm::Error pin(llvm::StringRef assignment);
   /// Drops knobs left with a single value (they appear in the pipeline

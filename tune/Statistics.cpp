@@ -184,3 +184,23 @@ Decision amk::tune::decide(llvm::ArrayRef<double> incumbent,
   }
   return d;
 }
+
+Decision amk::tune::decideInterleaved(llvm::ArrayRef<double> incumbent,
+                                      llvm::ArrayRef<double> candidate,
+                                      const DecisionOptions &options) {
+  std::vector<double> even, odd;
+  for (size_t i = 0; i < incumbent.size(); ++i)
+    (i % 2 ? odd : even).push_back(incumbent[i]);
+  return decide(incumbent, candidate, aaNoise(even, odd), options);
+}
+
+double amk::tune::physicalFloorSeconds(double flops, double constBytes,
+                                       double arenaBytes, double peakGflops,
+                                       double bandwidthGbps,
+                                       double llcBytes) {
+  double compute = peakGflops > 0 ? flops / (peakGflops * 1e9) : 0;
+  double memory = 0;
+  if (bandwidthGbps > 0 && constBytes + arenaBytes > llcBytes)
+    memory = constBytes / (bandwidthGbps * 1e9);
+  return std::max(compute, memory);
+}

@@ -89,6 +89,21 @@ Decision decide(llvm::ArrayRef<double> incumbent,
 
 const char *verdictName(Verdict v);
 
+/// The decision for a candidate measured interleaved with the incumbent,
+/// the A/A noise taken from the incumbent's own repetitions split into
+/// two interleaved halves (even and odd).
+Decision decideInterleaved(llvm::ArrayRef<double> incumbent,
+                           llvm::ArrayRef<double> candidate,
+                           const DecisionOptions &options = {});
+
+/// The latency (seconds) no correct program can beat on this machine:
+/// its FLOPs at the measured FMA peak and, when its weights and arena do
+/// not fit in the last-level cache, reading the weights once at the
+/// measured bandwidth. A measurement below it is an error, not a result.
+double physicalFloorSeconds(double flops, double constBytes,
+                            double arenaBytes, double peakGflops,
+                            double bandwidthGbps, double llcBytes);
+
 } // namespace amk::tune
 
 #endif // AMK_TUNE_STATISTICS_H

@@ -367,3 +367,32 @@ TEST(TuneKnowledge, RulesAreCheckedAndMatched) {
             std::string::npos);
   llvm::sys::fs::remove(path);
 }
+
+TEST(TuneStatistics, PhysicalFloorByHand) {
+  // 2 GFLOP at 400 GFLOP/s: 5 ms. 100 MB of weights (beyond a 32 MB
+  // cache) at 20 GB/s: 5 ms too; 200 MB: 10 ms, which then bounds it.
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 0, 0, 400, 20, 32e6), 5e-3);
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 200e6, 1e6, 400, 20, 32e6),
+                   10e-3);
+  // Weights and arena that fit in the cache are not read from memory.
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 20e6, 1e6, 400, 20, 32e6),
+                   5e-3);
+  // Unknown peak and bandwidth: no floor.
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 200e6, 0, 0, 0, 0), 0);
+}
+
+TEST(TuneStatistics, InterleavedDecisionTakesNoiseFromTheIncumbent) {
+  // The incumbent alternates 10.0 / 10.4 between its even and odd
+  // repetitions: A/A noise |10.4/10.0 - 1| = 4%, so the threshold is
+  // 1 - 3 x 4% = 0.88 and a 10% gain is not kept, a 20% gain is.
+  std::vector<double> inc, ten, twenty;
+  for (int i = 0; i < 12; ++i) {
+    inc.push_back(i % 2 ? 10.4 : 10.0);
+    ten.push_back((i % 2 ? 10.4 : 10.0) * 0.9);
+    twenty.push_back((i % 2 ? 10.4 : 10.0) * 0.8);
+  }
+  Decision d10 = decideInterleaved(inc, ten);
+  EXPECT_NEAR(d10.threshold, 0.88, 1e-9);
+  EXPECT_NE(d10.verdict, Verdict::Keep);
+  EXPECT_EQ(decideInterleaved(inc, twenty).verdict, Verdict::Keep);
+}

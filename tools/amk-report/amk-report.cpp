@@ -71,9 +71,9 @@ int main(int argc, char **argv) {
     };
     roof.emplace();
     roof->flops = num("flops");
-    // Bytes moved at least once: the arena (constants are not reported by
-    // amk-run --json; the tuner's report counts them).
-    roof->bytes = num("arena_bytes");
+    // Bytes touched at least once per inference: the weights and the
+    // arena (as amk-tune's report counts them).
+    roof->bytes = num("const_bytes") + num("arena_bytes");
     double ms = num("median_ms") > 0 ? num("median_ms")
                                      : (j.contains("seconds") &&
                                                 j["seconds"].is_number()

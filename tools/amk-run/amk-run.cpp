@@ -597,13 +597,16 @@ int main(int argc, char **argv) {
     latency["arena_bytes"] = prog.arena_bytes;
     if (auto tb = program.getTensorBytes())
       latency["tensor_bytes"] = *tb;
-    if (DictionaryAttr stats = program.getStatsAttr())
+    if (DictionaryAttr stats = program.getStatsAttr()) {
+      if (auto c = stats.getAs<IntegerAttr>("const_bytes"))
+        latency["const_bytes"] = c.getInt();
       if (auto f = stats.getAs<FloatAttr>("flops")) {
         latency["flops"] = f.getValueAsDouble();
         if (latency.contains("median_ms"))
           latency["gflops_per_s"] = f.getValueAsDouble() /
                                     latency["median_ms"].get<double>() / 1e6;
       }
+    }
   }
 
   nlohmann::ordered_json report;

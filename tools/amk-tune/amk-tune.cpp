@@ -220,15 +220,19 @@ struct Candidate {
   double flops = 0, constBytes = 0, arenaBytes = 0;
   std::vector<double> samples, incSamples;
   Record rec;
-  ~Candidate() {
-    if (session)
-      amk_rt_session_destroy(session);
-  }
+  /// Bound once when the candidate is loaded, so a timed run is the
+  /// runtime call alone: input pointers per held-out set, the outputs.
+  std::vector<std::vector<const void *>> inPtrs;
+  std::vector<RValue> outs;
+  std::vector<void *> outPtrs;
+  ~Candidate() { release(); }
   void release() {
     if (session)
       amk_rt_session_destroy(session);
     session = nullptr;
     loaded.reset();
+    outs.clear();
+    outPtrs.clear();
   }
 };
 
@@ -393,16 +397,18 @@ struct Tuner {
         AMK_RT_OK)
       return fail("failed", std::string("cannot create a session: ") +
                                 amk_rt_error_message(nullptr));
+    if (std::string why = bind(c); !why.empty())
+      return fail("failed", why);
     // Correctness before speed: every held-out set against the float
     // reference.
     bool quant = quantized(c.cfg);
     double worstRel = 0, worstCos = 1;
     unsigned agree = 0, rows = 0;
     for (size_t s = 0; s < inputs.size(); ++s) {
-      std::vector<RValue> outs;
-      if (!runOnce(c, s, &outs))
+      if (!runOnce(c, s))
         return fail("rejected", std::string("the run failed: ") +
                                     amk_rt_error_message(c.session));
+      const std::vector<RValue> &outs = c.outs;
       for (size_t o = 0; o < outs.size(); ++o) {
         const RValue &want = expected[s][o];
         if (!quant) {
@@ -455,38 +461,43 @@ struct Tuner {
     return true;
   }
 
-  bool runOnce(Candidate &c, size_t set, std::vector<RValue> *keep) {
+  /// Binds the held-out inputs and fresh output buffers to a loaded
+  /// candidate; a message if the program's interface does not fit them.
+  std::string bind(Candidate &c) {
     const amk_rt_program &p = c.loaded->program;
-    std::vector<const void *> in;
-    for (unsigned i = 0; i < p.num_inputs; ++i) {
-      const Tensor &t = inputs[set][i].getTensor();
-      if ((uint64_t)t.byteSize() != p.inputs[i].bytes)
-        return false;
-      in.push_back(t.raw());
-    }
-    std::vector<RValue> outs;
-    std::vector<void *> out;
+    c.inPtrs.assign(inputs.size(), {});
+    for (size_t s = 0; s < inputs.size(); ++s)
+      for (unsigned i = 0; i < p.num_inputs; ++i) {
+        const Tensor &t = inputs[s][i].getTensor();
+        if ((uint64_t)t.byteSize() != p.inputs[i].bytes)
+          return llvm::formatv("input {0} of the program takes {1} bytes, "
+                               "the held-out input has {2}",
+                               i, p.inputs[i].bytes, t.byteSize());
+        c.inPtrs[s].push_back(t.raw());
+      }
     for (unsigned i = 0; i < p.num_outputs; ++i) {
       auto type = c.loaded->outputTypes[i];
       Tensor t(*amk::onnx::getDataType(type.getElementType()),
                type.getShape());
-      out.push_back(t.raw());
-      outs.push_back(RValue(t));
+      c.outPtrs.push_back(t.raw());
+      c.outs.push_back(RValue(t));
     }
-    if (amk_rt_run(c.session, in.data(), out.data()) != AMK_RT_OK)
-      return false;
-    if (keep)
-      *keep = std::move(outs);
-    return true;
+    return "";
+  }
+
+  /// Runs held-out set `set` into the candidate's output buffers.
+  bool runOnce(Candidate &c, size_t set) {
+    return amk_rt_run(c.session, c.inPtrs[set].data(), c.outPtrs.data()) ==
+           AMK_RT_OK;
   }
 
   /// One repetition: the median of `iters` timed runs, in ms.
   double repetition(Candidate &c) {
     std::vector<double> t;
-    runOnce(c, 0, nullptr); // Warm caches after the other candidate ran.
+    runOnce(c, 0); // Warm caches after the other candidate ran.
     for (unsigned i = 0; i < std::max(1u, iters.getValue()); ++i) {
       auto t0 = Clock::now();
-      if (!runOnce(c, 0, nullptr))
+      if (!runOnce(c, 0))
         die("a run that passed its check failed while timed: " +
             std::string(amk_rt_error_message(c.session)));
       t.push_back(
@@ -496,43 +507,69 @@ struct Tuner {
     return median(t);
   }
 
-  /// `reps` more repetitions of `c` and the incumbent, interleaved, the
-  /// order alternating so neither always runs first.
-  void measure(Candidate &c, unsigned reps) {
+  /// `reps` more repetitions of `a` and `b`, interleaved, the order
+  /// alternating so neither always runs first.
+  void interleave(Candidate &a, std::vector<double> &aSamples, Candidate &b,
+                  std::vector<double> &bSamples, unsigned reps) {
     for (unsigned r = 0; r < reps; ++r) {
-      if ((c.samples.size() + r) % 2 == 0) {
-        c.incSamples.push_back(repetition(*incumbent));
-        c.samples.push_back(repetition(c));
-      } else {
-        c.samples.push_back(repetition(c));
-        c.incSamples.push_back(repetition(*incumbent));
-      }
+      bool aFirst = (aSamples.size() + r) % 2 == 0;
+      double first = repetition(aFirst ? a : b);
+      double second = repetition(aFirst ? b : a);
+      aSamples.push_back(aFirst ? first : second);
+      bSamples.push_back(aFirst ? second : first);
     }
   }
+  /// `reps` more repetitions of `c` against the incumbent.
+  void measure(Candidate &c, unsigned reps) {
+    interleave(*incumbent, c.incSamples, c, c.samples, reps);
+  }
 
-  /// The latency no correct program can beat: its FLOPs at the measured
-  /// FMA peak, and, when the weights cannot stay in the last-level cache,
-  /// reading them once at the measured bandwidth.
-  double floorMs(const Candidate &c) const {
-    double compute = peakGflops > 0 ? c.flops / (peakGflops * 1e9) : 0;
-    double memory = 0;
-    if (bandwidthGbps > 0 && c.constBytes + c.arenaBytes > llcBytes)
-      memory = c.constBytes / (bandwidthGbps * 1e9);
-    return 1e3 * std::max(compute, memory);
+  /// Marks a measured candidate `withheld` when its median is below the
+  /// physical floor (a measurement error). Returns whether it did.
+  bool withheldBelowFloor(Candidate &c) {
+    double floorMs = 1e3 * physicalFloorSeconds(c.flops, c.constBytes,
+                                                 c.arenaBytes, peakGflops,
+                                                 bandwidthGbps, llcBytes);
+    double ms = median(c.samples);
+    if (ms >= floorMs)
+      return false;
+    c.rec.verdict = "withheld";
+    c.rec.reason = llvm::formatv("measured {0:f4} ms is below the physical "
+                                 "floor {1:f4} ms: a measurement error, not "
+                                 "a result",
+                                 ms, floorMs);
+    return true;
   }
 
   double ratio(const Candidate &c) const {
     return median(c.samples) / median(c.incSamples);
   }
 
-  Candidate &newCandidate(const Config &cfg) {
-    auto c = std::make_unique<Candidate>();
-    c->cfg = cfg;
-    c->pipeline = space.pipeline(cfg);
+  /// Makes `c` the next trial (its number, its pipeline tried).
+  Candidate &adopt(std::unique_ptr<Candidate> c) {
+    c->pipeline = space.pipeline(c->cfg);
     c->trial = trials++;
     tried.insert(c->pipeline);
     all.push_back(std::move(c));
     return *all.back();
+  }
+  Candidate &newCandidate(const Config &cfg) {
+    auto c = std::make_unique<Candidate>();
+    c->cfg = cfg;
+    return adopt(std::move(c));
+  }
+
+  /// The configurations one knob away from `from`.
+  std::vector<std::pair<Config, bool>> neighbours(const Config &from) const {
+    std::vector<std::pair<Config, bool>> out;
+    for (auto [k, knob] : llvm::enumerate(space.knobs()))
+      for (unsigned v = 0; v < knob.values.size(); ++v)
+        if (v != from[k]) {
+          Config n = from;
+          n[k] = v;
+          out.push_back({n, false});
+        }
+    return out;
   }
 
   /// The outcome recorded by an interrupted earlier run, if any: its
@@ -554,22 +591,13 @@ struct Tuner {
     }
     baseline = incumbent = &c;
     // A baseline measured against itself gives its A/A noise.
-    for (unsigned r = 0; r < minReps; ++r) {
-      c.samples.push_back(repetition(c));
-      c.incSamples.push_back(repetition(c));
-    }
+    interleave(c, c.incSamples, c, c.samples, minReps);
     c.rec.verdict = "baseline";
     c.rec.speedup = 1;
     c.rec.ratio = ratio(c);
     double noise = aaNoise(c.samples, c.incSamples);
     c.rec.reason = llvm::formatv("A/A noise {0:f2}%", 100 * noise).str();
-    if (median(c.samples) < floorMs(c)) {
-      c.rec.verdict = "withheld";
-      c.rec.reason = llvm::formatv("measured {0:f4} ms is below the "
-                                   "physical floor {1:f4} ms: a measurement "
-                                   "error, not a result",
-                                   median(c.samples), floorMs(c));
-    }
+    withheldBelowFloor(c);
     write(c);
   }
 
@@ -642,16 +670,13 @@ struct Tuner {
   /// Returns whether the incumbent changed.
   bool round(std::vector<std::unique_ptr<Candidate>> pending) {
     std::vector<Candidate *> pool;
+    Candidate *resumedKeep = nullptr;
     for (auto &p : pending) {
       if (outOfBudget())
         break;
-      p->pipeline = space.pipeline(p->cfg);
-      if (tried.count(p->pipeline))
+      if (tried.count(space.pipeline(p->cfg)))
         continue;
-      p->trial = trials++;
-      tried.insert(p->pipeline);
-      all.push_back(std::move(p));
-      Candidate &c = *all.back();
+      Candidate &c = adopt(std::move(p));
       showProgress();
       if (const Record *r = resumedOutcome(c)) {
         c.rec = *r;
@@ -662,15 +687,12 @@ struct Tuner {
           c.rec.reason = "an earlier run stopped inside this trial (a crash "
                          "or an interruption); not tried again";
           write(c);
-        } else if (r->verdict == "keep") {
-          // Re-establish the kept incumbent (its program is needed).
-          if (compileAndCheck(c)) {
-            c.rec = *r;
-            incumbent = &c;
-            incumbentSpeedup = r->speedup > 0 ? r->speedup : incumbentSpeedup;
-            write(c);
-            return true;
-          }
+        } else if (r->verdict == "keep" && compileAndCheck(c)) {
+          // The kept incumbent needs its program again; the rest of the
+          // round is replayed first so trial numbers stay those recorded.
+          c.rec = *r;
+          write(c);
+          resumedKeep = &c;
         }
         continue;
       }
@@ -679,6 +701,12 @@ struct Tuner {
         continue;
       }
       pool.push_back(&c);
+    }
+    if (resumedKeep) {
+      for (Candidate *c : pool)
+        c->release();
+      promote(*resumedKeep);
+      return true;
     }
     if (pool.empty())
       return false;
@@ -719,38 +747,34 @@ struct Tuner {
     c.rec.rung = rung;
     if (c.samples.size() < minReps)
       measure(c, minReps - c.samples.size());
-    auto decideNow = [&] {
-      std::vector<double> even, odd;
-      for (size_t i = 0; i < c.incSamples.size(); ++i)
-        (i % 2 ? odd : even).push_back(c.incSamples[i]);
-      return decide(c.incSamples, c.samples, aaNoise(even, odd));
-    };
-    Decision d = decideNow();
+    Decision d = decideInterleaved(c.incSamples, c.samples);
     if (d.verdict == Verdict::Inconclusive) {
       measure(c, minReps);
-      d = decideNow();
+      d = decideInterleaved(c.incSamples, c.samples);
     }
     c.rec.ratio = d.ratio;
     c.rec.speedup = incumbentSpeedup / d.ratio;
     c.rec.reason = d.reason;
     c.rec.verdict = verdictName(d.verdict);
-    if (d.verdict == Verdict::Keep && median(c.samples) < floorMs(c)) {
-      c.rec.verdict = "withheld";
-      c.rec.reason = llvm::formatv("measured {0:f4} ms is below the "
-                                   "physical floor {1:f4} ms: treated as a "
-                                   "measurement error",
-                                   median(c.samples), floorMs(c));
-    }
+    if (d.verdict == Verdict::Keep)
+      withheldBelowFloor(c);
     write(c);
     if (c.rec.verdict != "keep") {
       c.release();
       return false;
     }
-    if (incumbent != baseline)
+    promote(c);
+    return true;
+  }
+
+  /// `c` (kept) becomes the incumbent; the previous one's program is
+  /// freed unless it is the baseline, which the final check needs.
+  void promote(Candidate &c) {
+    if (incumbent && incumbent != baseline)
       incumbent->release();
     incumbent = &c;
-    incumbentSpeedup = c.rec.speedup;
-    return true;
+    if (c.rec.speedup > 0)
+      incumbentSpeedup = c.rec.speedup;
   }
 
   void search() {
@@ -769,15 +793,7 @@ struct Tuner {
     // Then neighbourhoods of the incumbent until a round keeps nothing
     // and every neighbour has been tried, or the budget ends.
     while (!outOfBudget()) {
-      std::vector<std::pair<Config, bool>> neighbours;
-      for (auto [k, knob] : llvm::enumerate(space.knobs()))
-        for (unsigned v = 0; v < knob.values.size(); ++v)
-          if (v != incumbent->cfg[k]) {
-            Config n = incumbent->cfg;
-            n[k] = v;
-            neighbours.push_back({n, false});
-          }
-      auto batch = rank(neighbours, roundSize);
+      auto batch = rank(neighbours(incumbent->cfg), roundSize);
       if (batch.empty())
         break;
       round(std::move(batch));
@@ -1064,21 +1080,14 @@ int main(int argc, char **argv) {
   if (!t.incumbent) {
     // Without a correct default, any correct candidate becomes the
     // incumbent to beat.
-    std::vector<std::pair<Config, bool>> neighbours;
-    for (auto [k, knob] : llvm::enumerate(space.knobs()))
-      for (unsigned v = 1; v < knob.values.size(); ++v) {
-        Config n = space.defaults();
-        n[k] = v;
-        neighbours.push_back({n, false});
-      }
-    for (auto &c : t.rank(neighbours, neighbours.size())) {
+    auto candidates = t.neighbours(space.defaults());
+    for (auto &c : t.rank(candidates, candidates.size())) {
       if (t.outOfBudget())
         break;
-      Candidate &cand = t.newCandidate(c->cfg);
+      Candidate &cand = t.adopt(std::move(c));
       if (t.compileAndCheck(cand)) {
         t.incumbent = &cand;
-        for (unsigned r = 0; r < minReps; ++r)
-          cand.samples.push_back(t.repetition(cand));
+        t.interleave(cand, cand.incSamples, cand, cand.samples, minReps);
         cand.rec.verdict = "baseline";
         cand.rec.reason = "the first correct candidate (the default failed)";
         t.write(cand);
@@ -1107,14 +1116,8 @@ int main(int argc, char **argv) {
   std::string finalNote;
   if (t.baseline && t.incumbent != t.baseline) {
     std::vector<double> a, b;
-    for (unsigned r = 0; r < minReps; ++r) {
-      a.push_back(t.repetition(*t.baseline));
-      b.push_back(t.repetition(*t.incumbent));
-    }
-    std::vector<double> even, odd;
-    for (size_t i = 0; i < a.size(); ++i)
-      (i % 2 ? odd : even).push_back(a[i]);
-    vsDefault = decide(a, b, aaNoise(even, odd));
+    t.interleave(*t.baseline, a, *t.incumbent, b, minReps);
+    vsDefault = decideInterleaved(a, b);
     defaultMs = median(a);
     bestMs = median(b);
     if (vsDefault->verdict != Verdict::Keep) {
@@ -1177,7 +1180,7 @@ int main(int argc, char **argv) {
     if (amk_rt_session_create(&best.loaded->program, &o, &s) == AMK_RT_OK) {
       std::swap(s, best.session);
       for (int i = 0; i < 3; ++i)
-        t.runOnce(best, 0, nullptr);
+        t.runOnce(best, 0);
       std::swap(s, best.session);
       std::string tracePath = reportDir + "/trace.json";
       if (amk_rt_write_trace(s, tracePath.c_str()) == AMK_RT_OK) {
