@@ -45,8 +45,6 @@ struct GraphOptSettings {
 
 /// The pipeline `amk-graph-opt{target=cpu target-opset=21}`: every graph
 /// pass in the order that lets each fusion see the forms it matches.
-void buildGraphOptPipeline(mlir::OpPassManager &pm, llvm::StringRef target,
-                           int64_t targetOpset);
 void buildGraphOptPipeline(mlir::OpPassManager &pm,
                            const GraphOptSettings &settings);
 

@@ -182,14 +182,6 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
 };
 } // namespace
 
-void amk::buildGraphOptPipeline(OpPassManager &pm, llvm::StringRef target,
-                                int64_t targetOpset) {
-  GraphOptSettings s;
-  s.target = target.str();
-  s.targetOpset = targetOpset;
-  buildGraphOptPipeline(pm, s);
-}
-
 void amk::buildGraphOptPipeline(OpPassManager &pm, const GraphOptSettings &s) {
   pm.addPass(createNormalizeOpset(NormalizeOpsetOptions{s.targetOpset, true}));
   pm.addPass(createInferShapes());

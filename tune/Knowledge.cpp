@@ -61,8 +61,7 @@ llvm::Expected<std::vector<Rule>> amk::tune::loadRules(llvm::StringRef path) {
       if (!r["when"].is_object())
         return err(where + ": 'when' must be an object");
       for (auto &[name, cond] : r["when"].items()) {
-        if (std::isnan(feature(std::vector<double>(featureNames().size()),
-                               name)))
+        if (!llvm::is_contained(featureNames(), name))
           return err(where + " ('" + rule.id + "'): unknown feature '" +
                      name + "'");
         if (!cond.is_object())

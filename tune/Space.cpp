@@ -10,6 +10,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -234,11 +235,12 @@ void Space::dropPinned() {
 std::string Space::print() const {
   std::string out;
   llvm::raw_string_ostream os(out);
-  size_t total = 1;
+  double total = 1; // Only printed; a double cannot overflow here.
   for (const Knob &k : knobList)
-    total = total > (size_t)1e15 ? total : total * k.values.size();
+    total *= k.values.size();
   os << "search space: " << knobList.size() << " knobs over "
-     << stageNames.size() << " stages, " << total << " pipelines\n";
+     << stageNames.size() << " stages, " << llvm::formatv("{0:f0}", total)
+     << " pipelines\n";
   for (const std::string &stage : stageNames) {
     os << stage << "\n";
     for (const Knob &k : knobList) {
