@@ -187,7 +187,9 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
 
 uint64_t amk::hashProgram(const LoadedProgram &lp) {
   uint64_t hash = amk::kFnv1aOffset;
-  auto mix = [&](const void *data, size_t n) { hash = amk::fnv1a(data, n, hash); };
+  auto mix = [&](const void *data, size_t n) {
+    hash = amk::fnv1a(data, n, hash);
+  };
   auto mixVec = [&](const auto &v) { mix(v.data(), v.size() * sizeof(v[0])); };
   const amk_rt_program &p = lp.program;
   mix(p.constants, p.constants_bytes);

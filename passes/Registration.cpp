@@ -217,8 +217,8 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
   if (precision == "fp32")
     return success();
   if (precision != "int8" && precision != "mixed") {
-    error = "precision must be fp32, int8 or mixed, not '" + precision.str() +
-            "'";
+    error =
+        "precision must be fp32, int8 or mixed, not '" + precision.str() + "'";
     return failure();
   }
   if (dataDir.empty()) {

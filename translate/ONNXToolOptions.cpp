@@ -8,9 +8,9 @@
 
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/ManagedStatic.h"
 
 namespace cl = llvm::cl;
 
@@ -72,9 +72,9 @@ amk::ONNXExportOptions amk::getONNXExportOptionsFromCL() {
   return o;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
-amk::loadModelFile(llvm::StringRef path, mlir::MLIRContext *ctx,
-                   llvm::SourceMgr &sm) {
+mlir::OwningOpRef<mlir::ModuleOp> amk::loadModelFile(llvm::StringRef path,
+                                                     mlir::MLIRContext *ctx,
+                                                     llvm::SourceMgr &sm) {
   if (path.ends_with(".mlir") || path.ends_with(".mlirbc")) {
     auto buf = llvm::MemoryBuffer::getFile(path);
     if (!buf) {

@@ -382,8 +382,7 @@ std::string amk::findTensorFile(llvm::StringRef dir, llvm::StringRef name,
   std::vector<std::string> byPosition = {
       (prefix + "_" + llvm::Twine(i) + ".pb").str(),
       (prefix + "_" + llvm::Twine(i) + ".npy").str()};
-  std::vector<std::string> byName = {name.str() + ".pb",
-                                     name.str() + ".npy"};
+  std::vector<std::string> byName = {name.str() + ".pb", name.str() + ".npy"};
   if (!positional)
     byPosition.insert(byPosition.begin(), byName.begin(), byName.end());
   for (const std::string &f : byPosition)

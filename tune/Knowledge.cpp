@@ -1,4 +1,4 @@
-//===- Knowledge.cpp - Curated tuning rules --------------------------------===//
+//===- Knowledge.cpp - Curated tuning rules -------------------------------===//
 //
 // Part of AMK.
 //
@@ -51,8 +51,8 @@ llvm::Expected<std::vector<Rule>> amk::tune::loadRules(llvm::StringRef path) {
     }
     if (rule.action != "skip" && rule.action != "prioritize")
       return err(where + " ('" + rule.id +
-                 "'): action must be skip or prioritize, not '" +
-                 rule.action + "'");
+                 "'): action must be skip or prioritize, not '" + rule.action +
+                 "'");
     if (rule.confidence != "low" && rule.confidence != "medium" &&
         rule.confidence != "high")
       return err(where + " ('" + rule.id +
@@ -62,14 +62,13 @@ llvm::Expected<std::vector<Rule>> amk::tune::loadRules(llvm::StringRef path) {
         return err(where + ": 'when' must be an object");
       for (auto &[name, cond] : r["when"].items()) {
         if (!llvm::is_contained(featureNames(), name))
-          return err(where + " ('" + rule.id + "'): unknown feature '" +
-                     name + "'");
+          return err(where + " ('" + rule.id + "'): unknown feature '" + name +
+                     "'");
         if (!cond.is_object())
           return err(where + ": the condition on '" + name +
                      "' must be an object like {\">=\": 0.5}");
         for (auto &[op, v] : cond.items()) {
-          if (op != "<" && op != "<=" && op != ">" && op != ">=" &&
-              op != "==")
+          if (op != "<" && op != "<=" && op != ">" && op != ">=" && op != "==")
             return err(where + ": unknown comparison '" + op + "'");
           if (!v.is_number())
             return err(where + ": the bound of '" + name +
@@ -86,8 +85,8 @@ llvm::Expected<std::vector<Rule>> amk::tune::loadRules(llvm::StringRef path) {
 std::string amk::tune::defaultRulesDir() {
   if (const char *d = std::getenv("AMK_KNOWLEDGE_DIR"); d && *d)
     return (llvm::Twine(d) + "/rules").str();
-  // The build tree reads the source tree's rules; an installed tuner reads
-  // the installed copy.
+    // The build tree reads the source tree's rules; an installed tuner reads
+    // the installed copy.
 #ifdef AMK_SOURCE_DIR
   if (llvm::sys::fs::is_directory(AMK_SOURCE_DIR "/knowledge/rules"))
     return AMK_SOURCE_DIR "/knowledge/rules";

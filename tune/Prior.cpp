@@ -1,4 +1,4 @@
-//===- Prior.cpp - Model features and the learned prior --------------------===//
+//===- Prior.cpp - Model features and the learned prior -------------------===//
 //
 // Part of AMK.
 //
@@ -93,8 +93,7 @@ Prior::Prior(const std::vector<Record> &outcomes, llvm::StringRef machine,
     return r.machine == machine && r.modelHash != excludeModelHash;
   });
   for (const Record &r : outcomes) {
-    if (r.modelHash == excludeModelHash || r.speedup <= 0 ||
-        r.features.empty())
+    if (r.modelHash == excludeModelHash || r.speedup <= 0 || r.features.empty())
       continue;
     if (anyOnMachine && r.machine != machine)
       continue;

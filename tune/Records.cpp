@@ -1,4 +1,4 @@
-//===- Records.cpp - amk-tune's trial records ------------------------------===//
+//===- Records.cpp - amk-tune's trial records -----------------------------===//
 //
 // Part of AMK.
 //
@@ -95,22 +95,20 @@ llvm::Expected<Record> amk::tune::fromJSONLine(llvm::StringRef line) {
     }
     return true;
   };
-  bool ok = str("run", r.run, true) && uns("trial", r.trial, true) &&
-            str("verdict", r.verdict, true) && str("reason", r.reason, false) &&
-            str("model_hash", r.modelHash, true) &&
-            str("model", r.modelName, false) && str("shapes", r.shapes, false) &&
-            nums("features", r.features) &&
-            str("pipeline", r.pipeline, true) &&
-            str("compiler", r.compiler, false) &&
-            str("machine", r.machine, false) &&
-            str("calibration_hash", r.calibrationHash, false) &&
-            uns("workers", r.workers, false) &&
-            nums("samples_ms", r.samplesMs) &&
-            nums("incumbent_samples_ms", r.incumbentSamplesMs) &&
-            num("ratio", r.ratio) && num("speedup", r.speedup) &&
-            num("max_rel_error", r.maxRelError) && num("cosine", r.cosine) &&
-            num("top1", r.top1) && uns("rung", r.rung, false) &&
-            str("time", r.time, false);
+  bool ok =
+      str("run", r.run, true) && uns("trial", r.trial, true) &&
+      str("verdict", r.verdict, true) && str("reason", r.reason, false) &&
+      str("model_hash", r.modelHash, true) &&
+      str("model", r.modelName, false) && str("shapes", r.shapes, false) &&
+      nums("features", r.features) && str("pipeline", r.pipeline, true) &&
+      str("compiler", r.compiler, false) && str("machine", r.machine, false) &&
+      str("calibration_hash", r.calibrationHash, false) &&
+      uns("workers", r.workers, false) && nums("samples_ms", r.samplesMs) &&
+      nums("incumbent_samples_ms", r.incumbentSamplesMs) &&
+      num("ratio", r.ratio) && num("speedup", r.speedup) &&
+      num("max_rel_error", r.maxRelError) && num("cosine", r.cosine) &&
+      num("top1", r.top1) && uns("rung", r.rung, false) &&
+      str("time", r.time, false);
   if (!ok)
     return err("a field is missing or has the wrong type");
   if (j.contains("config")) {

@@ -20,31 +20,31 @@
 namespace amk::tune {
 
 struct Record {
-  std::string run;  ///< The tuning run (model, machine, compiler, space).
+  std::string run; ///< The tuning run (model, machine, compiler, space).
   unsigned trial = 0;
   /// started | rejected | failed | duplicate | eliminated | keep | revert |
   /// inconclusive | withheld | crashed | baseline
   std::string verdict;
   std::string reason;
-  std::string modelHash;   ///< Structural hash of the model (no weights).
+  std::string modelHash; ///< Structural hash of the model (no weights).
   std::string modelName;
-  std::string shapes;      ///< The input types.
+  std::string shapes;           ///< The input types.
   std::vector<double> features; ///< Model features (Prior.h).
   std::string pipeline;
   std::map<std::string, std::string> config; ///< Non-default knob values.
-  std::string compiler;    ///< AMK version.
-  std::string machine;     ///< Machine fingerprint.
+  std::string compiler;                      ///< AMK version.
+  std::string machine;                       ///< Machine fingerprint.
   std::string calibrationHash;
   unsigned workers = 0;
   std::vector<double> samplesMs;          ///< This candidate's repetitions.
   std::vector<double> incumbentSamplesMs; ///< The incumbent's, interleaved.
-  double ratio = 0;         ///< median(candidate) / median(incumbent).
-  double speedup = 0;       ///< default median / this median (estimated).
-  double maxRelError = -1;  ///< Against the float reference.
+  double ratio = 0;        ///< median(candidate) / median(incumbent).
+  double speedup = 0;      ///< default median / this median (estimated).
+  double maxRelError = -1; ///< Against the float reference.
   double cosine = -1;
   double top1 = -1;
   unsigned rung = 0;
-  std::string time;         ///< When it was written (UTC, ISO 8601).
+  std::string time; ///< When it was written (UTC, ISO 8601).
 };
 
 std::string toJSONLine(const Record &r);

@@ -1,4 +1,4 @@
-//===- Report.cpp - Profiles and tuning reports ----------------------------===//
+//===- Report.cpp - Profiles and tuning reports ---------------------------===//
 //
 // Part of AMK.
 //
@@ -147,8 +147,10 @@ static std::string fmt(double v, int digits = 1) {
 static std::string xmlText(llvm::StringRef text) {
   std::string out;
   for (char c : text)
-    out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;"
-                                                          : std::string(1, c);
+    out += c == '<'   ? "&lt;"
+           : c == '>' ? "&gt;"
+           : c == '&' ? "&amp;"
+                      : std::string(1, c);
   return out;
 }
 
@@ -176,14 +178,12 @@ amk::tune::barChartSVG(const std::vector<std::pair<std::string, double>> &bars,
   for (auto [i, bar] : llvm::enumerate(bars)) {
     double w = maxV > 0 ? (width - left - 90) * bar.second / maxV : 0;
     int y = top + rowH * i;
-    std::string label = xmlText(bar.first.size() > 34
-                                    ? bar.first.substr(0, 31) + "..."
-                                    : bar.first);
+    std::string label = xmlText(
+        bar.first.size() > 34 ? bar.first.substr(0, 31) + "..." : bar.first);
     os << "<text x=\"" << left - 6 << "\" y=\"" << y + 14
        << "\" text-anchor=\"end\">" << label << "</text>\n"
-       << "<rect x=\"" << left << "\" y=\"" << y + 3 << "\" width=\""
-       << fmt(w) << "\" height=\"" << rowH - 6
-       << "\" fill=\"#4a7ab5\"/>\n"
+       << "<rect x=\"" << left << "\" y=\"" << y + 3 << "\" width=\"" << fmt(w)
+       << "\" height=\"" << rowH - 6 << "\" fill=\"#4a7ab5\"/>\n"
        << "<text x=\"" << left + w + 4 << "\" y=\"" << y + 14 << "\">"
        << fmt(bar.second, 2) << " " << unit << "</text>\n";
   }
@@ -216,8 +216,8 @@ std::string amk::tune::trialsSVG(const std::vector<double> &lat,
   };
   os << "<line x1=\"" << l << "\" y1=\"" << height - bm << "\" x2=\""
      << width - r << "\" y2=\"" << height - bm << "\" stroke=\"black\"/>\n"
-     << "<line x1=\"" << l << "\" y1=\"" << t << "\" x2=\"" << l
-     << "\" y2=\"" << height - bm << "\" stroke=\"black\"/>\n"
+     << "<line x1=\"" << l << "\" y1=\"" << t << "\" x2=\"" << l << "\" y2=\""
+     << height - bm << "\" stroke=\"black\"/>\n"
      << "<text x=\"" << width / 2 << "\" y=\"" << height - 8
      << "\" text-anchor=\"middle\">trial</text>\n"
      << "<text x=\"8\" y=\"" << t + 10 << "\">" << fmt(hi, 2) << " ms</text>\n"
@@ -292,8 +292,7 @@ llvm::Error amk::tune::writeFile(llvm::StringRef path, llvm::StringRef text) {
 }
 
 std::string amk::tune::breakdownMarkdown(const Breakdown &b,
-                                         const Roofline *roof,
-                                         double threshold,
+                                         const Roofline *roof, double threshold,
                                          llvm::StringRef svgPrefix) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -318,29 +317,27 @@ std::string amk::tune::breakdownMarkdown(const Breakdown &b,
   for (auto &[n, us] : nodes) {
     if (us / capacity < threshold)
       break;
-    os << "- `" << n << "` (" << b.nodeCategory.at(n) << "): "
-       << fmt(us / 1e3, 3) << " ms, " << fmt(100 * us / capacity) << "%\n";
+    os << "- `" << n << "` (" << b.nodeCategory.at(n)
+       << "): " << fmt(us / 1e3, 3) << " ms, " << fmt(100 * us / capacity)
+       << "%\n";
     ++shown;
   }
   if (!shown)
-    os << "- none: no node takes " << fmt(100 * threshold, 0)
-       << "% or more\n";
+    os << "- none: no node takes " << fmt(100 * threshold, 0) << "% or more\n";
   if (roof && roof->flops > 0 && roof->seconds > 0) {
     double achieved = roof->flops / roof->seconds / 1e9;
     double ai = roof->bytes > 0 ? roof->flops / roof->bytes : 0;
-    double ridge = roof->bandwidthGbps > 0
-                       ? roof->peakGflops / roof->bandwidthGbps
-                       : 0;
+    double ridge =
+        roof->bandwidthGbps > 0 ? roof->peakGflops / roof->bandwidthGbps : 0;
     double attainable =
         ai > 0 ? std::min(roof->peakGflops, roof->bandwidthGbps * ai)
                : roof->peakGflops;
     os << "\nRoofline: " << fmt(roof->flops / 1e9, 3) << " GFLOP and "
        << fmt(roof->bytes / 1e6) << " MB per inference, intensity "
        << fmt(ai, 2) << " FLOP/B (ridge point " << fmt(ridge, 2)
-       << "): " << (ai >= ridge ? "compute" : "memory")
-       << "-bound; achieved " << fmt(achieved) << " GFLOP/s = "
-       << fmt(100 * achieved / attainable) << "% of the attainable "
-       << fmt(attainable) << " GFLOP/s.\n";
+       << "): " << (ai >= ridge ? "compute" : "memory") << "-bound; achieved "
+       << fmt(achieved) << " GFLOP/s = " << fmt(100 * achieved / attainable)
+       << "% of the attainable " << fmt(attainable) << " GFLOP/s.\n";
   }
   if (!svgPrefix.empty()) {
     std::vector<std::pair<std::string, double>> bars;

@@ -1,4 +1,4 @@
-//===- Space.cpp - amk-tune's search space ---------------------------------===//
+//===- Space.cpp - amk-tune's search space --------------------------------===//
 //
 // Part of AMK.
 //
@@ -74,8 +74,7 @@ std::vector<Knob> Space::parseHelp(llvm::StringRef stage,
     size_t tag = desc.rfind("[tune:");
     if (tag == llvm::StringRef::npos || !desc.ends_with("]"))
       continue;
-    llvm::StringRef list =
-        desc.substr(tag + 6, desc.size() - tag - 7).trim();
+    llvm::StringRef list = desc.substr(tag + 6, desc.size() - tag - 7).trim();
     Knob k;
     k.stage = stage.str();
     k.name = name;
@@ -163,8 +162,8 @@ llvm::Error Space::narrow(llvm::StringRef id,
     std::vector<std::string> ids;
     for (const Knob &k : knobList)
       ids.push_back(k.id());
-    return err("unknown knob '" + id + "' (the knobs: " +
-               llvm::join(ids, ", ") + ")");
+    return err("unknown knob '" + id +
+               "' (the knobs: " + llvm::join(ids, ", ") + ")");
   }
   if (values.empty())
     return err("knob '" + id + "': give a non-empty list of values");
@@ -179,10 +178,9 @@ llvm::Error Space::narrow(llvm::StringRef id,
   }
   std::vector<std::string> chosen(values.begin(), values.end());
   // The default stays first when it is kept.
-  std::stable_partition(chosen.begin(), chosen.end(),
-                        [&](const std::string &v) {
-                          return v == k.values.front();
-                        });
+  std::stable_partition(
+      chosen.begin(), chosen.end(),
+      [&](const std::string &v) { return v == k.values.front(); });
   k.values = std::move(chosen);
   return llvm::Error::success();
 }

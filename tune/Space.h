@@ -55,8 +55,8 @@ public:
 
   /// Reads the stages' knobs from the pass registry (passes and pipelines
   /// must be registered). Fails if a stage is not registered.
-  static llvm::Expected<Space> fromRegistry(
-      const std::vector<std::string> &stages);
+  static llvm::Expected<Space>
+  fromRegistry(const std::vector<std::string> &stages);
 
   /// Narrows the space to a user's JSON object {"stage.knob": [values]}:
   /// an unknown knob, a value the knob does not take (checked by parsing

@@ -196,8 +196,7 @@ Decision amk::tune::decideInterleaved(llvm::ArrayRef<double> incumbent,
 
 double amk::tune::physicalFloorSeconds(double flops, double constBytes,
                                        double arenaBytes, double peakGflops,
-                                       double bandwidthGbps,
-                                       double llcBytes) {
+                                       double bandwidthGbps, double llcBytes) {
   double compute = peakGflops > 0 ? flops / (peakGflops * 1e9) : 0;
   double memory = 0;
   if (bandwidthGbps > 0 && constBytes + arenaBytes > llcBytes)

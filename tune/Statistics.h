@@ -100,9 +100,9 @@ Decision decideInterleaved(llvm::ArrayRef<double> incumbent,
 /// its FLOPs at the measured FMA peak and, when its weights and arena do
 /// not fit in the last-level cache, reading the weights once at the
 /// measured bandwidth. A measurement below it is an error, not a result.
-double physicalFloorSeconds(double flops, double constBytes,
-                            double arenaBytes, double peakGflops,
-                            double bandwidthGbps, double llcBytes);
+double physicalFloorSeconds(double flops, double constBytes, double arenaBytes,
+                            double peakGflops, double bandwidthGbps,
+                            double llcBytes);
 
 } // namespace amk::tune
 

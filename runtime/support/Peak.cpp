@@ -1,4 +1,4 @@
-//===- Peak.cpp - The machine's measured limits ----------------------------===//
+//===- Peak.cpp - The machine's measured limits ---------------------------===//
 //
 // Part of AMK.
 //
@@ -46,9 +46,10 @@ __attribute__((noinline)) float fmaLoop(uint64_t iters, float seed) {
 #pragma GCC unroll 12
     for (int i = 0; i < 12; ++i)
       acc[i] = acc[i] * m + a;
-    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
-                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
-                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
+    asm volatile(""
+                 : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
+                   "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
+                   "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
   }
   float s = 0;
   for (int i = 0; i < 12; ++i)

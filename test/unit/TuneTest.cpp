@@ -1,5 +1,4 @@
-//===- TuneTest.cpp - The tuner's statistics
-//-------------------------------===//
+//===- TuneTest.cpp - The tuner: statistics, space, records, prior ----===//
 //
 // Part of AMK. Each expected value is computed by hand (or from the
 // textbook tables) in the comment next to it.
@@ -133,18 +132,16 @@ TEST(TuneStatistics, DecisionsFollowTheRule) {
 #include <unistd.h>
 
 TEST(TuneSpace, ParsesTagsFromHelpText) {
-  const char *help =
-      "  --amk-x  -   A pass\n"
-      "    --a=<long>     - Tiles per op [tune: 2|1|4]\n"
-      "    --b            - Switch without tag\n"
-      "    --c=<string>   - Policy [tune: eft | round-robin]\n";
+  const char *help = "  --amk-x  -   A pass\n"
+                     "    --a=<long>     - Tiles per op [tune: 2|1|4]\n"
+                     "    --b            - Switch without tag\n"
+                     "    --c=<string>   - Policy [tune: eft | round-robin]\n";
   auto knobs = Space::parseHelp("amk-x", help);
   ASSERT_EQ(knobs.size(), 2u);
   EXPECT_EQ(knobs[0].id(), "amk-x.a");
   EXPECT_EQ(knobs[0].values, (std::vector<std::string>{"2", "1", "4"}));
   EXPECT_EQ(knobs[0].description, "Tiles per op");
-  EXPECT_EQ(knobs[1].values,
-            (std::vector<std::string>{"eft", "round-robin"}));
+  EXPECT_EQ(knobs[1].values, (std::vector<std::string>{"eft", "round-robin"}));
 }
 
 static std::string expand(llvm::StringRef text) {
@@ -168,8 +165,8 @@ TEST(TuneSpace, FirstTagValueIsTheDefault) {
   ASSERT_TRUE(!!space) << llvm::toString(space.takeError());
   EXPECT_GE(space->knobs().size(), 14u);
   for (const Knob &k : space->knobs()) {
-    std::string with = expand("builtin.module(" + k.stage + "{" + k.name +
-                              "=" + k.values.front() + "})");
+    std::string with = expand("builtin.module(" + k.stage + "{" + k.name + "=" +
+                              k.values.front() + "})");
     std::string without = expand("builtin.module(" + k.stage + ")");
     EXPECT_EQ(with, without) << k.id();
     // And a non-default value parses.
@@ -372,11 +369,9 @@ TEST(TuneStatistics, PhysicalFloorByHand) {
   // 2 GFLOP at 400 GFLOP/s: 5 ms. 100 MB of weights (beyond a 32 MB
   // cache) at 20 GB/s: 5 ms too; 200 MB: 10 ms, which then bounds it.
   EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 0, 0, 400, 20, 32e6), 5e-3);
-  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 200e6, 1e6, 400, 20, 32e6),
-                   10e-3);
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 200e6, 1e6, 400, 20, 32e6), 10e-3);
   // Weights and arena that fit in the cache are not read from memory.
-  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 20e6, 1e6, 400, 20, 32e6),
-                   5e-3);
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 20e6, 1e6, 400, 20, 32e6), 5e-3);
   // Unknown peak and bandwidth: no floor.
   EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 200e6, 0, 0, 0, 0), 0);
 }

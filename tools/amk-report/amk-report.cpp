@@ -32,9 +32,10 @@ static cl::opt<std::string> runJson("run-json",
                                     cl::desc("amk-run --json output of the "
                                              "traced run (for the roofline)"),
                                     cl::init(""));
-static cl::opt<std::string> output("o", cl::desc("Markdown output (default "
-                                                 "stdout); SVG charts go "
-                                                 "next to it"),
+static cl::opt<std::string> output("o",
+                                   cl::desc("Markdown output (default "
+                                            "stdout); SVG charts go "
+                                            "next to it"),
                                    cl::init("-"));
 static cl::opt<double> threshold("threshold",
                                  cl::desc("Report nodes above this share"),
@@ -47,8 +48,9 @@ static cl::opt<double> threshold("threshold",
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "Profile report of a runtime "
-                                          "trace\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Profile report of a runtime "
+                              "trace\n");
   auto buf = llvm::MemoryBuffer::getFile(tracePath);
   if (!buf)
     die("cannot read '" + tracePath + "'");
@@ -74,16 +76,15 @@ int main(int argc, char **argv) {
     // Bytes touched at least once per inference: the weights and the
     // arena (as amk-tune's report counts them).
     roof->bytes = num("const_bytes") + num("arena_bytes");
-    double ms = num("median_ms") > 0 ? num("median_ms")
-                                     : (j.contains("seconds") &&
-                                                j["seconds"].is_number()
-                                            ? j["seconds"].get<double>() * 1e3
-                                            : 0);
+    double ms = num("median_ms") > 0
+                    ? num("median_ms")
+                    : (j.contains("seconds") && j["seconds"].is_number()
+                           ? j["seconds"].get<double>() * 1e3
+                           : 0);
     roof->seconds = ms / 1e3;
     unsigned workers = (unsigned)std::max(1.0, num("workers"));
     roof->peakGflops = amk::rt::measureFmaPeak(workers, 5'000'000, 3);
-    roof->bandwidthGbps =
-        amk::rt::measureTriadBandwidth(workers, 16u << 20, 3);
+    roof->bandwidthGbps = amk::rt::measureTriadBandwidth(workers, 16u << 20, 3);
     if (roof->flops <= 0 || roof->seconds <= 0)
       die(runJson + ": no FLOPs or latency in it (run amk-run with --json "
                     "on the runtime)");

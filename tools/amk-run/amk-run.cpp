@@ -665,7 +665,8 @@ int main(int argc, char **argv) {
   if (!compareDir.empty()) {
     against = compareDir;
     for (unsigned i = 0; i < outputs->size(); ++i) {
-      std::string f = amk::findTensorFile(compareDir, resultName(func, i), "output", i);
+      std::string f =
+          amk::findTensorFile(compareDir, resultName(func, i), "output", i);
       if (f.empty())
         die("no expected file for output '" + resultName(func, i) + "' in '" +
             compareDir + "'");

@@ -25,13 +25,13 @@
 #include "dialect/ONNX/ONNXTypes.h"
 #include "lowering/Passes.h"
 #include "lowering/ProgramLoader.h"
+#include "passes/CalibrationData.h"
 #include "passes/Passes.h"
 #include "passes/TaskProgram.h"
 #include "reference/Compare.h"
 #include "reference/Interpreter.h"
 #include "reference/ORTBridge.h"
 #include "runtime/include/amk/runtime.h"
-#include "passes/CalibrationData.h"
 #include "runtime/support/Fnv1a.h"
 #include "runtime/support/Peak.h"
 #include "translate/ONNXImport.h"
@@ -103,17 +103,19 @@ static cl::opt<std::string>
                              "candidates (without it precision is fp32)"),
                     cl::init(""), cl::cat(tuneCat));
 static cl::opt<std::string>
-    spaceFile("space", cl::desc("JSON {\"stage.knob\": [values]} narrowing "
-                                "the search space"),
+    spaceFile("space",
+              cl::desc("JSON {\"stage.knob\": [values]} narrowing "
+                       "the search space"),
               cl::init(""), cl::cat(tuneCat));
 static cl::list<std::string> fixes("fix",
                                    cl::desc("stage.knob=value: pin a knob "
                                             "(repeatable)"),
                                    cl::cat(tuneCat));
-static cl::opt<std::string> recordsPath(
-    "records", cl::desc("The records store (JSON lines; default "
-                        "$XDG_CACHE_HOME/amk/records.jsonl)"),
-    cl::init(""), cl::cat(tuneCat));
+static cl::opt<std::string>
+    recordsPath("records",
+                cl::desc("The records store (JSON lines; default "
+                         "$XDG_CACHE_HOME/amk/records.jsonl)"),
+                cl::init(""), cl::cat(tuneCat));
 static cl::opt<bool> fresh("fresh",
                            cl::desc("Do not resume an interrupted run of "
                                     "the same model, machine and space"),
@@ -133,10 +135,11 @@ static cl::opt<std::string> reportDir("report",
                                                "(report.md, SVG charts, "
                                                "result.json) here"),
                                       cl::init(""), cl::cat(tuneCat));
-static cl::opt<std::string> inputDir(
-    "input-dir", cl::desc("Held-out inputs (<name>.npy/.pb or input_<i>); "
-                          "default: seeded random inputs"),
-    cl::init(""), cl::cat(tuneCat));
+static cl::opt<std::string>
+    inputDir("input-dir",
+             cl::desc("Held-out inputs (<name>.npy/.pb or input_<i>); "
+                      "default: seeded random inputs"),
+             cl::init(""), cl::cat(tuneCat));
 static cl::opt<unsigned> holdout("holdout",
                                  cl::desc("Seeded random held-out input sets "
                                           "each candidate is checked on"),
@@ -302,8 +305,9 @@ struct Tuner {
     double best = incumbent && !incumbent->samples.empty()
                       ? median(incumbent->samples)
                       : NAN;
-    unsigned width = 24, done = std::min<unsigned>(
-                             width, trials * width / std::max(1u, budget.getValue()));
+    unsigned width = 24,
+             done = std::min<unsigned>(
+                 width, trials * width / std::max(1u, budget.getValue()));
     std::string bar(done, '#');
     bar += std::string(width - done, '.');
     double left = std::max(0.0, timeLimit - elapsed());
@@ -477,8 +481,7 @@ struct Tuner {
       }
     for (unsigned i = 0; i < p.num_outputs; ++i) {
       auto type = c.loaded->outputTypes[i];
-      Tensor t(*amk::onnx::getDataType(type.getElementType()),
-               type.getShape());
+      Tensor t(*amk::onnx::getDataType(type.getElementType()), type.getShape());
       c.outPtrs.push_back(t.raw());
       c.outs.push_back(RValue(t));
     }
@@ -501,8 +504,7 @@ struct Tuner {
         die("a run that passed its check failed while timed: " +
             std::string(amk_rt_error_message(c.session)));
       t.push_back(
-          std::chrono::duration<double, std::milli>(Clock::now() - t0)
-              .count());
+          std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     return median(t);
   }
@@ -527,9 +529,9 @@ struct Tuner {
   /// Marks a measured candidate `withheld` when its median is below the
   /// physical floor (a measurement error). Returns whether it did.
   bool withheldBelowFloor(Candidate &c) {
-    double floorMs = 1e3 * physicalFloorSeconds(c.flops, c.constBytes,
-                                                 c.arenaBytes, peakGflops,
-                                                 bandwidthGbps, llcBytes);
+    double floorMs =
+        1e3 * physicalFloorSeconds(c.flops, c.constBytes, c.arenaBytes,
+                                   peakGflops, bandwidthGbps, llcBytes);
     double ms = median(c.samples);
     if (ms >= floorMs)
       return false;
@@ -902,8 +904,8 @@ int mine(const std::string &path) {
   }
   llvm::outs() << nlohmann::ordered_json{{"proposed_rules", rules}}.dump(2)
                << "\n";
-  llvm::errs() << "amk-tune: " << rules.size()
-               << " rule(s) proposed from " << out.size()
+  llvm::errs() << "amk-tune: " << rules.size() << " rule(s) proposed from "
+               << out.size()
                << " trial(s); review them before adding to knowledge/rules\n";
   return 0;
 }
@@ -1043,7 +1045,8 @@ int main(int argc, char **argv) {
   if (!noPrior)
     t.prior = std::make_unique<Prior>(outcomes, t.machine, t.modelHash);
   if (!noRules) {
-    std::string dir = rulesDir.empty() ? defaultRulesDir() : rulesDir.getValue();
+    std::string dir =
+        rulesDir.empty() ? defaultRulesDir() : rulesDir.getValue();
     std::error_code ec;
     for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
          it.increment(ec)) {
@@ -1225,21 +1228,21 @@ int main(int argc, char **argv) {
   if (std::isfinite(ortMs))
     result["onnxruntime_ms"] = ortMs, result["amk_over_ort"] = bestMs / ortMs;
   result["best_so_far"] = bestCurve;
-  result["rules_applied"] = std::vector<std::string>(t.rulesApplied.begin(),
-                                                     t.rulesApplied.end());
+  result["rules_applied"] =
+      std::vector<std::string>(t.rulesApplied.begin(), t.rulesApplied.end());
   nlohmann::ordered_json trialsJson = nlohmann::ordered_json::array();
   for (auto &c : t.all)
-    trialsJson.push_back({{"trial", c->trial},
-                          {"changes", t.space.describe(c->cfg)},
-                          {"verdict", c->rec.verdict},
-                          {"reason", c->rec.reason},
-                          {"median_ms", c->samples.empty()
-                                            ? nlohmann::ordered_json()
-                                            : nlohmann::ordered_json(
-                                                  median(c->samples))},
-                          {"speedup", c->rec.speedup},
-                          {"warm_start", c->warm},
-                          {"rules", c->rules}});
+    trialsJson.push_back(
+        {{"trial", c->trial},
+         {"changes", t.space.describe(c->cfg)},
+         {"verdict", c->rec.verdict},
+         {"reason", c->rec.reason},
+         {"median_ms", c->samples.empty()
+                           ? nlohmann::ordered_json()
+                           : nlohmann::ordered_json(median(c->samples))},
+         {"speedup", c->rec.speedup},
+         {"warm_start", c->warm},
+         {"rules", c->rules}});
   result["trial_list"] = trialsJson;
 
   if (!reportDir.empty()) {
@@ -1250,7 +1253,8 @@ int main(int argc, char **argv) {
        << "Machine: " << t.machine << "; measured FMA peak "
        << llvm::formatv("{0:f1}", t.peakGflops) << " GFLOP/s, triad "
        << llvm::formatv("{0:f1}", t.bandwidthGbps) << " GB/s.\n\n"
-       << "## Chosen pipeline\n\n```\n" << best.pipeline << "\n```\n\n"
+       << "## Chosen pipeline\n\n```\n"
+       << best.pipeline << "\n```\n\n"
        << "Changes from the default: " << t.space.describe(best.cfg)
        << ".\n\n| | median latency (ms) |\n|---|---|\n";
     if (std::isfinite(defaultMs))
@@ -1273,8 +1277,7 @@ int main(int argc, char **argv) {
       os << "Note: " << finalNote << ".\n\n";
     os << "## Where the time goes (trace of the chosen program)\n\n";
     if (breakdown)
-      os << breakdownMarkdown(*breakdown, &roof, 0.05,
-                              reportDir + "/chosen");
+      os << breakdownMarkdown(*breakdown, &roof, 0.05, reportDir + "/chosen");
     else
       os << "No trace could be analysed.\n";
     os << "\n## Trials\n\n![latency per trial](trials.svg)\n\n"
@@ -1287,9 +1290,8 @@ int main(int argc, char **argv) {
                  ? std::string("-")
                  : llvm::formatv("{0:f3}", median(c->samples)).str())
          << " | "
-         << (c->rec.speedup > 0
-                 ? llvm::formatv("{0:f3}", c->rec.speedup).str()
-                 : std::string("-"))
+         << (c->rec.speedup > 0 ? llvm::formatv("{0:f3}", c->rec.speedup).str()
+                                : std::string("-"))
          << " | " << c->rec.reason << " |\n";
     os << "\n## Knowledge rules applied\n\n";
     if (t.rulesApplied.empty())
@@ -1297,8 +1299,8 @@ int main(int argc, char **argv) {
     for (const Rule &r : t.rules)
       if (t.rulesApplied.count(r.id))
         os << "- `" << r.id << "` (" << r.action << " " << r.knob << "="
-           << r.value << ", confidence " << r.confidence << "): "
-           << r.evidence << "\n";
+           << r.value << ", confidence " << r.confidence << "): " << r.evidence
+           << "\n";
     if (t.prior && !t.prior->empty()) {
       os << "\n## Prior\n\nNearest past models:";
       for (auto &[h, d] : t.prior->nearest(t.features))
@@ -1311,8 +1313,7 @@ int main(int argc, char **argv) {
                                   trialsSVG(trialMs, "Median latency per "
                                                      "trial (ms)")))
       die(llvm::toString(std::move(e)));
-    if (llvm::Error e = writeFile(reportDir + "/result.json",
-                                  result.dump(2)))
+    if (llvm::Error e = writeFile(reportDir + "/result.json", result.dump(2)))
       die(llvm::toString(std::move(e)));
     info("report: " + reportDir + "/report.md");
   }
