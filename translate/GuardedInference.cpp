@@ -135,9 +135,16 @@ std::string serializeRequest(::onnx::ModelProto &model) {
   for (const auto &in : g->input())
     inputs.insert(in.name());
   for (const auto &init : all) {
+    // -1: a negative or absurd element count (the importer refuses it
+    // later with the tensor's name); stop multiplying at once.
     int64_t n = 1;
-    for (int64_t d : init.dims())
-      n = (d < 0 || (d > 0 && n > (int64_t(1) << 40) / d)) ? -1 : n * d;
+    for (int64_t d : init.dims()) {
+      if (d < 0 || (d > 0 && n > (int64_t(1) << 40) / d)) {
+        n = -1;
+        break;
+      }
+      n *= d;
+    }
     if (n >= 0 && n <= kKeepElements) {
       *g->add_initializer() = init;
       continue;
