@@ -3,18 +3,22 @@
 #   amk_add_model(TARGET my_model MODEL path/to/model.onnx
 #                 [PIPELINE "builtin.module(...)"]   # default: --target/--precision
 #                 [TARGET_DEVICE cpu] [PRECISION fp32]
+#                 [CALIBRATION_DATA dir] [RECORDS records.jsonl]
 #                 [WORKERS n] [NAME c_name] [SHARED])
 #
 # Gives the target `my_model` to link: the generated library (static by
 # default) with its header `<NAME>.h` on the include path and AMK::runtime.
 # The model is recompiled when the model file, the arguments (pipeline
-# included) or amk-compile change. Errors that can be found at configure
+# included), the RECORDS file or amk-compile change. Without PIPELINE the
+# pipeline amk-tune chose for the model on this machine is taken from
+# RECORDS when it holds one; without RECORDS no tuning records are read
+# (a build does not depend on the user's cache). Errors that can be found at configure
 # time are reported there: a missing model, a pipeline that does not parse,
 # bad arguments. docs/integration.md has the details.
 
 function(amk_add_model)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "SHARED"
-    "TARGET;MODEL;PIPELINE;TARGET_DEVICE;PRECISION;WORKERS;NAME;CALIBRATION_DATA" "")
+    "TARGET;MODEL;PIPELINE;TARGET_DEVICE;PRECISION;WORKERS;NAME;CALIBRATION_DATA;RECORDS" "")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "amk_add_model: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -65,6 +69,17 @@ function(amk_add_model)
   if(ARG_WORKERS)
     list(APPEND args "--workers=${ARG_WORKERS}")
   endif()
+  set(recordsFile)
+  if(ARG_RECORDS)
+    get_filename_component(recordsFile "${ARG_RECORDS}" ABSOLUTE
+                           BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${recordsFile}" OR IS_DIRECTORY "${recordsFile}")
+      message(FATAL_ERROR "${where}: the records '${recordsFile}' do not exist")
+    endif()
+    list(APPEND args "--records=${recordsFile}")
+  else()
+    list(APPEND args --no-records)
+  endif()
 
   # Configure time: the pipeline and the options must be accepted now, not
   # halfway through the build.
@@ -91,7 +106,7 @@ function(amk_add_model)
     OUTPUT "${lib}" "${header}"
     COMMAND AMK::amk-compile ${args} -o "${lib}" --header "${header}"
     DEPENDS "${model}" "${dir}/amk-compile.args" "$<TARGET_FILE:AMK::amk-compile>"
-            ${calibFiles}
+            ${calibFiles} ${recordsFile}
     COMMENT "Compiling model ${ARG_MODEL} with AMK (${name})"
     VERBATIM)
   add_custom_target(${ARG_TARGET}_amk_compile DEPENDS "${lib}" "${header}")

@@ -82,20 +82,20 @@ llvm::Expected<std::vector<Rule>> amk::tune::loadRules(llvm::StringRef path) {
   return rules;
 }
 
-std::string amk::tune::defaultRulesDir() {
+std::string amk::tune::defaultRulesDir(llvm::StringRef exeDir) {
   if (const char *d = std::getenv("AMK_KNOWLEDGE_DIR"); d && *d)
     return (llvm::Twine(d) + "/rules").str();
-    // The build tree reads the source tree's rules; an installed tuner reads
-    // the installed copy.
+  if (!exeDir.empty()) {
+    llvm::SmallString<256> p(llvm::sys::path::parent_path(exeDir));
+    llvm::sys::path::append(p, "share", "amk", "knowledge", "rules");
+    if (llvm::sys::fs::is_directory(p))
+      return std::string(p);
+  }
 #ifdef AMK_SOURCE_DIR
   if (llvm::sys::fs::is_directory(AMK_SOURCE_DIR "/knowledge/rules"))
     return AMK_SOURCE_DIR "/knowledge/rules";
 #endif
-#ifdef AMK_INSTALL_PREFIX
-  return AMK_INSTALL_PREFIX "/share/amk/knowledge/rules";
-#else
   return "knowledge/rules";
-#endif
 }
 
 bool amk::tune::ruleApplies(const Rule &rule,

@@ -41,9 +41,11 @@ struct Rule {
 /// Reads a rules file ({"rules": [...]}); every field is checked.
 llvm::Expected<std::vector<Rule>> loadRules(llvm::StringRef path);
 
-/// The rules directory: $AMK_KNOWLEDGE_DIR/rules, else the source tree's
-/// knowledge/rules (a build tree), else the installed share/amk copy.
-std::string defaultRulesDir();
+/// The rules directory: $AMK_KNOWLEDGE_DIR/rules, else the installed copy
+/// next to the tool (`exeDir`/../share/amk/knowledge/rules, whatever the
+/// prefix it was installed to), else the source tree's knowledge/rules
+/// (a build tree).
+std::string defaultRulesDir(llvm::StringRef exeDir = "");
 
 /// Whether every condition holds for `features`.
 bool ruleApplies(const Rule &rule, const std::vector<double> &features);

@@ -6,7 +6,12 @@
 
 #include "tune/Records.h"
 
+#include "runtime/support/Fnv1a.h"
+
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -172,6 +177,8 @@ amk::tune::latestPerTrial(const std::vector<Record> &records) {
   std::map<std::pair<std::string, unsigned>, size_t> last;
   std::vector<std::pair<std::string, unsigned>> order;
   for (auto [i, r] : llvm::enumerate(records)) {
+    if (r.verdict == "chosen")
+      continue;
     auto key = std::make_pair(r.run, r.trial);
     if (!last.count(key))
       order.push_back(key);
@@ -195,4 +202,82 @@ std::string amk::tune::defaultRecordsPath() {
   }
   llvm::sys::path::append(p, "amk", "records.jsonl");
   return std::string(p);
+}
+
+std::string amk::tune::modelStructuralHash(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(8);
+  flags.elideLargeResourceString(8);
+  module.print(os, flags);
+  uint64_t h = amk::fnv1a(text.data(), text.size());
+  return llvm::formatv("{0}", llvm::format_hex_no_prefix(h, 16)).str();
+}
+
+std::string amk::tune::pipelinePrecision(llvm::StringRef pipeline) {
+  // amk-quantize{... precision=X ...}: the options are space separated
+  // inside the braces.
+  size_t at = pipeline.find("amk-quantize{");
+  if (at == llvm::StringRef::npos)
+    return "fp32";
+  llvm::StringRef opts = pipeline.substr(at + 13);
+  opts = opts.take_until([](char c) { return c == '}'; });
+  llvm::SmallVector<llvm::StringRef> words;
+  opts.split(words, ' ', -1, false);
+  for (llvm::StringRef w : words)
+    if (w.consume_front("precision="))
+      return w.trim("\"").str();
+  return "fp32";
+}
+
+ChoiceLookup amk::tune::findChoice(const std::vector<Record> &records,
+                                   const ChoiceKey &key) {
+  ChoiceLookup out;
+  // Why the nearest miss missed, most specific last: a run on this
+  // machine with this compiler beats one with another compiler, which
+  // beats one on another machine.
+  int missRank = -1;
+  auto miss = [&](int rank, std::string why) {
+    if (rank > missRank) {
+      missRank = rank;
+      out.note = std::move(why);
+    }
+  };
+  for (const Record &r : records) {
+    if (r.verdict != "chosen" || r.modelHash != key.modelHash)
+      continue;
+    if (r.machine != key.machine) {
+      miss(0, "the records tuned this model on another machine (" + r.machine +
+                  ")");
+      continue;
+    }
+    if (r.compiler != key.compiler) {
+      miss(1, "the records tuned this model with AMK " + r.compiler + ", not " +
+                  key.compiler + "; run amk-tune again");
+      continue;
+    }
+    std::string precision = pipelinePrecision(r.pipeline);
+    if (precision != key.precision) {
+      miss(2, "the records tuned this model for precision " + precision +
+                  ", not " + key.precision);
+      continue;
+    }
+    if (precision != "fp32" && r.calibrationHash != key.calibrationHash) {
+      miss(3, "the records tuned this model with another calibration set "
+              "(hash " +
+                  r.calibrationHash + ", this one " + key.calibrationHash +
+                  ")");
+      continue;
+    }
+    if (key.workers && r.workers != key.workers) {
+      miss(4, "the records tuned this model for " + std::to_string(r.workers) +
+                  " workers, not " + std::to_string(key.workers));
+      continue;
+    }
+    out.chosen = r; // The store is in time order: the last match wins.
+  }
+  if (out.chosen)
+    out.note.clear();
+  return out;
 }

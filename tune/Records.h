@@ -10,10 +10,12 @@
 #ifndef AMK_TUNE_RECORDS_H
 #define AMK_TUNE_RECORDS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +25,9 @@ struct Record {
   std::string run; ///< The tuning run (model, machine, compiler, space).
   unsigned trial = 0;
   /// started | rejected | failed | duplicate | eliminated | keep | revert |
-  /// inconclusive | withheld | crashed | baseline
+  /// inconclusive | withheld | crashed | baseline; and `chosen`, written
+  /// once at the end of a run for the pipeline it printed (not a trial:
+  /// latestPerTrial leaves it out).
   std::string verdict;
   std::string reason;
   std::string modelHash; ///< Structural hash of the model (no weights).
@@ -61,8 +65,39 @@ LoadedRecords loadRecords(llvm::StringRef path);
 /// Appends one record (creating the file and its directory) and flushes.
 llvm::Error appendRecord(llvm::StringRef path, const Record &r);
 
-/// The last event of each (run, trial): a trial's outcome.
+/// The last event of each (run, trial): a trial's outcome. `chosen`
+/// records are not trial events and are left out.
 std::vector<Record> latestPerTrial(const std::vector<Record> &records);
+
+/// The key records are kept under: a hash of the model's IR as imported,
+/// with weight values elided (the same graph with other weights tunes the
+/// same).
+std::string modelStructuralHash(mlir::ModuleOp module);
+
+/// What a tuned pipeline must match to replace the default pipeline of
+/// `amk-compile` (docs/integration.md).
+struct ChoiceKey {
+  std::string modelHash;
+  std::string machine;  ///< amk::rt::machineFingerprint().
+  std::string compiler; ///< AMK version.
+  std::string precision = "fp32";
+  std::string calibrationHash; ///< int8 and mixed only.
+  unsigned workers = 0;        ///< 0: any.
+};
+
+struct ChoiceLookup {
+  std::optional<Record> chosen; ///< The newest matching `chosen` record.
+  /// When nothing matched but the store holds runs for this model: why
+  /// they do not apply (another machine, compiler, precision...).
+  std::string note;
+};
+
+ChoiceLookup findChoice(const std::vector<Record> &records,
+                        const ChoiceKey &key);
+
+/// The precision a pipeline compiles to: amk-quantize's `precision`
+/// option, fp32 when the pipeline has none.
+std::string pipelinePrecision(llvm::StringRef pipeline);
 
 /// $XDG_CACHE_HOME/amk/records.jsonl, else ~/.cache/amk/records.jsonl.
 std::string defaultRecordsPath();

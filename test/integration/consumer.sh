@@ -9,9 +9,13 @@
 #   3. PRECISION int8 with CALIBRATION_DATA: the calibrated QDQ library
 #      equals amk-run with its pipeline, bit for bit, and new samples
 #      recompile it;
-#   4. builds the same program against a shared library and a static one
+#   4. RECORDS: the library is built with the pipeline the installed
+#      amk-tune chose (and equals amk-run's with it); new records recompile
+#      it; without RECORDS the build ignores the user's records, which the
+#      amk-compile command line does read;
+#   5. builds the same program against a shared library and a static one
 #      with pkg-config instead of CMake;
-#   5. checks the errors: a missing model and a pipeline that does not parse
+#   6. checks the errors: a missing model and a pipeline that does not parse
 #      at configure time, a header from another build of the model at run
 #      time, a worker count the schedule was not made for.
 # Usage: consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR
@@ -21,6 +25,9 @@ rm -rf "$work" && mkdir -p "$work"
 prefix="$work/prefix"
 model="$src/examples/tiny_cnn.onnx"
 cc=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
+# The tools' default records store (amk-tune writes it, amk-compile reads
+# it) is this test's own, never the user's.
+export XDG_CACHE_HOME="$work/cache"
 step() { echo "== $*"; }
 fail() { echo "integration: FAILED: $*"; exit 1; }
 expect_fail() { # expect_fail LOG PATTERN -- command...
@@ -33,7 +40,8 @@ expect_fail() { # expect_fail LOG PATTERN -- command...
 
 step "install into $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
-for f in bin/amk-compile bin/amk-opt bin/amk-run lib/libamk_runtime.a \
+for f in bin/amk-compile bin/amk-opt bin/amk-run bin/amk-tune bin/amk-report \
+         share/amk/knowledge/rules/cpu.json lib/libamk_runtime.a \
          include/amk/model.h lib/cmake/AMK/AMKConfig.cmake lib/pkgconfig/amk.pc; do
   [ -e "$prefix/$f" ] || fail "$f was not installed"
 done
@@ -116,6 +124,46 @@ echo "int8: identical to amk-run; new samples recompiled"
 expect_fail "$work/err7.log" "amk_add_model(tiny_cnn): amk-compile: error: --precision int8 needs" -- \
   cmake -G Ninja -S "$src/examples/consumer" -B "$work/bad-int8" "${cc[@]}" \
     -DCMAKE_PREFIX_PATH="$prefix" -DPRECISION=int8
+
+step "RECORDS: the pipeline amk-tune chose, from the installed tools"
+# --workers 2: the consumer's schedule; the pinned tasks-per-worker makes
+# the tuned pipeline unlike the default one whatever the search keeps.
+"$prefix/bin/amk-tune" "$model" --workers 2 --budget 3 --iters 2 \
+  --fix amk-schedule-megakernel.tasks-per-worker=4 --records "$work/rec.jsonl" \
+  --no-prior --compare-ort=false --report "$work/tune-report" \
+  >"$work/tuned.txt" 2>"$work/tune.log" || { cat "$work/tune.log"; fail "amk-tune"; }
+grep -q "Knowledge rules applied" "$work/tune-report/report.md" || fail "no report"
+grep -q -- "- \`cpu-" "$work/tune-report/report.md" ||
+  fail "the installed amk-tune applied no knowledge rule (rules not found?)"
+tuned=$(cat "$work/tuned.txt")
+cmake -G Ninja -S "$src/examples/consumer" -B "$work/consumer-tuned" "${cc[@]}" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DWORKERS=2 -DRECORDS="$work/rec.jsonl" >/dev/null
+ninja -C "$work/consumer-tuned" >"$work/build-tuned.log" || { cat "$work/build-tuned.log"; fail "tuned build"; }
+mkdir -p "$work/npyt/in" "$work/npyt/out"
+"$work/consumer-tuned/classify" --npy "$work/npyt" >"$work/runt.log"
+[ "$(sed -n 's/^pipeline //p' "$work/runt.log")" = "$tuned" ] ||
+  fail "the library's pipeline is not the tuned one: $(grep '^pipeline' "$work/runt.log")"
+"$prefix/bin/amk-run" "$model" --pipeline "$tuned" --jit --rtol 0 --atol 0 \
+  --input-dir "$work/npyt/in" --compare "$work/npyt/out" | grep -q "ok vs" ||
+  fail "the tuned library's outputs differ from amk-run's"
+touch "$work/rec.jsonl"
+ninja -C "$work/consumer-tuned" >"$work/build-tuned2.log"
+grep -q "Compiling model" "$work/build-tuned2.log" || fail "new records did not recompile the model"
+# The same records in the user's default store: the command line takes
+# them, the build without RECORDS does not.
+mkdir -p "$XDG_CACHE_HOME/amk" && cp "$work/rec.jsonl" "$XDG_CACHE_HOME/amk/records.jsonl"
+[ "$("$prefix/bin/amk-compile" "$model" --workers 2 --print-pipeline 2>/dev/null)" = "$tuned" ] ||
+  fail "amk-compile did not take the tuned pipeline from the default records"
+[ "$("$prefix/bin/amk-compile" "$model" --workers 2 --no-records --print-pipeline)" != "$tuned" ] ||
+  fail "--no-records still took the tuned pipeline"
+rm -rf "$work/consumer-norec"
+cmake -G Ninja -S "$src/examples/consumer" -B "$work/consumer-norec" "${cc[@]}" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DWORKERS=2 >/dev/null
+ninja -C "$work/consumer-norec" >/dev/null
+"$work/consumer-norec/classify" | grep -qxF "pipeline $pipeline" ||
+  fail "a build without RECORDS read the user's records"
+rm -rf "$XDG_CACHE_HOME/amk" "$work/consumer-norec"
+echo "records: tuned pipeline built, identical to amk-run; default store ignored by the build"
 
 step "pkg-config: a shared and a static library without CMake"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"

@@ -35,3 +35,7 @@ else:
 for var in ("ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# amk-tune writes and amk-compile reads tuning records under the user's
+# cache directory by default: the tests get their own, so a developer's
+# records never change what a test sees.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "xdg-cache")

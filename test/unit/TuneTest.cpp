@@ -263,6 +263,89 @@ TEST(TuneRecords, CorruptLinesAreSkippedAndCounted) {
   llvm::sys::fs::remove(path);
 }
 
+static Record chosenRecord(const std::string &machine,
+                           const std::string &compiler,
+                           const std::string &pipeline, unsigned workers,
+                           const std::string &calib = "") {
+  Record r;
+  r.run = "r";
+  r.trial = 3;
+  r.verdict = "chosen";
+  r.modelHash = "m1";
+  r.machine = machine;
+  r.compiler = compiler;
+  r.pipeline = pipeline;
+  r.workers = workers;
+  r.calibrationHash = calib;
+  return r;
+}
+
+TEST(TuneRecords, ChoiceMatchesModelMachineCompilerPrecision) {
+  const std::string fp32 = "builtin.module(amk-graph-opt{fuse-conv=false},"
+                           "amk-quantize{precision=fp32},"
+                           "amk-schedule-megakernel{workers=2})";
+  const std::string int8 = "builtin.module(amk-quantize{data-dir=\"/d\" "
+                           "precision=int8 sensitivity-target=40})";
+  EXPECT_EQ(pipelinePrecision(fp32), "fp32");
+  EXPECT_EQ(pipelinePrecision(int8), "int8");
+  EXPECT_EQ(pipelinePrecision("builtin.module(amk-graph-opt)"), "fp32");
+
+  ChoiceKey key;
+  key.modelHash = "m1";
+  key.machine = "M";
+  key.compiler = "1.0";
+  // Nothing for the model: no choice and no note.
+  ChoiceLookup none = findChoice({}, key);
+  EXPECT_FALSE(none.chosen);
+  EXPECT_TRUE(none.note.empty());
+
+  Record older = chosenRecord("M", "1.0", fp32, 2);
+  Record newer = chosenRecord("M", "1.0", fp32 + " ", 2);
+  Record trial = newer;
+  trial.verdict = "keep"; // A trial outcome is never a choice.
+  trial.pipeline = "trial";
+  std::vector<Record> rs = {older,
+                            newer,
+                            trial,
+                            chosenRecord("other", "1.0", "o", 2),
+                            chosenRecord("M", "0.9", "c", 2),
+                            chosenRecord("M", "1.0", int8, 2, "h1")};
+  ChoiceLookup hit = findChoice(rs, key);
+  ASSERT_TRUE(hit.chosen);
+  EXPECT_EQ(hit.chosen->pipeline, newer.pipeline); // The newest wins.
+  // The chosen record is not a trial event.
+  EXPECT_EQ(latestPerTrial(rs).size(), 1u);
+  EXPECT_EQ(latestPerTrial(rs)[0].pipeline, "trial");
+
+  key.workers = 4;
+  ChoiceLookup w = findChoice(rs, key);
+  EXPECT_FALSE(w.chosen);
+  EXPECT_EQ(w.note, "the records tuned this model for 2 workers, not 4");
+  key.workers = 0;
+
+  key.precision = "int8";
+  key.calibrationHash = "h2";
+  ChoiceLookup c = findChoice(rs, key);
+  EXPECT_FALSE(c.chosen);
+  EXPECT_NE(c.note.find("another calibration set"), std::string::npos);
+  key.calibrationHash = "h1";
+  ASSERT_TRUE(findChoice(rs, key).chosen);
+  EXPECT_EQ(findChoice(rs, key).chosen->pipeline, int8);
+
+  key.precision = "mixed";
+  EXPECT_NE(findChoice(rs, key).note.find("for precision fp32, not mixed"),
+            std::string::npos);
+  key.precision = "fp32";
+  key.compiler = "2.0";
+  EXPECT_NE(findChoice(rs, key).note.find("with AMK 1.0, not 2.0"),
+            std::string::npos);
+  key.machine = "N";
+  EXPECT_NE(findChoice(rs, key).note.find("on another machine"),
+            std::string::npos);
+  key.modelHash = "m2";
+  EXPECT_TRUE(findChoice(rs, key).note.empty());
+}
+
 static Record outcome(const std::string &model, std::vector<double> f,
                       KnobMap cfg, double speedup) {
   Record r;

@@ -13,12 +13,16 @@
 #include "lowering/HostCode.h"
 #include "lowering/Passes.h"
 #include "lowering/ProgramLoader.h"
+#include "passes/CalibrationData.h"
 #include "passes/Passes.h"
 #include "passes/TaskProgram.h"
 #include "runtime/include/amk/model.h"
+#include "runtime/support/Peak.h"
 #include "translate/ONNXImport.h"
 #include "translate/ONNXToolOptions.h"
+#include "tune/Records.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -106,6 +110,17 @@ cl::opt<std::string>
            cl::desc("The C++ compiler driver that links shared libraries "
                     "(default: $CXX, else c++)"),
            cl::cat(compileCat));
+cl::opt<std::string> recordsPath(
+    "records",
+    cl::desc("amk-tune's records store: without --pipeline, the pipeline "
+             "amk-tune chose for this model, machine, compiler and "
+             "precision is used when it holds one (default: "
+             "$XDG_CACHE_HOME/amk/records.jsonl)"),
+    cl::value_desc("file"), cl::cat(compileCat));
+cl::opt<bool>
+    noRecords("no-records",
+              cl::desc("Never take the pipeline from amk-tune's records"),
+              cl::cat(compileCat));
 cl::opt<bool> quiet("quiet", cl::desc("Do not print the pipeline used"),
                     cl::cat(compileCat));
 
@@ -248,6 +263,87 @@ std::string findRuntimeLibrary(const char *argv0) {
   return std::string(lib);
 }
 
+/// The calibration set's identity as amk-tune and amk-calibrate record
+/// it: every byte of every sample, in order (reading them also checks the
+/// set against the model).
+std::string calibrationHash(ModuleOp module) {
+  auto func = module.lookupSymbol<func::FuncOp>("main_graph");
+  if (!func)
+    die("the model has no function @main_graph");
+  amk::quant::QuantConfig qc;
+  qc.dataDir = calibrationData;
+  amk::quant::SampleSource samples(func, qc);
+  std::string error;
+  if (failed(samples.init(error)))
+    die(error);
+  for (int64_t k = 0; k < samples.size(); ++k)
+    if (failed(samples.get(k, error)))
+      die(error);
+  return llvm::formatv("{0}", llvm::format_hex_no_prefix(samples.hash(), 16))
+      .str();
+}
+
+/// The pipeline amk-tune chose for this model on this machine, from the
+/// records, when there is one for this compiler, precision, calibration
+/// set and (when given) worker count; says why when records of the model
+/// exist but none applies. The recorded pipeline reads the calibration
+/// samples from the directory given here (the same bytes, by the hash).
+std::optional<std::string> tunedPipeline(ModuleOp module) {
+  MLIRContext &ctx = *module.getContext();
+  std::string path =
+      recordsPath.empty() ? amk::tune::defaultRecordsPath() : recordsPath;
+  if (!recordsPath.empty() && !llvm::sys::fs::exists(path))
+    die("--records '" + path + "' does not exist");
+  amk::tune::LoadedRecords lr = amk::tune::loadRecords(path);
+  if (lr.badLines && !quiet)
+    llvm::errs() << "amk-compile: warning: skipped " << lr.badLines
+                 << " corrupt line(s) of the records '" << path << "'\n";
+  if (lr.records.empty())
+    return std::nullopt;
+  amk::tune::ChoiceKey key;
+  key.modelHash = amk::tune::modelStructuralHash(module);
+  key.machine = amk::rt::machineFingerprint();
+  key.compiler = AMK_VERSION;
+  key.precision = precision;
+  if (precision != "fp32" && !calibrationData.empty())
+    key.calibrationHash = calibrationHash(module);
+  if (workers.getNumOccurrences())
+    key.workers = workers;
+  amk::tune::ChoiceLookup found = amk::tune::findChoice(lr.records, key);
+  if (!found.chosen) {
+    if (!found.note.empty() && !quiet)
+      llvm::errs() << "amk-compile: note: " << found.note << " (records '"
+                   << path << "'); using the default pipeline\n";
+    return std::nullopt;
+  }
+  std::string text = found.chosen->pipeline;
+  if (key.precision != "fp32") {
+    // data-dir="..." -> this invocation's directory.
+    llvm::SmallString<256> dir(calibrationData);
+    llvm::sys::fs::make_absolute(dir);
+    size_t at = text.find("data-dir=\"");
+    size_t end = at == std::string::npos ? at : text.find('"', at + 10);
+    if (end == std::string::npos)
+      die("the recorded pipeline '" + text + "' (records '" + path +
+          "') has no data-dir for its calibration samples");
+    text.replace(at, end + 1 - at, "data-dir=\"" + std::string(dir) + "\"");
+  }
+  PassManager pm(&ctx);
+  std::string err;
+  llvm::raw_string_ostream errOs(err);
+  if (failed(amk::parsePipeline(text, pm, errOs)))
+    die("the recorded pipeline '" + text + "' (records '" + path +
+        "'; give --no-records to use the default pipeline) does not parse: " +
+        err);
+  if (!quiet)
+    llvm::errs() << llvm::formatv(
+        "amk-compile: the pipeline amk-tune chose for this model on this "
+        "machine (records '{0}', run {1}, {2}; {3:f2}x the default "
+        "pipeline's speed there)\n",
+        path, found.chosen->run, found.chosen->time, found.chosen->speedup);
+  return text;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -282,6 +378,23 @@ int main(int argc, char **argv) {
   }
   if (checkPipelineOnly)
     return 0;
+
+  llvm::SourceMgr sm;
+  SourceMgrDiagnosticHandler handler(sm, &ctx);
+  amk::onnx::attachONNXNodeNotes(&ctx);
+  OwningOpRef<ModuleOp> module;
+  auto load = [&] {
+    if (!llvm::sys::fs::exists(modelPath))
+      die("the model '" + modelPath + "' does not exist");
+    module = amk::loadModelFile(modelPath, &ctx, sm);
+    if (!module)
+      std::exit(1);
+  };
+  if (pipeline.empty() && !noRecords && target == "cpu") {
+    load();
+    if (std::optional<std::string> tuned = tunedPipeline(*module))
+      pipelineText = *tuned;
+  }
   if (printPipeline) {
     llvm::outs() << pipelineText << "\n";
     return 0;
@@ -302,14 +415,8 @@ int main(int argc, char **argv) {
   if (!isCName(name))
     die("--name '" + name + "' is not a C identifier");
 
-  llvm::SourceMgr sm;
-  SourceMgrDiagnosticHandler handler(sm, &ctx);
-  amk::onnx::attachONNXNodeNotes(&ctx);
-  if (!llvm::sys::fs::exists(modelPath))
-    die("the model '" + modelPath + "' does not exist");
-  OwningOpRef<ModuleOp> module = amk::loadModelFile(modelPath, &ctx, sm);
   if (!module)
-    return 1;
+    load();
 
   auto runPasses = [&](llvm::StringRef text) {
     std::string err;

@@ -294,9 +294,10 @@ struct Tuner {
     }
     return c;
   }
-  bool quantized(const Config &c) const {
-    int i = space.find("amk-quantize.precision");
-    return i >= 0 && space.knobs()[i].values[c[i]] != "fp32";
+  /// From the pipeline, not the knob: a precision pinned with --fix is
+  /// no longer a knob of the space.
+  bool quantized(const Candidate &c) const {
+    return pipelinePrecision(c.pipeline) != "fp32";
   }
 
   void showProgress() {
@@ -336,6 +337,8 @@ struct Tuner {
     c.rec.compiler = compiler;
     c.rec.machine = machine;
     c.rec.calibrationHash = calibHash;
+    if (c.loaded)
+      c.rec.workers = c.loaded->program.num_workers;
     c.rec.samplesMs = c.samples;
     c.rec.incumbentSamplesMs = c.incSamples;
     c.rec.time.clear();
@@ -405,7 +408,7 @@ struct Tuner {
       return fail("failed", why);
     // Correctness before speed: every held-out set against the float
     // reference.
-    bool quant = quantized(c.cfg);
+    bool quant = quantized(c);
     double worstRel = 0, worstCos = 1;
     unsigned agree = 0, rows = 0;
     for (size_t s = 0; s < inputs.size(); ++s) {
@@ -803,17 +806,6 @@ struct Tuner {
   }
 };
 
-/// A structural hash of the model: its IR without weight values.
-std::string structuralHash(ModuleOp m) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  OpPrintingFlags flags;
-  flags.elideLargeElementsAttrs(8);
-  flags.elideLargeResourceString(8);
-  m.print(os, flags);
-  return hex(fnv(text));
-}
-
 std::vector<RValue> makeInputs(func::FuncOp func, uint64_t s,
                                llvm::StringRef dir, MLIRContext &ctx) {
   std::vector<RValue> in;
@@ -984,7 +976,7 @@ int main(int argc, char **argv) {
   Tuner t(ctx, *module);
   t.space = space;
   t.records = records;
-  t.modelHash = structuralHash(*module);
+  t.modelHash = modelStructuralHash(*module);
   {
     OwningOpRef<ModuleOp> shaped = module->clone();
     std::string error;
@@ -1045,8 +1037,11 @@ int main(int argc, char **argv) {
   if (!noPrior)
     t.prior = std::make_unique<Prior>(outcomes, t.machine, t.modelHash);
   if (!noRules) {
-    std::string dir =
-        rulesDir.empty() ? defaultRulesDir() : rulesDir.getValue();
+    std::string dir = rulesDir.empty()
+                          ? defaultRulesDir(llvm::sys::path::parent_path(
+                                llvm::sys::fs::getMainExecutable(
+                                    argv[0], reinterpret_cast<void *>(&info))))
+                          : rulesDir.getValue();
     std::error_code ec;
     for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
          it.increment(ec)) {
@@ -1138,6 +1133,21 @@ int main(int argc, char **argv) {
     bestMs = median(t.incumbent->samples);
   }
   Candidate &best = *chosen;
+  if (!records.empty()) {
+    // What amk-compile takes as this model's pipeline on this machine
+    // (tune::findChoice): the pipeline printed below, with its evidence.
+    Record r = best.rec;
+    r.verdict = "chosen";
+    r.reason =
+        finalNote.empty()
+            ? (vsDefault ? "tuned vs default, interleaved: " + vsDefault->reason
+                         : std::string("the default pipeline"))
+            : finalNote;
+    r.speedup = std::isfinite(defaultMs) ? defaultMs / bestMs : 0;
+    r.time.clear();
+    if (llvm::Error e = appendRecord(records, r))
+      die(llvm::toString(std::move(e)));
+  }
 
   // ONNX Runtime on the same inputs, same threads, for the report.
   double ortMs = NAN;
