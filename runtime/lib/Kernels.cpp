@@ -33,8 +33,13 @@ static inline float bitsToFloat(uint32_t b) {
 }
 
 float fastExp(float x) {
-  // exp(x) = 2^n * exp(r), r = x - n ln2 in [-ln2/2, ln2/2].
-  x = std::min(std::max(x, -87.3f), 88.3f);
+  // exp(x) = 2^n * exp(r), r = x - n ln2 in [-ln2/2, ln2/2]. Below
+  // -87.3 the result would be subnormal: 0 instead (an absolute error
+  // under FLT_MIN), because subnormal operands slow every later multiply
+  // on x86 by one to two orders of magnitude.
+  if (x < -87.3f)
+    return 0.f;
+  x = std::min(x, 88.3f);
   float n = std::nearbyint(x * 1.44269504f);
   float r = x - n * 0.693145752f;
   r = r - n * 1.42860677e-6f;
@@ -827,15 +832,22 @@ void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
   float m = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i)
     m = std::max(m, x[i * stride]);
+  // A probability that would be subnormal after the division by the sum
+  // (at most n) is 0: masked positions (a mask of -10000 or -inf) would
+  // otherwise feed subnormals to the next GEMM (attention's P V), which
+  // runs 10-40x slower on them; such a term is below n * FLT_MIN.
+  float cut = -87.f + std::log((float)std::max<int64_t>(n, 1));
   float sum = 0;
   if (stride == 1) {
     for (int64_t i = 0; i < n; ++i) {
-      y[i] = fastExp(x[i] - m);
+      float d = x[i] - m;
+      y[i] = d < cut ? 0.f : fastExp(d);
       sum += y[i];
     }
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      y[i * stride] = fastExp(x[i * stride] - m);
+      float d = x[i * stride] - m;
+      y[i * stride] = d < cut ? 0.f : fastExp(d);
       sum += y[i * stride];
     }
   }

@@ -128,6 +128,50 @@ TEST(Runtime, GemmTilesMatchNaive) {
   }
 }
 
+/// Softmax over rows with masked positions (-10000, as attention masks
+/// add) and a wide range: the probabilities match exp/sum and none is
+/// subnormal (a subnormal probability slows the next GEMM by 10-40x on
+/// x86; such a term is below n * FLT_MIN and is 0 instead).
+TEST(Runtime, SoftmaxMatchesExpAndHasNoSubnormals) {
+  const int64_t rows = 4, n = 128;
+  std::vector<float> X(rows * n);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < n; ++i)
+      X[r * n + i] = i < n / 2 ? 0.25f * (float)(i % 7) - 0.1f * (float)r
+                               : -10000.f + (float)(r * 20 + i) * 0.5f;
+  X[n + 3] = -70.f; // exp(-70) / sum is tiny but normal: kept.
+  ProgramBuilder b(1);
+  uint32_t in = b.addIO(true, "X", AMK_RT_F32, {rows, n}, 4);
+  uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {rows, n}, 4);
+  std::vector<int64_t> ip(AMK_SOFTMAX_NUM_IPARAMS, 0);
+  ip[AMK_SOFTMAX_OUTER] = rows, ip[AMK_SOFTMAX_AXIS] = n;
+  ip[AMK_SOFTMAX_INNER] = 1;
+  uint32_t k = b.addKernel(AMK_RT_K_SOFTMAX, 0, {in, out}, ip, {}, "sm");
+  b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
+  Session s;
+  ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+  std::vector<float> Y(rows * n, NAN);
+  const void *ins[] = {X.data()};
+  void *outs[] = {Y.data()};
+  ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, sum = 0, total = 0;
+    for (int64_t i = 0; i < n; ++i)
+      m = std::max(m, (double)X[r * n + i]);
+    for (int64_t i = 0; i < n; ++i)
+      sum += std::exp((double)X[r * n + i] - m);
+    for (int64_t i = 0; i < n; ++i) {
+      float y = Y[r * n + i];
+      EXPECT_NE(std::fpclassify(y), FP_SUBNORMAL) << r << "," << i;
+      double want = std::exp((double)X[r * n + i] - m) / sum;
+      EXPECT_NEAR(y, want, 1e-6 * want + 1e-37) << r << "," << i;
+      total += y;
+    }
+    EXPECT_NEAR(total, 1.0, 1e-5);
+  }
+  EXPECT_GT(Y[n + 3], 0.f);
+}
+
 /// The ELEMENTWISE kernel runs its compiled code when the program has
 /// some (the LLVM lowering's), each task on exactly its own element range,
 /// and interprets its iparams otherwise.
