@@ -519,6 +519,59 @@ void convEpilogue(float *y, int64_t P, int64_t channel, const float *bias,
   applyActivation(y, P, act, fp[0], fp[1]);
 }
 
+/// Sixteen floats as one vector (GCC/Clang vector extension: one AVX-512
+/// register, or split by the compiler on narrower targets).
+typedef float V16 __attribute__((vector_size(64)));
+
+inline V16 loadV16(const float *p) {
+  V16 v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/// p[0], p[2], ..., p[30] (reads p[0..31]).
+inline V16 loadV16Stride2(const float *p) {
+  V16 a = loadV16(p), b = loadV16(p + 16);
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                 22, 24, 26, 28, 30);
+}
+
+/// One output plane of a 3x3 depthwise convolution, stride SW (1 or 2),
+/// dilation 1, from the zero-padded input plane (readable 32 floats past
+/// its end): every 16-pixel block of an output row is nine vector FMAs on
+/// one register of accumulators, then the bias and a ReLU/Clip, then one
+/// store. The taps are added in the generic loop's order.
+template <int SW>
+void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
+                int64_t ow, const float *wk, float bias, int act, float lo,
+                float hi, float *y) {
+  constexpr int64_t V = 16;
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const float *r0 = plane + oy * sh * PW;
+    float *yr = y + oy * ow;
+    for (int64_t ox0 = 0; ox0 < ow; ox0 += V) {
+      V16 acc = {};
+      const float *src = r0 + ox0 * SW;
+      for (int ky = 0; ky < 3; ++ky, src += PW)
+        for (int kx = 0; kx < 3; ++kx) {
+          V16 x = SW == 1 ? loadV16(src + kx) : loadV16Stride2(src + kx);
+          acc += wk[ky * 3 + kx] * x;
+        }
+      acc += bias;
+      if (act == AMK_OP_RELU) {
+        V16 zero = {};
+        acc = acc > zero ? acc : zero;
+      } else if (act == AMK_OP_CLIP) {
+        V16 l = lo - (V16){}, h = hi - (V16){};
+        acc = acc < l ? l : acc;
+        acc = acc > h ? h : acc;
+      }
+      int64_t n = std::min(V, ow - ox0);
+      std::memcpy(yr + ox0, &acc, n * sizeof(float));
+    }
+  }
+}
+
 /// Depthwise: output channel o reads input channel o / multiplier. The
 /// input plane is copied once into a zero-padded buffer so the inner loops
 /// carry no bounds checks and vectorize.
@@ -538,8 +591,11 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
   int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
   int64_t PW = std::max(s.w + s.pw, (OWr - 1) * s.sw + (s.kw - 1) * s.dw + 1);
   thread_local std::vector<float> plane, row;
-  plane.assign(PH * PW, 0.f);
+  // 32 floats of slack: the 3x3 path reads whole vectors.
+  plane.assign(PH * PW + 32, 0.f);
   row.resize(OWr);
+  bool fast3x3 = s.kh == 3 && s.kw == 3 && s.dh == 1 && s.dw == 1 &&
+                 (s.sw == 1 || s.sw == 2);
   int64_t loaded = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, ch = o / mult;
@@ -553,6 +609,26 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
     }
     const float *wk = W + o * s.kh * s.kw;
     float *y = Y + r * P;
+    // The common 3x3 shapes, with the epilogue fused when it is only a
+    // bias and a ReLU/Clip.
+    if (fast3x3) {
+      int act = res ? AMK_OP_NONE : (int)s.mode;
+      bool fused =
+          act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP;
+      float b = bias ? bias[o] : 0.f;
+      if (!fused)
+        act = AMK_OP_NONE;
+      if (s.sw == 1)
+        dw3x3Plane<1>(plane.data(), PW, s.sh, s.oh, s.ow, wk, b, act,
+                      call.fp[0], call.fp[1], y);
+      else
+        dw3x3Plane<2>(plane.data(), PW, s.sh, s.oh, s.ow, wk, b, act,
+                      call.fp[0], call.fp[1], y);
+      if (res || !fused)
+        convEpilogue(y, P, o, nullptr, res ? res + r * P : nullptr, (int)s.mode,
+                     call.fp);
+      continue;
+    }
     for (int64_t oy = 0; oy < s.oh; ++oy) {
       for (int64_t ox0 = 0; ox0 < OWr; ox0 += V) {
         float acc[V] = {};

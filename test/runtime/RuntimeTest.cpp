@@ -128,6 +128,87 @@ TEST(Runtime, GemmTilesMatchNaive) {
   }
 }
 
+/// Depthwise convolution against a naive loop: the 3x3 stride 1/2 fast
+/// path (odd widths for the partial last vector, fused Clip, a residual,
+/// a HardSwish it does not fuse) and the generic path (5x5, dilation 2).
+TEST(Runtime, DepthwiseConvMatchesNaive) {
+  struct Case {
+    int64_t k, stride, dil, act;
+    bool residual;
+  };
+  const Case cases[] = {{3, 1, 1, AMK_OP_CLIP, false},
+                        {3, 2, 1, AMK_OP_CLIP, false},
+                        {3, 1, 1, AMK_OP_RELU, true},
+                        {3, 2, 1, AMK_OP_HARD_SWISH, false},
+                        {5, 1, 2, AMK_OP_RELU, false}};
+  const int64_t C = 5, H = 19, W = 23, mult = 2, OC = C * mult;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const Case &c : cases) {
+    int64_t pad = c.dil * (c.k - 1) / 2;
+    int64_t OH = (H + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+    int64_t OW = (W + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+    std::vector<float> X(C * H * W), Wt(OC * c.k * c.k), bias(OC),
+        R(OC * OH * OW);
+    for (auto *v : {&X, &Wt, &bias, &R})
+      for (float &f : *v)
+        f = 3 * dist(rng);
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, C, H, W}, 4);
+    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {1, OC, OH, OW}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, OC, OH, OW}, 4);
+    uint32_t wb = b.addConstant(Wt.data(), Wt.size() * 4);
+    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
+    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+    ip[AMK_SP_N] = 1, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W;
+    ip[AMK_SP_OC] = OC, ip[AMK_SP_KH] = ip[AMK_SP_KW] = c.k;
+    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
+    ip[AMK_SP_SH] = ip[AMK_SP_SW] = c.stride;
+    ip[AMK_SP_PH] = ip[AMK_SP_PW] = pad;
+    ip[AMK_SP_DH] = ip[AMK_SP_DW] = c.dil;
+    ip[AMK_SP_GROUP] = C, ip[AMK_SP_MODE] = c.act;
+    float alpha = c.act == AMK_OP_CLIP ? 0.f : 1.f / 6;
+    float beta = c.act == AMK_OP_CLIP ? 6.f : 0.5f;
+    uint32_t k =
+        b.addKernel(AMK_RT_K_DWCONV, 0,
+                    {in, wb, out, bb, c.residual ? res : AMK_RT_NO_BUFFER}, ip,
+                    {alpha, beta}, "dw");
+    b.addTask(k, 0, {0, 3, 0, OH * OW}, {}, -1);
+    b.addTask(k, 0, {3, OC, 0, OH * OW}, {}, -1);
+    Session s;
+    ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+    std::vector<float> Y(OC * OH * OW, NAN);
+    const void *ins[] = {X.data(), R.data()};
+    void *outs[] = {Y.data()};
+    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          double acc = bias[o];
+          for (int64_t ky = 0; ky < c.k; ++ky)
+            for (int64_t kx = 0; kx < c.k; ++kx) {
+              int64_t iy = oy * c.stride - pad + ky * c.dil;
+              int64_t ix = ox * c.stride - pad + kx * c.dil;
+              if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                acc += (double)Wt[(o * c.k + ky) * c.k + kx] *
+                       X[((o / mult) * H + iy) * W + ix];
+            }
+          int64_t at = (o * OH + oy) * OW + ox;
+          if (c.residual)
+            acc += R[at];
+          if (c.act == AMK_OP_CLIP)
+            acc = std::min(std::max(acc, 0.0), 6.0);
+          else if (c.act == AMK_OP_RELU)
+            acc = std::max(acc, 0.0);
+          else if (c.act == AMK_OP_HARD_SWISH)
+            acc = acc * std::min(std::max(acc * alpha + beta, 0.0), 1.0);
+          ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
+              << "k " << c.k << " stride " << c.stride << " at " << o << ","
+              << oy << "," << ox;
+        }
+  }
+}
+
 /// Softmax over rows with masked positions (-10000, as attention masks
 /// add) and a wide range: the probabilities match exp/sum and none is
 /// subnormal (a subnormal probability slows the next GEMM by 10-40x on
