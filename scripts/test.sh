@@ -18,6 +18,9 @@ if [ "${AMK_SKIP_SANITIZERS:-0}" != 1 ]; then
   # pipefail: the pipeline fails when sanitize.sh does.
   "$root/scripts/sanitize.sh" "${AMK_FUZZ_SECONDS:-60}" 2>&1 | tee sanitize.log ||
     status=$?
+else
+  # No stale figures from an earlier run in the summary.
+  echo "sanitizers (asan+ubsan): skipped (AMK_SKIP_SANITIZERS=1)" > sanitize.log
 fi
 echo
 echo "== summary"

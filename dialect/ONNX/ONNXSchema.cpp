@@ -9,7 +9,9 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "dialect/ONNX/ONNXDialect.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
@@ -312,7 +314,34 @@ private:
 
 } // namespace
 
+/// A tensor attribute of a zero-width integer type (`dense<0> :
+/// tensor<i0>`): ONNX has no such type, and MLIR 22's printer crashes on a
+/// splat of it, which any error attached to the op would print (the
+/// "see current operation" note). Refused with an error that names the
+/// location only, before anything prints the op.
+static LogicalResult rejectZeroWidthTensors(Operation *op) {
+  Type bad;
+  auto check = [&](Attribute a) {
+    if (!a)
+      return;
+    a.walk([&](DenseElementsAttr d) {
+      if (auto it = dyn_cast<IntegerType>(d.getElementType());
+          it && it.getWidth() == 0)
+        bad = d.getType();
+    });
+  };
+  check(op->getPropertiesAsAttribute());
+  check(op->getDiscardableAttrDictionary());
+  if (!bad)
+    return success();
+  return mlir::emitError(op->getLoc())
+         << "'" << op->getName() << "' has a tensor attribute of type " << bad
+         << ": ONNX has no zero-width integer type";
+}
+
 LogicalResult verifyAgainstSchema(Operation *op) {
+  if (failed(rejectZeroWidthTensors(op)))
+    return failure();
   const OpInfo *info = lookupOpInfo(op->getName().stripDialect());
   if (!info)
     return op->emitOpError("has no ONNX schema");

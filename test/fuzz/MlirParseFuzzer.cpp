@@ -11,8 +11,10 @@
 #include "FuzzCommon.h"
 #include "passes/Passes.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -30,10 +32,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // lexer relies on it: so does this target.
   std::string owned(reinterpret_cast<const char *>(data), size);
   llvm::StringRef text(owned.c_str(), size);
-  mlir::ParserConfig config(&q.ctx);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, config);
+  // Parsed unverified first: MLIR 22's printer crashes on a dense
+  // attribute of a zero-width integer type (`dense<0> : tensor<i0>`;
+  // mlir-opt crashes the same way), and any verifier error prints the op.
+  // Our onnx ops refuse such attributes without printing (regression
+  // constant-zero-width-splat.mlir); elsewhere it is upstream's bug, so
+  // those inputs are skipped (docs/security.md).
+  mlir::ParserConfig unverified(&q.ctx, /*verifyAfterParse=*/false);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, unverified);
   if (!module)
     return 0;
+  bool zeroWidthSplat = false;
+  module->walk([&](mlir::Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "onnx")
+      return;
+    for (mlir::Attribute a :
+         {op->getPropertiesAsAttribute(),
+          mlir::Attribute(op->getDiscardableAttrDictionary())})
+      if (a)
+        a.walk([&](mlir::DenseElementsAttr d) {
+          if (d.getElementType().isInteger(0))
+            zeroWidthSplat = true;
+        });
+  });
+  if (zeroWidthSplat || failed(mlir::verify(*module)))
+    return 0;
+  mlir::ParserConfig config(&q.ctx);
   std::string printed;
   llvm::raw_string_ostream os(printed);
   module->print(os, mlir::OpPrintingFlags().printGenericOpForm());
