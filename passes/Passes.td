@@ -542,12 +542,12 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
   let options = [
     Option<"workers", "workers", "int64_t", /*default=*/"2",
            "Number of workers the program is scheduled for [tune: 2|1]">,
-    Option<"tasksPerWorker", "tasks-per-worker", "int64_t", /*default=*/"2",
+    Option<"tasksPerWorker", "tasks-per-worker", "int64_t", /*default=*/"1",
            "Task granularity: tiles per op per worker, when the op is big "
-           "enough [tune: 2|1|4|8]">,
-    Option<"minTaskNs", "min-task-ns", "double", /*default=*/"20000",
+           "enough [tune: 1|2|4|8]">,
+    Option<"minTaskNs", "min-task-ns", "double", /*default=*/"5000",
            "Do not cut an op into tiles cheaper than this (cost model, ns) "
-           "[tune: 20000|5000|80000]">,
+           "[tune: 5000|20000|80000]">,
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"0",
            "Rows per tile for every kernel (0: the cost model decides) "
            "[tune: 0|16|64|256]">,

@@ -45,8 +45,9 @@
 
 // TILES: tile = array<i64: 0, 4,
 
-// The same graph without the knobs: 11 tasks, modelled makespan ~4.3 us.
-// DEF: modelled_makespan_ns = 4.2{{[0-9]+}}e+03 : f64{{.*}}tasks = 11 : i64
+// The same graph without the knobs (one tile per op per worker): 7 tasks,
+// modelled makespan ~4.3 us.
+// DEF: modelled_makespan_ns = 4.2{{[0-9]+}}e+03 : f64{{.*}}tasks = 7 : i64
 // TPW: tasks = 15 : i64
 // COLS: tasks = 8 : i64
 // SYNC: modelled_makespan_ns = 20022{{[0-9.]+}} : f64
