@@ -536,6 +536,56 @@ inline V16 loadV16Stride2(const float *p) {
                                  22, 24, 26, 28, 30);
 }
 
+/// Reductions over a row, 16 lanes at a time (a float reduction does not
+/// vectorize on its own: the compiler keeps the sequential order). The
+/// lanes are added in a fixed order, so a result does not depend on the
+/// tiling or the thread.
+inline float sumFloats(const float *x, int64_t n) {
+  V16 acc = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    acc += loadV16(x + i);
+  float s = 0;
+  for (int k = 0; k < 16; ++k)
+    s += acc[k];
+  for (; i < n; ++i)
+    s += x[i];
+  return s;
+}
+
+inline float maxFloats(const float *x, int64_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  if (n >= 16) {
+    V16 acc = loadV16(x);
+    for (i = 16; i + 16 <= n; i += 16) {
+      V16 v = loadV16(x + i);
+      acc = v > acc ? v : acc;
+    }
+    for (int k = 0; k < 16; ++k)
+      m = std::max(m, acc[k]);
+  }
+  for (; i < n; ++i)
+    m = std::max(m, x[i]);
+  return m;
+}
+
+/// sum((x[i] - mean)^2).
+inline float sumSquaredDiff(const float *x, int64_t n, float mean) {
+  V16 acc = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    V16 d = loadV16(x + i) - mean;
+    acc += d * d;
+  }
+  float s = 0;
+  for (int k = 0; k < 16; ++k)
+    s += acc[k];
+  for (; i < n; ++i)
+    s += (x[i] - mean) * (x[i] - mean);
+  return s;
+}
+
 /// One output plane of a 3x3 depthwise convolution, stride SW (1 or 2),
 /// dilation 1, from the zero-padded input plane (readable 32 floats past
 /// its end): every 16-pixel block of an output row is nine vector FMAs on
@@ -906,8 +956,11 @@ bool elementwiseTile(const KernelCall &call, const int64_t *tile,
 
 void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
   float m = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i)
-    m = std::max(m, x[i * stride]);
+  if (stride == 1)
+    m = maxFloats(x, n);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      m = std::max(m, x[i * stride]);
   // A probability that would be subnormal after the division by the sum
   // (at most n) is 0: masked positions (a mask of -10000 or -inf) would
   // otherwise feed subnormals to the next GEMM (attention's P V), which
@@ -915,11 +968,12 @@ void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
   float cut = -87.f + std::log((float)std::max<int64_t>(n, 1));
   float sum = 0;
   if (stride == 1) {
+    // Two passes: the exponentials vectorize, the sum has its own lanes.
     for (int64_t i = 0; i < n; ++i) {
       float d = x[i] - m;
       y[i] = d < cut ? 0.f : fastExp(d);
-      sum += y[i];
     }
+    sum = sumFloats(y, n);
   } else {
     for (int64_t i = 0; i < n; ++i) {
       float d = x[i * stride] - m;
@@ -953,16 +1007,8 @@ void layerNormTile(const KernelCall &call, const int64_t *tile) {
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     const float *x = X + r * cols;
     float *y = Y + r * cols;
-    float mean = 0;
-    if (!rms) {
-      for (int64_t i = 0; i < cols; ++i)
-        mean += x[i];
-      mean /= (float)cols;
-    }
-    float var = 0;
-    for (int64_t i = 0; i < cols; ++i)
-      var += (x[i] - mean) * (x[i] - mean);
-    var /= (float)cols;
+    float mean = rms ? 0.f : sumFloats(x, cols) / (float)cols;
+    float var = sumSquaredDiff(x, cols, mean) / (float)cols;
     float inv = 1.f / std::sqrt(var + eps);
     for (int64_t i = 0; i < cols; ++i) {
       float v = (x[i] - mean) * inv;

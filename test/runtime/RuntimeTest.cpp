@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -206,6 +207,79 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
               << "k " << c.k << " stride " << c.stride << " at " << o << ","
               << oy << "," << ox;
         }
+  }
+}
+
+/// Layer and RMS normalization against a naive loop, for row lengths
+/// that are and are not multiples of the kernel's 16 lanes, and softmax
+/// rows of an odd length.
+TEST(Runtime, NormalizationAndSoftmaxRowsMatchNaive) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-3, 3);
+  for (int64_t cols : {7, 37, 64, 200}) {
+    for (int rms = 0; rms < 2; ++rms) {
+      const int64_t rows = 3;
+      std::vector<float> X(rows * cols), scale(cols), bias(cols);
+      for (auto *v : {&X, &scale, &bias})
+        for (float &f : *v)
+          f = dist(rng) + (v == &X ? 5.f : 0.f); // An offset mean.
+      ProgramBuilder b(1);
+      uint32_t in = b.addIO(true, "X", AMK_RT_F32, {rows, cols}, 4);
+      uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {rows, cols}, 4);
+      uint32_t sb = b.addConstant(scale.data(), cols * 4);
+      uint32_t bb = b.addConstant(bias.data(), cols * 4);
+      std::vector<int64_t> ip(AMK_LN_NUM_IPARAMS, 0);
+      ip[AMK_LN_ROWS] = rows, ip[AMK_LN_COLS] = cols, ip[AMK_LN_RMS] = rms;
+      uint32_t k = b.addKernel(AMK_RT_K_LAYERNORM, 0, {in, out, sb, bb}, ip,
+                               {1e-5f}, "ln");
+      b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
+      Session s;
+      ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+      std::vector<float> Y(rows * cols, NAN);
+      const void *ins[] = {X.data()};
+      void *outs[] = {Y.data()};
+      ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+      for (int64_t r = 0; r < rows; ++r) {
+        double mean = 0, var = 0;
+        if (!rms) {
+          for (int64_t i = 0; i < cols; ++i)
+            mean += X[r * cols + i];
+          mean /= cols;
+        }
+        for (int64_t i = 0; i < cols; ++i)
+          var += (X[r * cols + i] - mean) * (X[r * cols + i] - mean);
+        var /= cols;
+        for (int64_t i = 0; i < cols; ++i) {
+          double want =
+              (X[r * cols + i] - mean) / std::sqrt(var + 1e-5) * scale[i] +
+              bias[i];
+          ASSERT_NEAR(Y[r * cols + i], want, 1e-4 * (1 + std::fabs(want)))
+              << "cols " << cols << " rms " << rms << " at " << r << "," << i;
+        }
+      }
+    }
+    // Softmax over the same lengths.
+    std::vector<float> X(cols), Y(cols, NAN);
+    for (float &f : X)
+      f = dist(rng);
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, cols}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, cols}, 4);
+    std::vector<int64_t> ip(AMK_SOFTMAX_NUM_IPARAMS, 0);
+    ip[AMK_SOFTMAX_OUTER] = 1, ip[AMK_SOFTMAX_AXIS] = cols;
+    ip[AMK_SOFTMAX_INNER] = 1;
+    uint32_t k = b.addKernel(AMK_RT_K_SOFTMAX, 0, {in, out}, ip, {}, "sm");
+    b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
+    Session s;
+    ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+    const void *ins[] = {X.data()};
+    void *outs[] = {Y.data()};
+    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    double m = *std::max_element(X.begin(), X.end()), sum = 0;
+    for (float v : X)
+      sum += std::exp(v - m);
+    for (int64_t i = 0; i < cols; ++i)
+      ASSERT_NEAR(Y[i], std::exp(X[i] - m) / sum, 1e-6) << cols << "," << i;
   }
 }
 
