@@ -485,6 +485,9 @@ LogicalResult TransposeOp::verify() {
     return emitOpError() << "perm has " << perm->size()
                          << " entries but the input has rank " << x.getRank();
   auto y = ranked(getTransposed());
+  if (y && y.getRank() != static_cast<int64_t>(perm->size()))
+    return emitOpError() << "perm has " << perm->size()
+                         << " entries but the result has rank " << y.getRank();
   if (x && y) {
     for (auto [i, p] : llvm::enumerate(*perm)) {
       int64_t a = x.getDimSize(p), b = y.getDimSize(i);

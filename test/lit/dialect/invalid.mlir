@@ -173,6 +173,16 @@ func.func @transpose_perm(%x: tensor<2x3x4xf32>) -> tensor<4x3x2xf32> {
 
 // -----
 
+// The result's rank must match perm too (found by OnnxBinaryFuzzer: the
+// verifier read past the result's dimensions).
+func.func @transpose_result_rank(%x: tensor<2x3x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{perm has 3 entries but the result has rank 2}}
+  %0 = "onnx.Transpose"(%x) <{perm = array<i64: 2, 1, 0>}> : (tensor<2x3x4xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
 func.func @transpose_result(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
   // expected-error @+1 {{result shape [4,2,3] is not the input shape [2,3,4] permuted by [2,1,0]}}
   %0 = "onnx.Transpose"(%x) <{perm = array<i64: 2, 1, 0>}> : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
