@@ -179,11 +179,12 @@ LogicalResult verifyDepthSpace(Operation *op, Value input, int64_t blocksize,
   if (t.getRank() != 4)
     return op->emitOpError() << "input must have rank 4, got " << t.getRank();
   if (toSpace) {
+    // Without forming blocksize^2, which can overflow (and wrap to 0).
     int64_t c = t.getDimSize(1);
-    if (isStatic(c) && c % (blocksize * blocksize) != 0)
-      return op->emitOpError()
-             << "channel count " << c
-             << " is not divisible by blocksize^2 = " << blocksize * blocksize;
+    if (isStatic(c) && (c % blocksize != 0 || (c / blocksize) % blocksize != 0))
+      return op->emitOpError() << "channel count " << c
+                               << " is not divisible by blocksize^2 (blocksize "
+                               << blocksize << ")";
   } else {
     for (int i = 2; i < 4; ++i) {
       int64_t d = t.getDimSize(i);
@@ -268,6 +269,9 @@ static LogicalResult verifyConvLike(OpT op, Value xValue, Value wValue) {
   if (x && x.getRank() < 3)
     return op.emitOpError()
            << "input X must have rank >= 3, got " << x.getRank();
+  if (w && w.getRank() < 3)
+    return op.emitOpError()
+           << "weights W must have rank >= 3, got " << w.getRank();
   if (x && w && x.getRank() != w.getRank())
     return op.emitOpError()
            << "X has rank " << x.getRank() << " but W has rank " << w.getRank();
@@ -619,7 +623,10 @@ LogicalResult LogSoftmaxOp::verify() {
 
 LogicalResult CastOp::verify() {
   AMK_SCHEMA_FIRST
-  Type elt = getElementType(getContext(), static_cast<int32_t>(getTo()));
+  int64_t to = getTo();
+  Type elt = to >= 0 && to <= INT32_MAX
+                 ? getElementType(getContext(), static_cast<int32_t>(to))
+                 : Type();
   if (!elt)
     return emitOpError() << "'to' = " << getTo() << " is not an ONNX data type";
   if (auto t = dyn_cast<TensorType>(getOutput().getType());
@@ -692,7 +699,10 @@ LogicalResult ConstantOp::verify() {
 
 static LogicalResult checkBranch(Operation *op, Region &region,
                                  StringRef name) {
-  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  // The last op, not getTerminator(): this verifier runs before MLIR's
+  // check that a block is not empty and ends with a terminator.
+  Block &block = region.front();
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
   if (!yield)
     return op->emitOpError() << name << " must end with onnx.Yield";
   if (yield.getNumOperands() != op->getNumResults())
@@ -731,7 +741,7 @@ LogicalResult LoopOp::verify() {
     return emitOpError() << "body takes " << body.getNumArguments()
                          << " inputs; expected 2 + " << carried
                          << " loop-carried values";
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
     return emitOpError("body must end with onnx.Yield");
   if (yield.getNumOperands() != 1 + getNumResults())

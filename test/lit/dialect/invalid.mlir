@@ -330,7 +330,7 @@ func.func @loop_body(%n: tensor<i64>, %c: tensor<i1>, %x: tensor<2xf32>) -> tens
 // -----
 
 func.func @depth_to_space(%x: tensor<1x8x2x2xf32>) -> tensor<1x1x6x6xf32> {
-  // expected-error @+1 {{channel count 8 is not divisible by blocksize^2 = 9}}
+  // expected-error @+1 {{channel count 8 is not divisible by blocksize^2 (blocksize 3)}}
   %0 = "onnx.DepthToSpace"(%x) <{blocksize = 3 : i64}> : (tensor<1x8x2x2xf32>) -> tensor<1x1x6x6xf32>
   return %0 : tensor<1x1x6x6xf32>
 }
@@ -356,5 +356,47 @@ func.func @generic_regions(%x: tensor<2xf32>) -> tensor<2xf32> {
 func.func @generic_attr(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{attribute 'a' has no ONNX encoding: 1 : i32}}
   %0 = "onnx.Generic"(%x) <{domain = "x", onnx_attrs = {a = 1 : i32}, op_type = "Foo", region_names = []}> : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Found in review of the verifiers (each one read out of range, divided
+// by zero or asserted before):
+// weights of rank < 3 when X is unranked,
+func.func @conv_weight_rank(%x: tensor<*xf32>, %w: tensor<4xf32>, %b: none) -> tensor<*xf32> {
+  // expected-error @+1 {{weights W must have rank >= 3, got 1}}
+  %0 = "onnx.Conv"(%x, %w, %b) : (tensor<*xf32>, tensor<4xf32>, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// a blocksize whose square wraps to 0,
+func.func @depth_to_space_huge_blocksize(%x: tensor<1x8x2x2xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{channel count 8 is not divisible by blocksize^2 (blocksize 4294967296)}}
+  %0 = "onnx.DepthToSpace"(%x) {blocksize = 4294967296 : i64} : (tensor<1x8x2x2xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// an If branch with an empty block,
+func.func @if_empty_branch(%c: tensor<i1>) {
+  // expected-error @+1 {{then_branch must end with onnx.Yield}}
+  "onnx.If"(%c) ({
+  ^bb0:
+  }, {
+  ^bb0:
+  }) : (tensor<i1>) -> ()
+  return
+}
+
+// -----
+
+// a Cast 'to' beyond int32.
+func.func @cast_to_overflow(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'to' = 4294967297 is not an ONNX data type}}
+  %0 = "onnx.Cast"(%x) {to = 4294967297 : i64} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
