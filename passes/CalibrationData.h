@@ -2,8 +2,9 @@
 //
 // Part of AMK. Reads a calibration set one sample at a time (a directory of
 // samples, or seeded synthetic inputs when asked), checks each input
-// against the graph, and hashes the set. Used by amk-calibrate and by
-// amk-insert-qdq's sensitivity search.
+// against the graph, and hashes the set. Used by amk-calibrate, by
+// amk-insert-qdq's sensitivity search, and (the hash) by amk-tune and
+// amk-compile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,6 +148,24 @@ private:
   int64_t count = 0;
   uint64_t setHash = kFnv1aOffset;
 };
+
+/// The identity of the calibration set in `dataDir`, as amk-calibrate
+/// records it (every byte of every sample, in order). Reading the set also
+/// checks each sample against `func`. What amk-tune records and
+/// amk-compile matches a tuned int8 pipeline against.
+inline mlir::FailureOr<uint64_t> hashCalibrationSet(mlir::func::FuncOp func,
+                                                    llvm::StringRef dataDir,
+                                                    std::string &error) {
+  QuantConfig qc;
+  qc.dataDir = dataDir.str();
+  SampleSource samples(func, qc);
+  if (failed(samples.init(error)))
+    return mlir::failure();
+  for (int64_t k = 0; k < samples.size(); ++k)
+    if (failed(samples.get(k, error)))
+      return mlir::failure();
+  return samples.hash();
+}
 
 } // namespace amk::quant
 

@@ -211,8 +211,11 @@ std::string amk::tune::modelStructuralHash(mlir::ModuleOp module) {
   flags.elideLargeElementsAttrs(8);
   flags.elideLargeResourceString(8);
   module.print(os, flags);
-  uint64_t h = amk::fnv1a(text.data(), text.size());
-  return llvm::formatv("{0}", llvm::format_hex_no_prefix(h, 16)).str();
+  return hexHash(amk::fnv1a(text.data(), text.size()));
+}
+
+std::string amk::tune::hexHash(uint64_t hash) {
+  return llvm::formatv("{0}", llvm::format_hex_no_prefix(hash, 16)).str();
 }
 
 std::string amk::tune::pipelinePrecision(llvm::StringRef pipeline) {

@@ -69,6 +69,9 @@ llvm::Error appendRecord(llvm::StringRef path, const Record &r);
 /// records are not trial events and are left out.
 std::vector<Record> latestPerTrial(const std::vector<Record> &records);
 
+/// A 64-bit hash as records spell it: 16 lowercase hex digits.
+std::string hexHash(uint64_t hash);
+
 /// The key records are kept under: a hash of the model's IR as imported,
 /// with weight values elided (the same graph with other weights tunes the
 /// same).

@@ -263,26 +263,6 @@ std::string findRuntimeLibrary(const char *argv0) {
   return std::string(lib);
 }
 
-/// The calibration set's identity as amk-tune and amk-calibrate record
-/// it: every byte of every sample, in order (reading them also checks the
-/// set against the model).
-std::string calibrationHash(ModuleOp module) {
-  auto func = module.lookupSymbol<func::FuncOp>("main_graph");
-  if (!func)
-    die("the model has no function @main_graph");
-  amk::quant::QuantConfig qc;
-  qc.dataDir = calibrationData;
-  amk::quant::SampleSource samples(func, qc);
-  std::string error;
-  if (failed(samples.init(error)))
-    die(error);
-  for (int64_t k = 0; k < samples.size(); ++k)
-    if (failed(samples.get(k, error)))
-      die(error);
-  return llvm::formatv("{0}", llvm::format_hex_no_prefix(samples.hash(), 16))
-      .str();
-}
-
 /// The pipeline amk-tune chose for this model on this machine, from the
 /// records, when there is one for this compiler, precision, calibration
 /// set and (when given) worker count; says why when records of the model
@@ -305,8 +285,16 @@ std::optional<std::string> tunedPipeline(ModuleOp module) {
   key.machine = amk::rt::machineFingerprint();
   key.compiler = AMK_VERSION;
   key.precision = precision;
-  if (precision != "fp32" && !calibrationData.empty())
-    key.calibrationHash = calibrationHash(module);
+  if (precision != "fp32" && !calibrationData.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>("main_graph");
+    if (!func)
+      die("the model has no function @main_graph");
+    std::string error;
+    auto hash = amk::quant::hashCalibrationSet(func, calibrationData, error);
+    if (failed(hash))
+      die(error);
+    key.calibrationHash = amk::tune::hexHash(*hash);
+  }
   if (workers.getNumOccurrences())
     key.workers = workers;
   amk::tune::ChoiceLookup found = amk::tune::findChoice(lr.records, key);

@@ -50,7 +50,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -206,9 +205,6 @@ uint64_t fnv(llvm::StringRef s, uint64_t h = amk::kFnv1aOffset) {
   return amk::fnv1a(s.data(), s.size(), h);
 }
 
-std::string hex(uint64_t h) {
-  return llvm::formatv("{0}", llvm::format_hex_no_prefix(h, 16)).str();
-}
 
 /// A candidate pipeline and, once compiled, its program and session.
 struct Candidate {
@@ -1005,21 +1001,15 @@ int main(int argc, char **argv) {
   }
   t.machine = amk::rt::machineFingerprint();
   if (!calibrationData.empty()) {
-    // The calibration set's identity, as amk-calibrate records it (every
-    // byte of every sample, in order); reading the set here also checks it
-    // against the model before any candidate is built.
-    amk::quant::QuantConfig qc;
-    qc.dataDir = calibrationData;
-    amk::quant::SampleSource samples(func, qc);
+    // Reading the set here also checks it against the model before any
+    // candidate is built.
     std::string error;
-    if (failed(samples.init(error)))
+    auto hash = amk::quant::hashCalibrationSet(func, calibrationData, error);
+    if (failed(hash))
       die(error);
-    for (int64_t k = 0; k < samples.size(); ++k)
-      if (failed(samples.get(k, error)))
-        die(error);
-    t.calibHash = hex(samples.hash());
+    t.calibHash = hexHash(*hash);
   }
-  t.run = hex(fnv(t.modelHash + "|" + t.machine + "|" + t.compiler + "|" +
+  t.run = hexHash(fnv(t.modelHash + "|" + t.machine + "|" + t.compiler + "|" +
                   space.print() + "|" + std::to_string(seed) + "|" +
                   t.calibHash + "|" + inputDir.getValue()));
   LoadedRecords lr = loadRecords(records);
