@@ -662,19 +662,19 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
     // The common 3x3 shapes, with the epilogue fused when it is only a
     // bias and a ReLU/Clip.
     if (fast3x3) {
-      int act = res ? AMK_OP_NONE : (int)s.mode;
-      bool fused =
-          act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP;
+      // The activation runs in the kernel only when nothing comes between
+      // the bias and it (a residual is added first).
+      bool fuseAct = !res && (s.mode == AMK_OP_NONE || s.mode == AMK_OP_RELU ||
+                              s.mode == AMK_OP_CLIP);
+      int act = fuseAct ? (int)s.mode : AMK_OP_NONE;
       float b = bias ? bias[o] : 0.f;
-      if (!fused)
-        act = AMK_OP_NONE;
       if (s.sw == 1)
         dw3x3Plane<1>(plane.data(), PW, s.sh, s.oh, s.ow, wk, b, act,
                       call.fp[0], call.fp[1], y);
       else
         dw3x3Plane<2>(plane.data(), PW, s.sh, s.oh, s.ow, wk, b, act,
                       call.fp[0], call.fp[1], y);
-      if (res || !fused)
+      if (!fuseAct)
         convEpilogue(y, P, o, nullptr, res ? res + r * P : nullptr, (int)s.mode,
                      call.fp);
       continue;

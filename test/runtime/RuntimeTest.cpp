@@ -79,6 +79,15 @@ TEST(Runtime, SingleThreadExecutorRejectsAnOutOfOrderProgram) {
 
 /// C = relu(A B + bias), A MxK, B KxN, split into row tiles over 2 workers
 /// and a column split, checked against a double-precision loop.
+/// Creates a session for the program and runs it once: `ins` and `outs`
+/// in the program's input and output order.
+void runProgram(ProgramBuilder &b, std::vector<const void *> ins,
+                std::vector<void *> outs) {
+  Session s;
+  ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+  ASSERT_EQ(amk_rt_run(s.s, ins.data(), outs.data()), AMK_RT_OK) << s.error();
+}
+
 TEST(Runtime, GemmTilesMatchNaive) {
   const int64_t M = 37, N = 70, K = 33;
   std::mt19937 rng(7);
@@ -176,12 +185,8 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
                     {alpha, beta}, "dw");
     b.addTask(k, 0, {0, 3, 0, OH * OW}, {}, -1);
     b.addTask(k, 0, {3, OC, 0, OH * OW}, {}, -1);
-    Session s;
-    ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
     std::vector<float> Y(OC * OH * OW, NAN);
-    const void *ins[] = {X.data(), R.data()};
-    void *outs[] = {Y.data()};
-    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
     for (int64_t o = 0; o < OC; ++o)
       for (int64_t oy = 0; oy < OH; ++oy)
         for (int64_t ox = 0; ox < OW; ++ox) {
@@ -233,12 +238,8 @@ TEST(Runtime, NormalizationAndSoftmaxRowsMatchNaive) {
       uint32_t k = b.addKernel(AMK_RT_K_LAYERNORM, 0, {in, out, sb, bb}, ip,
                                {1e-5f}, "ln");
       b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
-      Session s;
-      ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
       std::vector<float> Y(rows * cols, NAN);
-      const void *ins[] = {X.data()};
-      void *outs[] = {Y.data()};
-      ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+      ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
       for (int64_t r = 0; r < rows; ++r) {
         double mean = 0, var = 0;
         if (!rms) {
@@ -270,11 +271,7 @@ TEST(Runtime, NormalizationAndSoftmaxRowsMatchNaive) {
     ip[AMK_SOFTMAX_INNER] = 1;
     uint32_t k = b.addKernel(AMK_RT_K_SOFTMAX, 0, {in, out}, ip, {}, "sm");
     b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
-    Session s;
-    ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
-    const void *ins[] = {X.data()};
-    void *outs[] = {Y.data()};
-    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
     double m = *std::max_element(X.begin(), X.end()), sum = 0;
     for (float v : X)
       sum += std::exp(v - m);
@@ -303,12 +300,8 @@ TEST(Runtime, SoftmaxMatchesExpAndHasNoSubnormals) {
   ip[AMK_SOFTMAX_INNER] = 1;
   uint32_t k = b.addKernel(AMK_RT_K_SOFTMAX, 0, {in, out}, ip, {}, "sm");
   b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
-  Session s;
-  ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
   std::vector<float> Y(rows * n, NAN);
-  const void *ins[] = {X.data()};
-  void *outs[] = {Y.data()};
-  ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+  ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
   for (int64_t r = 0; r < rows; ++r) {
     double m = -INFINITY, sum = 0, total = 0;
     for (int64_t i = 0; i < n; ++i)
