@@ -554,6 +554,13 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
     Option<"tileCols", "tile-cols", "int64_t", /*default=*/"0",
            "Columns per tile for GEMM/conv kernels (0: the cost model "
            "decides) [tune: 0|64|128|256]">,
+    Option<"convKernel", "conv-kernel", "std::string", /*default=*/"\"auto\"",
+           "Kernel for group-1 convolutions: direct (register tiles over "
+           "weights packed at compile time), im2col (implicit GEMM on "
+           "libxsmm, columns packed per block at run time), or auto (direct "
+           "where it applies: float weights, column stride 1 or 2; 1x1 "
+           "stride-1 convolutions stay GEMMs unless their output channels "
+           "are a multiple of 32) [tune: auto|direct|im2col]">,
     Option<"policy", "policy", "std::string", /*default=*/"\"eft\"",
            "List-scheduling policy: eft (earliest finish time) or "
            "round-robin [tune: eft|round-robin]">,

@@ -455,7 +455,17 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   double flops = 2.0 * N * OC * P * K;
   bool pointwise = group == 1 && KH == 1 && KW == 1 && sh == 1 && sw == 1 &&
                    ph == 0 && pw == 0 && OH == H && OW == W;
-  if (pointwise) {
+  // The direct kernel wants its weights packed now, so they must be a
+  // float constant. `auto` leaves a 1x1 convolution whose channels do not
+  // fill 32-channel blocks to the GEMM: the block's idle lanes and its
+  // transposed store cost more than the few FMAs per pixel (measured on
+  // MobileNetV2's 16- and 24-channel projections, docs/runtime.md).
+  bool direct =
+      opts.convKernel != "im2col" && group == 1 && (sw == 1 || sw == 2) &&
+      (opts.convKernel == "direct" || !pointwise ||
+       OC % AMK_CONV_OC_BLOCK == 0) &&
+      wt.getElementType().isF32() && w.getDefiningOp<amk::onnx::ConstantOp>();
+  if (pointwise && !direct) {
     // A 1x1 convolution is a GEMM: Y[n] = W [OC x C] X[n] [C x P].
     KOp &k = newKOp(op, AMK_RT_K_GEMM);
     k.slots = {*wi, *xi, yi, bi, zi};
@@ -499,9 +509,32 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
     return success();
   }
   bool depthwise = group == C && group > 1 && OC % C == 0;
+  int wSlot = *wi;
+  if (direct) {
+    // [ceil(OC/32)][C][KH][KW][32]: each tap's 32 output channels are two
+    // vectors, and a block's taps are read in order.
+    auto value = amk::getConstantTensor(w);
+    if (!value)
+      return unsupported(op, "cannot read the constant weights");
+    const int64_t B = AMK_CONV_OC_BLOCK, blocks = (OC + B - 1) / B,
+                  taps = KH * KW;
+    amk::ref::Tensor packed(value->dtype(), {blocks * C * taps, B});
+    const float *src = value->data<float>();
+    float *dst = packed.data<float>();
+    std::fill_n(dst, blocks * C * taps * B, 0.f);
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t t = 0; t < taps; ++t)
+          dst[((o / B * C + c) * taps + t) * B + o % B] =
+              src[(o * C + c) * taps + t];
+    auto type =
+        RankedTensorType::get({blocks * C * taps, B}, wt.getElementType());
+    wSlot = newConstTensor(type, packed.toAttr(op->getContext()),
+                           amk::onnx::getTensorName(w).str() + ".direct");
+  }
   KOp &k = newKOp(op, depthwise ? AMK_RT_K_DWCONV : AMK_RT_K_CONV);
-  k.variant = (!depthwise && group == 1) ? 1 : 0;
-  k.slots = {*xi, *wi, yi, bi, zi};
+  k.variant = direct ? 2 : (!depthwise && group == 1) ? 1 : 0;
+  k.slots = {*xi, wSlot, yi, bi, zi};
   k.ip.assign(AMK_SP_NUM_IPARAMS, 0);
   int64_t *ip = k.ip.data();
   ip[AMK_SP_N] = N, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W,
@@ -518,10 +551,17 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
     k.cols = P, k.colTiling = true, k.rowAlign = 32, k.colAlign = 64;
     k.rowOperandBytes = 4.0 * OC * K;
     k.colOperandBytes = 4.0 * N * C * H * W * KH * KW;
+  } else if (k.variant == 2) {
+    // Column tiles are whole output rows (the register tiles run along a
+    // row); row tiles whole 32-channel blocks.
+    k.cols = P, k.colTiling = true, k.rowAlign = AMK_CONV_OC_BLOCK,
+    k.colAlign = OW;
+    k.rowOperandBytes = 4.0 * OC * K;
+    k.colOperandBytes = 4.0 * N * C * H * W;
   }
-  int xs = *xi, ws = *wi;
-  int64_t wbytes = tensors[*wi].bytes;
-  bool cols = k.variant == 1;
+  int xs = *xi, ws = wSlot;
+  int64_t wbytes = tensors[wSlot].bytes;
+  bool cols = k.variant != 0;
   int64_t mult = OC / C;
   k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
@@ -1925,6 +1965,14 @@ struct ScheduleMegakernelPass
     amk::ScheduleMegakernelOptions o;
     o.workers = workers, o.tasksPerWorker = std::max<int64_t>(1, tasksPerWorker);
     o.minTaskNs = minTaskNs, o.tileRows = tileRows, o.tileCols = tileCols;
+    if (convKernel != "auto" && convKernel != "direct" &&
+        convKernel != "im2col") {
+      module.emitError("amk-schedule-megakernel: conv-kernel must be auto, "
+                       "direct or im2col, not '")
+          << convKernel << "'";
+      return signalPassFailure();
+    }
+    o.convKernel = convKernel;
     o.policy = policy, o.syncNs = syncNs, o.peakGflops = peakGflops,
     o.memGbps = memGbps;
     Scheduler s(module, funcs[0], o);

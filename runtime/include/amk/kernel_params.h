@@ -87,7 +87,10 @@ enum {
 /* CONV: buffers X, W, Y, bias, residual. Rows: N*OC; columns: OH*OW.
  * Variant 0: direct loops, any group count. Variant 1 (group 1): implicit
  * GEMM, W [OC][C*KH*KW] times input columns packed per block on the fly,
- * on libxsmm microkernels. */
+ * on libxsmm microkernels. Variant 2 (group 1, stride 1 or 2): direct,
+ * on W packed as [ceil(OC/32)][C][KH][KW][32] (zero past OC), 14 pixels x
+ * 32 channels per register tile. */
+#define AMK_CONV_OC_BLOCK 32
 /* POOL: buffers X, Y. Rows: N*C. */
 
 /* ELEMENTWISE: buffers Y, X0..Xn-1. Y is float32 with `rank` dims; input i

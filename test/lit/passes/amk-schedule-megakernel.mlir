@@ -8,6 +8,11 @@
 // RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
 // RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
 // RUN: not amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{policy=random})' 2>&1 | FileCheck %s --check-prefix=BADPOLICY
+// conv-kernel picks the convolution kernel: im2col keeps the implicit GEMM
+// (variant 1, unpacked weights), direct takes the 1x1 conv too.
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=im2col},amk-validate-task-program)' | FileCheck %s --check-prefix=IM2COL
+// RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=direct},amk-validate-task-program)' | FileCheck %s --check-prefix=DIRECT
+// RUN: not amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd})' 2>&1 | FileCheck %s --check-prefix=BADCONV
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-schedule-megakernel)' 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 // The compiled program gives the reference interpreter's outputs with 1
 // and 2 workers, threaded and on the single-thread executor.
@@ -15,6 +20,8 @@
 // RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 2 --single-thread --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
 
 // The graph function is replaced by one program: interface buffers first,
 // then arena buffers at planned offsets, then packed constants.
@@ -24,12 +31,15 @@
 // CHECK: amk_task.buffer {kind = "input", name = "x", size = 3072 : i64
 // CHECK: amk_task.buffer {kind = "output", name = "probs", size = 40 : i64
 // CHECK: kind = "arena"
+// The 3x3 conv's weights (8 x 3 x 3 x 3) are packed for the direct
+// kernel: one block of 32 output channels, [C][taps][32], zero past 8.
+// CHECK: kind = "const", name = "{{.*}}.direct", {{.*}}size = 3456 : i64, type = tensor<27x32xf32>
 // The transposed Gemm weight (10 x 512) is packed at compile time into
 // K x 64 panels, here one, zero-padded past column 10.
 // CHECK: kind = "const", name = "{{.*}}.panels", {{.*}}size = 131072 : i64, type = tensor<512x64xf32>
-// The 3x3 conv is an implicit GEMM (variant 1), the 1x1 conv a GEMM with
-// its residual, the Flatten a view (no kernel).
-// CHECK: amk_task.kernel {{{.*}}kind = "conv", name = "{{.*}}", op = "amk.conv", variant = 1 : i64}
+// The 3x3 conv is a direct convolution (variant 2), the 1x1 conv a GEMM
+// with its residual, the Flatten a view (no kernel).
+// CHECK: amk_task.kernel {{{.*}}kind = "conv", name = "{{.*}}", op = "amk.conv", variant = 2 : i64}
 // CHECK: amk_task.kernel {{{.*}}kind = "pool"
 // CHECK: amk_task.kernel {{{.*}}kind = "gemm", name = "{{.*}}", op = "amk.conv"}
 // CHECK: amk_task.kernel {{{.*}}kind = "gemm", name = "{{.*}}", op = "onnx.Gemm"}
@@ -48,12 +58,23 @@
 // The same graph without the knobs (one tile per op per worker): 7 tasks,
 // modelled makespan ~4.3 us.
 // DEF: modelled_makespan_ns = 4.2{{[0-9]+}}e+03 : f64{{.*}}tasks = 7 : i64
-// TPW: tasks = 15 : i64
+// TPW: tasks = 19 : i64
 // COLS: tasks = 8 : i64
 // SYNC: modelled_makespan_ns = 20022{{[0-9.]+}} : f64
 // PEAK: modelled_makespan_ns = 768{{[0-9.]+}} : f64
 
 // BADPOLICY: policy must be eft or round-robin, not 'random'
+
+// IM2COL-NOT: .direct
+// IM2COL: kind = "conv", name = "{{.*}}", op = "amk.conv", variant = 1 : i64}
+// IM2COL: kind = "gemm", name = "{{.*}}", op = "amk.conv"}
+// DIRECT: kind = "const", name = "{{.*}}.direct", {{.*}}type = tensor<27x32xf32>
+// DIRECT: kind = "const", name = "{{.*}}.direct", {{.*}}type = tensor<8x32xf32>
+// DIRECT: kind = "conv", name = "{{.*}}", op = "amk.conv", variant = 2 : i64}
+// DIRECT: kind = "conv", name = "{{.*}}", op = "amk.conv", variant = 2 : i64}
+// DIRECT-NOT: kind = "gemm", name = "{{.*}}", op = "amk.conv"}
+
+// BADCONV: conv-kernel must be auto, direct or im2col, not 'winograd'
 
 // EXEC-COUNT-1: ok vs reference
 
