@@ -534,6 +534,20 @@ inline V16 loadV16(const float *p) {
   return v;
 }
 
+/// Stores the first n <= 16 lanes of v (a full vector as one store, a
+/// partial one masked, not as a library memcpy of variable length).
+inline void storeV16(float *p, V16 v, int64_t n) {
+  if (n == 16) {
+    std::memcpy(p, &v, sizeof(v));
+    return;
+  }
+#ifdef __AVX512F__
+  _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), (__m512)v);
+#else
+  std::memcpy(p, &v, n * sizeof(float));
+#endif
+}
+
 /// p[0], p[2], ..., p[30] (reads p[0..31]).
 inline V16 loadV16Stride2(const float *p) {
   V16 a = loadV16(p), b = loadV16(p + 16);
@@ -599,9 +613,15 @@ inline float sumSquaredDiff(const float *x, int64_t n, float mean) {
 template <int SW>
 void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
                 int64_t ow, const float *wk, float bias, int act, float lo,
-                float hi, float *y) {
+                float hi, float *y, const char *next, int64_t nextBytes) {
   constexpr int64_t V = 16;
+  // The next input plane's cache lines, a share per output row, so its
+  // reads from memory overlap this plane's arithmetic.
+  int64_t lines = next ? (nextBytes + 63) / 64 : 0,
+          perRow = (lines + oh - 1) / std::max<int64_t>(1, oh);
   for (int64_t oy = 0; oy < oh; ++oy) {
+    for (int64_t l = oy * perRow; l < std::min(lines, (oy + 1) * perRow); ++l)
+      __builtin_prefetch(next + l * 64);
     const float *r0 = plane + oy * sh * PW;
     float *yr = y + oy * ow;
     for (int64_t ox0 = 0; ox0 < ow; ox0 += V) {
@@ -621,8 +641,7 @@ void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
         acc = acc < l ? l : acc;
         acc = acc > h ? h : acc;
       }
-      int64_t n = std::min(V, ow - ox0);
-      std::memcpy(yr + ox0, &acc, n * sizeof(float));
+      storeV16(yr + ox0, acc, std::min(V, ow - ox0));
     }
   }
 }
@@ -673,12 +692,17 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
                               s.mode == AMK_OP_CLIP);
       int act = fuseAct ? (int)s.mode : AMK_OP_NONE;
       float b = bias ? bias[o] : 0.f;
+      // The next row's input plane, when it is another channel.
+      const char *next = nullptr;
+      if (r + 1 < tile[1] && ((r + 1) % s.oc) / mult != ch)
+        next = reinterpret_cast<const char *>(X + (key + 1) * s.h * s.w);
+      int64_t nextBytes = s.h * s.w * sizeof(float);
       if (s.sw == 1)
         dw3x3Plane<1>(plane.data(), PW, s.sh, s.oh, s.ow, wk, b, act,
-                      call.fp[0], call.fp[1], y);
+                      call.fp[0], call.fp[1], y, next, nextBytes);
       else
         dw3x3Plane<2>(plane.data(), PW, s.sh, s.oh, s.ow, wk, b, act,
-                      call.fp[0], call.fp[1], y);
+                      call.fp[0], call.fp[1], y, next, nextBytes);
       if (!fuseAct)
         convEpilogue(y, P, o, nullptr, res ? res + r * P : nullptr, (int)s.mode,
                      call.fp);
@@ -734,25 +758,38 @@ constexpr int kMaxTilePixels = 14;
 /// packed block, [C][taps][32]. The sum runs channel by channel and tap by
 /// tap whatever the tiling, so every tiling gives the same bits. Writes
 /// out[R1 + R2][32].
-template <int R1, int R2, int S>
+template <int R1, int R2, int S, bool K3>
 void convMicroTile(const float *x, int64_t step, int64_t cs, int64_t C,
                    const int64_t *taps, int64_t ntaps, const float *w,
                    float *out) {
   V16 acc[R1 + R2][2] = {};
-  for (int64_t c = 0; c < C; ++c, x += cs) {
-    for (int64_t t = 0; t < ntaps; ++t, w += kOcBlock) {
-      const float *xt = x + taps[t];
-      V16 w0 = loadV16(w), w1 = loadV16(w + 16);
-      __builtin_prefetch(w + 8 * kOcBlock);
-      __builtin_prefetch(w + 8 * kOcBlock + 16);
-      __builtin_prefetch(w + C * ntaps * kOcBlock, 0, 2);
-      __builtin_prefetch(w + C * ntaps * kOcBlock + 16, 0, 2);
-      for (int j = 0; j < R1 + R2; ++j) {
-        float v = j < R1 ? xt[j * S] : xt[step + (j - R1) * S];
-        acc[j][0] += w0 * v;
-        acc[j][1] += w1 * v;
-      }
+  const int64_t next = C * ntaps * kOcBlock;
+  auto tap = [&](const float *xt, const float *wt) {
+    V16 w0 = loadV16(wt), w1 = loadV16(wt + 16);
+    // This block's weights ahead into L1, the next block's into L2 (the
+    // next register tile over other channels streams them from there).
+    __builtin_prefetch(wt + 16 * kOcBlock);
+    __builtin_prefetch(wt + 16 * kOcBlock + 16);
+    __builtin_prefetch(wt + next, 0, 2);
+    __builtin_prefetch(wt + next + 16, 0, 2);
+    for (int j = 0; j < R1 + R2; ++j) {
+      float v = j < R1 ? xt[j * S] : xt[step + (j - R1) * S];
+      acc[j][0] += w0 * v;
+      acc[j][1] += w1 * v;
     }
+  };
+  if constexpr (K3) {
+    // 3x3, dilation 1: the taps are unrolled, at the input row stride
+    // (taps[3]) and one column apart.
+    const int64_t rs = taps[3];
+    for (int64_t c = 0; c < C; ++c, x += cs, w += 9 * kOcBlock)
+      for (int ky = 0; ky < 3; ++ky)
+        for (int kx = 0; kx < 3; ++kx)
+          tap(x + ky * rs + kx, w + (ky * 3 + kx) * kOcBlock);
+  } else {
+    for (int64_t c = 0; c < C; ++c, x += cs)
+      for (int64_t t = 0; t < ntaps; ++t, w += kOcBlock)
+        tap(x + taps[t], w);
   }
   std::memcpy(out, acc, sizeof(acc));
 }
@@ -761,17 +798,17 @@ using MicroTileFn = void (*)(const float *, int64_t, int64_t, int64_t,
                              const int64_t *, int64_t, const float *, float *);
 
 /// The register tiles of one row, by pixel count.
-template <int S, int... Rs>
+template <int S, bool K3, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
 rowTiles(std::integer_sequence<int, Rs...>) {
-  return {&convMicroTile<Rs + 1, 0, S>...};
+  return {&convMicroTile<Rs + 1, 0, S, K3>...};
 }
 
 /// The register tiles of two rows, by pixels per row.
-template <int S, int... Rs>
+template <int S, bool K3, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
 pairTiles(std::integer_sequence<int, Rs...>) {
-  return {&convMicroTile<Rs + 1, Rs + 1, S>...};
+  return {&convMicroTile<Rs + 1, Rs + 1, S, K3>...};
 }
 
 /// Transposes 16 vectors in place: afterwards r[k][j] is the old r[j][k].
@@ -890,11 +927,16 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
   const float *res = static_cast<const float *>(call.buffers[4]);
   using Rows = std::make_integer_sequence<int, kMaxTilePixels>;
   using Pairs = std::make_integer_sequence<int, kMaxTilePixels / 2>;
-  static constexpr auto row1 = rowTiles<1>(Rows()), row2 = rowTiles<2>(Rows());
-  static constexpr auto pair1 = pairTiles<1>(Pairs()),
-                        pair2 = pairTiles<2>(Pairs());
-  const auto &tiles = s.sw == 1 ? row1 : row2;
-  const auto &pairs = s.sw == 1 ? pair1 : pair2;
+  // By stride, and whether the filter is 3x3 with dilation 1 (unrolled).
+  static constexpr std::array<MicroTileFn, kMaxTilePixels> rowsBy[2][2] = {
+      {rowTiles<1, false>(Rows()), rowTiles<1, true>(Rows())},
+      {rowTiles<2, false>(Rows()), rowTiles<2, true>(Rows())}};
+  static constexpr std::array<MicroTileFn, kMaxTilePixels / 2> pairsBy[2][2] = {
+      {pairTiles<1, false>(Pairs()), pairTiles<1, true>(Pairs())},
+      {pairTiles<2, false>(Pairs()), pairTiles<2, true>(Pairs())}};
+  bool k3 = s.kh == 3 && s.kw == 3 && s.dh == 1 && s.dw == 1;
+  const auto &tiles = rowsBy[s.sw - 1][k3];
+  const auto &pairs = pairsBy[s.sw - 1][k3];
   int64_t P = s.oh * s.ow, ntaps = s.kh * s.kw;
   // A 1x1 stride-1 convolution without padding reads pixel p at p: one
   // long row.
@@ -1015,20 +1057,58 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
   const float *X = static_cast<const float *>(call.buffers[0]);
   float *Y = static_cast<float *>(call.buffers[1]);
+  if (s.mode != 0 && s.oh == 1 && s.ow == 1 && s.kh == s.h && s.kw == s.w &&
+      s.ph == 0 && s.pw == 0) {
+    // Global average: one vector sum per plane.
+    for (int64_t r = tile[0]; r < tile[1]; ++r)
+      Y[r] = sumFloats(X + r * s.h * s.w, s.h * s.w) / (float)(s.h * s.w);
+    return;
+  }
   if (s.mode == 0 && s.dh == 1 && s.dw == 1) {
-    // Max pooling over a -inf padded plane: no bounds checks inside.
+    // Max pooling over a -inf padded plane: no bounds checks inside. Rows
+    // are computed 16 outputs at a time (strides 1 and 2 as vectors), so
+    // the plane is padded for a row rounded up to 16, plus a vector's
+    // slack for the stride-2 loads.
+    constexpr int64_t V = 16;
+    bool vec = s.sw == 1 || s.sw == 2;
+    int64_t OWr = vec ? (s.ow + V - 1) / V * V : s.ow;
     int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + s.kh);
-    int64_t PW = std::max(s.w + s.pw, (s.ow - 1) * s.sw + s.kw);
+    int64_t PW = std::max(s.w + s.pw, (OWr - 1) * s.sw + s.kw);
     thread_local std::vector<float> plane;
-    plane.assign(PH * PW, -std::numeric_limits<float>::infinity());
+    plane.assign(PH * PW + 2 * V, -std::numeric_limits<float>::infinity());
     for (int64_t r = tile[0]; r < tile[1]; ++r) {
       const float *x = X + r * s.h * s.w;
       for (int64_t iy = 0; iy < s.h; ++iy)
         std::memcpy(plane.data() + (iy + s.ph) * PW + s.pw, x + iy * s.w,
                     s.w * sizeof(float));
       float *y = Y + r * s.oh * s.ow;
+      // The next plane's lines, a share per output row (see dw3x3Plane).
+      const char *next = r + 1 < tile[1]
+                             ? reinterpret_cast<const char *>(x + s.h * s.w)
+                             : nullptr;
+      int64_t lines = next ? (s.h * s.w * 4 + 63) / 64 : 0,
+              perRow = (lines + s.oh - 1) / s.oh;
       for (int64_t oy = 0; oy < s.oh; ++oy) {
+        for (int64_t l = oy * perRow; l < std::min(lines, (oy + 1) * perRow);
+             ++l)
+          __builtin_prefetch(next + l * 64);
         float *yr = y + oy * s.ow;
+        if (vec) {
+          for (int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {
+            V16 acc = -std::numeric_limits<float>::infinity() - (V16){};
+            for (int64_t ky = 0; ky < s.kh; ++ky) {
+              const float *src =
+                  plane.data() + (oy * s.sh + ky) * PW + ox0 * s.sw;
+              for (int64_t kx = 0; kx < s.kw; ++kx) {
+                V16 v =
+                    s.sw == 1 ? loadV16(src + kx) : loadV16Stride2(src + kx);
+                acc = v > acc ? v : acc;
+              }
+            }
+            storeV16(yr + ox0, acc, std::min(V, s.ow - ox0));
+          }
+          continue;
+        }
         std::fill_n(yr, s.ow, -std::numeric_limits<float>::infinity());
         for (int64_t ky = 0; ky < s.kh; ++ky) {
           const float *prow = plane.data() + (oy * s.sh + ky) * PW;
