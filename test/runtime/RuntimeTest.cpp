@@ -339,6 +339,32 @@ TEST(Runtime, DirectConvRejectsStrideThree) {
       << amk_rt_error_message(nullptr);
 }
 
+/// A copy that swaps the last two axes moves 16 x 16 blocks through
+/// registers: odd sizes (partial row groups, a column tail) and tiles that
+/// start inside a group against the plain index arithmetic.
+TEST(Runtime, TransposeCopyMatchesNaive) {
+  const int64_t A = 3, R = 37, C = 50; // Y[a][r][c] = X[a][c][r]
+  std::vector<float> X(A * C * R);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = (float)i;
+  ProgramBuilder b(1);
+  uint32_t in = b.addIO(true, "X", AMK_RT_F32, {A, C, R}, 4);
+  uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {A, R, C}, 4);
+  // eb, rank, offsets, dims, source strides, destination strides.
+  std::vector<int64_t> ip = {4, 3, 0, 0, A, R, C, C * R, 1, R, R * C, C, 1};
+  uint32_t k = b.addKernel(AMK_RT_K_COPY, 0, {in, out}, ip, {}, "transpose");
+  b.addTask(k, 0, {0, 5, 0, 1}, {}, -1);
+  b.addTask(k, 0, {5, 60, 0, 1}, {}, -1);
+  b.addTask(k, 0, {60, A * R, 0, 1}, {}, -1);
+  std::vector<float> Y(A * R * C, NAN);
+  ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+  for (int64_t a = 0; a < A; ++a)
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c)
+        ASSERT_EQ(Y[(a * R + r) * C + c], X[(a * C + c) * R + r])
+            << a << "," << r << "," << c;
+}
+
 /// Layer and RMS normalization against a naive loop, for row lengths
 /// that are and are not multiples of the kernel's 16 lanes, and softmax
 /// rows of an odd length.
