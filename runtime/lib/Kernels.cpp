@@ -108,7 +108,10 @@ static inline V16 loadV16(const float *p) {
 static inline V16 recipV(V16 x) {
 #ifdef __AVX512F__
   V16 r = (V16)_mm512_rcp14_ps((__m512)x);
-  return r * (2.f - x * r);
+  // The step is NaN where the estimate is exact and infinite or zero
+  // (x = 0, x = +-inf): keep the estimate there.
+  V16 n = r * (2.f - x * r);
+  return n == n ? n : r;
 #else
   return 1.f / x;
 #endif
@@ -161,7 +164,11 @@ static inline V16 fastTanhV(V16 x) {
   return x < 0.f ? -r : r;
 }
 
-static inline V16 sigmoidV(V16 x) { return recipV(1.f + fastExpV(-x)); }
+/// Below about -87 the logistic is subnormal: 0 instead (see fastExp).
+static inline V16 sigmoidV(V16 x) {
+  V16 s = recipV(1.f + fastExpV(-x));
+  return s < std::numeric_limits<float>::min() ? 0.f : s;
+}
 
 /// The transcendental activations 16 lanes at a time; the tail goes
 /// through the same vector code in a padded buffer, so an element's

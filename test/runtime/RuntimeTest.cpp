@@ -8,10 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amk/runtime.h"
+#include "Kernels.h"
 #include "ProgramBuilder.h"
 #include "amk/kernel_params.h"
 #include "amk/model.h"
-#include "amk/runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -363,6 +364,58 @@ TEST(Runtime, TransposeCopyMatchesNaive) {
       for (int64_t c = 0; c < C; ++c)
         ASSERT_EQ(Y[(a * R + r) * C + c], X[(a * C + c) * R + r])
             << a << "," << r << "," << c;
+}
+
+/// The vectorized activations against the C library's functions, over a
+/// range that reaches their clamps, with a length that leaves a tail, and
+/// at infinities and NaN: a NaN stays NaN, and nothing is subnormal.
+TEST(Runtime, VectorActivationsMatchLibm) {
+  std::vector<float> in = {
+      0.f,  -0.f,  1e-30f, -1e-30f, 0.01f,    -0.01f,    0.1f,  -0.1f, 1.f,
+      -1.f, 3.f,   -3.f,   9.f,     -9.f,     20.f,      -20.f, 45.f,  -45.f,
+      88.f, -88.f, 100.f,  -100.f,  INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 300; ++i)
+    in.push_back(-15.f + 0.1f * i);
+  struct Case {
+    int op;
+    double (*f)(double);
+  };
+  const Case cases[] = {
+      {AMK_OP_GELU,
+       [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }},
+      {AMK_OP_GELU_TANH,
+       [](double v) {
+         return 0.5 * v *
+                (1 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
+       }},
+      {AMK_OP_SIGMOID, [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {AMK_OP_TANH, [](double v) { return std::tanh(v); }},
+      {AMK_OP_QUICK_GELU,
+       [](double v) { return v / (1 + std::exp(-1.702 * v)); }},
+      {AMK_OP_EXP, [](double v) { return std::exp(v); }},
+      {AMK_OP_ERF, [](double v) { return std::erf(v); }}};
+  for (const Case &c : cases) {
+    std::vector<float> x = in;
+    amk::rt::applyActivation(x.data(), (int64_t)x.size(), c.op, 1.702f, 0.f);
+    for (size_t i = 0; i < in.size(); ++i) {
+      double want = c.f(in[i]);
+      float got = x[i];
+      if (std::isnan(in[i]) || std::isnan(want)) {
+        // NaN in, or an indeterminate form (-inf * 0 in GELU's formula).
+        EXPECT_TRUE(std::isnan(got)) << "op " << c.op << " at " << in[i];
+        continue;
+      }
+      EXPECT_FALSE(std::fpclassify(got) == FP_SUBNORMAL)
+          << "op " << c.op << " at " << in[i];
+      if (std::isinf(want) || std::fabs(want) > 1e37) {
+        // exp clamps at 88.3: a huge finite value or infinity.
+        EXPECT_GT(std::fabs(got), 1e37) << "op " << c.op << " at " << in[i];
+        continue;
+      }
+      EXPECT_NEAR(got, want, 2e-6 + 2e-6 * std::fabs(want))
+          << "op " << c.op << " at " << in[i];
+    }
+  }
 }
 
 /// Layer and RMS normalization against a naive loop, for row lengths
