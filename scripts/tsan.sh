@@ -12,7 +12,7 @@ repeats="${2:-5}"
 mkdir -p "$out"
 cxx=$(command -v clang++-22 || command -v clang++)
 "$cxx" -std=c++17 -fsanitize=thread -O1 -g -march=native -fno-omit-frame-pointer \
-  -I"$root/runtime/include" -I"$root/runtime/support" \
+  -I"$root/runtime/include" -I"$root/runtime/support" -I"$root/runtime/lib" \
   "$root/runtime/lib/Runtime.cpp" "$root/runtime/lib/Kernels.cpp" \
   "$root/runtime/lib/Model.cpp" \
   "$root/test/runtime/RuntimeTest.cpp" \
