@@ -176,9 +176,25 @@ static inline V16 sigmoidV(V16 x) {
   return s < std::numeric_limits<float>::min() ? 0.f : s;
 }
 
-/// The transcendental activations 16 lanes at a time; the tail goes
-/// through the same vector code in a padded buffer, so an element's
-/// result does not depend on where a tile starts.
+/// y[i] = f(x[i]) 16 lanes at a time; the tail goes through the same
+/// vector code in a padded buffer, so an element's result does not depend
+/// on where its row or tile starts. x and y may be the same.
+template <typename F>
+static inline void mapV16(const float *x, float *y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    V16 v = f(loadV16(x + i));
+    std::memcpy(y + i, &v, sizeof(v));
+  }
+  if (i < n) {
+    float t[16] = {};
+    std::memcpy(t, x + i, (n - i) * sizeof(float));
+    V16 v = f(loadV16(t));
+    std::memcpy(y + i, &v, (n - i) * sizeof(float));
+  }
+}
+
+/// The transcendental activations, through mapV16.
 template <int Op> static void unaryLoopV(float *x, int64_t n, float alpha) {
   auto f = [alpha](V16 v) -> V16 {
     if constexpr (Op == AMK_OP_SIGMOID)
@@ -198,17 +214,7 @@ template <int Op> static void unaryLoopV(float *x, int64_t n, float alpha) {
     else
       return fastErfV(v);
   };
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    V16 v = f(loadV16(x + i));
-    std::memcpy(x + i, &v, sizeof(v));
-  }
-  if (i < n) {
-    float t[16] = {};
-    std::memcpy(t, x + i, (n - i) * sizeof(float));
-    V16 v = f(loadV16(t));
-    std::memcpy(x + i, &v, (n - i) * sizeof(float));
-  }
+  mapV16(x, x, n, f);
 }
 
 template <int Op>
@@ -1433,21 +1439,10 @@ void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
   if (stride == 1) {
     // Two passes: the exponentials 16 lanes at a time (the tail through
     // the same code in a padded buffer), then the sum in its own lanes.
-    auto exps = [m, cut](V16 v) {
+    mapV16(x, y, n, [m, cut](V16 v) {
       V16 d = v - m;
       return d < cut ? 0.f : fastExpV(d);
-    };
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-      V16 e = exps(loadV16(x + i));
-      std::memcpy(y + i, &e, sizeof(e));
-    }
-    if (i < n) {
-      float t[16] = {};
-      std::memcpy(t, x + i, (n - i) * sizeof(float));
-      V16 e = exps(loadV16(t));
-      std::memcpy(y + i, &e, (n - i) * sizeof(float));
-    }
+    });
     sum = sumFloats(y, n);
   } else {
     for (int64_t i = 0; i < n; ++i) {
