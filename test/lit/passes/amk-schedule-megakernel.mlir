@@ -14,6 +14,8 @@
 // RUN: amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=direct},amk-validate-task-program)' | FileCheck %s --check-prefix=DIRECT
 // RUN: not amk-opt %S/../Inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd})' 2>&1 | FileCheck %s --check-prefix=BADCONV
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-schedule-megakernel)' 2>&1 | FileCheck %s --check-prefix=NOKERNEL
+// Op features without a kernel are compile-time errors naming op and feature.
+// RUN: not amk-opt %S/../Inputs/schedule-unsupported.mlir --split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel)' 2>&1 | FileCheck %s --check-prefix=UNSUP
 // The compiled program gives the reference interpreter's outputs with 1
 // and 2 workers, threaded and on the single-thread executor.
 // RUN: amk-run %S/../Inputs/schedule-graph.mlir --seed 5 --threads 2 --check-reference --repeat 3 | FileCheck %s --check-prefix=EXEC
@@ -77,6 +79,10 @@
 // BADCONV: conv-kernel must be auto, direct or im2col, not 'winograd'
 
 // EXEC-COUNT-1: ok vs reference
+
+// UNSUP: error: amk-schedule-megakernel: the runtime has no kernel for op 'onnx.MaxPool': the Indices output is not implemented
+// UNSUP: error: amk-schedule-megakernel: the runtime has no kernel for op 'onnx.LayerNormalization': LayerNorm's mean and inverse-deviation outputs are not implemented
+// UNSUP: error: amk-schedule-megakernel: the runtime has no kernel for op 'amk.gemm': the addend's broadcast is not implemented
 
 // NOKERNEL: error: amk-schedule-megakernel: the runtime has no kernel for op 'onnx.TopK': no runtime kernel implements this op
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
