@@ -1066,7 +1066,12 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
   bool flat = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 &&
               s.pw == 0 && s.oh == s.h && s.ow == s.w;
   int64_t ow = flat ? P : s.ow;
-  bool pad = s.ph != 0 || s.pw != 0;
+  // The input is read in place only when no tap of any output falls
+  // outside it: no begin padding, and no end padding either (SAME_UPPER
+  // with an odd total pads only the end).
+  bool pad = s.ph != 0 || s.pw != 0 ||
+             (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.h ||
+             (s.ow - 1) * s.sw + (s.kw - 1) * s.dw >= s.w;
   // Padded rows: wide enough for every tap of every output column.
   int64_t PW = pad ? (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1 : s.w;
   thread_local std::vector<float> padded;

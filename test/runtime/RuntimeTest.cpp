@@ -218,9 +218,9 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
 
 /// The direct convolution (CONV variant 2) against a naive loop: 3x3,
 /// 7x7 and 1x1 filters at strides 1 and 2, dilation, end padding smaller
-/// than the begin padding, channel counts that leave a partial 32-channel
-/// block, rows wider than a register tile and rows narrow enough to pair,
-/// tiles that start mid-block and mid-row, a residual, and activations it
+/// or larger than the begin padding, channel counts that leave a partial
+/// 32-channel block, rows wider than a register tile and rows narrow enough to
+/// pair, tiles that start mid-block and mid-row, a residual, and activations it
 /// applies in vectors (ReLU, Clip) and through the generic path.
 TEST(Runtime, DirectConvMatchesNaive) {
   struct Case {
@@ -234,7 +234,10 @@ TEST(Runtime, DirectConvMatchesNaive) {
       {7, 24, 9, 11, 1, 1, 1, 0, 0, AMK_OP_HARD_SWISH, true, true},
       {9, 48, 12, 12, 1, 2, 1, 0, 0, AMK_OP_NONE, false, false},
       {4, 33, 10, 10, 3, 1, 2, 2, 2, AMK_OP_RELU, true, true},
-      {5, 16, 16, 16, 3, 2, 1, 1, 0, AMK_OP_NONE, false, true}};
+      {5, 16, 16, 16, 3, 2, 1, 1, 0, AMK_OP_NONE, false, true},
+      // Only end padding (SAME_UPPER with an odd total): the last row and
+      // column read zeros past the input.
+      {3, 32, 16, 16, 3, 2, 1, 0, 1, AMK_OP_NONE, false, true}};
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> dist(-1, 1);
   for (const Case &c : cases) {
