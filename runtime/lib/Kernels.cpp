@@ -31,66 +31,6 @@ namespace amk::rt {
 // Math
 //===----------------------------------------------------------------------===//
 
-static inline float bitsToFloat(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-float fastExp(float x) {
-  // exp(x) = 2^n * exp(r), r = x - n ln2 in [-ln2/2, ln2/2]. Below
-  // -87.3 the result would be subnormal: 0 instead (an absolute error
-  // under FLT_MIN), because subnormal operands slow every later multiply
-  // on x86 by one to two orders of magnitude.
-  if (x < -87.3f)
-    return 0.f;
-  x = std::min(x, 88.3f);
-  float n = std::nearbyint(x * 1.44269504f);
-  float r = x - n * 0.693145752f;
-  r = r - n * 1.42860677e-6f;
-  float p = 1.f / 5040;
-  p = p * r + 1.f / 720;
-  p = p * r + 1.f / 120;
-  p = p * r + 1.f / 24;
-  p = p * r + 1.f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.f;
-  p = p * r + 1.f;
-  int32_t e = (int32_t)n + 127;
-  return p * bitsToFloat((uint32_t)e << 23);
-}
-
-float fastErf(float x) {
-  // Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7), with the
-  // Taylor series near 0 where a relative error matters.
-  float a = std::fabs(x);
-  float t = 1.f / (1.f + 0.3275911f * a);
-  float y = t * (0.254829592f +
-                 t * (-0.284496736f +
-                      t * (1.421413741f + t * (-1.453152027f +
-                                               t * 1.061405429f))));
-  float big = 1.f - y * fastExp(-a * a);
-  float x2 = x * x;
-  float small = a * (1.12837917f +
-                     x2 * (-0.376126389f +
-                           x2 * (0.112837917f - x2 * 0.0268661706f)));
-  float r = a < 0.125f ? small : big;
-  return x < 0 ? -r : r;
-}
-
-float fastTanh(float x) {
-  float a = std::fabs(x);
-  float e = fastExp(-2.f * a);
-  float big = (1.f - e) / (1.f + e);
-  float x2 = x * x;
-  float small =
-      a * (1.f + x2 * (-1.f / 3 + x2 * (2.f / 15 + x2 * (-17.f / 315))));
-  float r = a < 0.0625f ? small : big;
-  return x < 0 ? -r : r;
-}
-
-static inline float sigmoid(float x) { return 1.f / (1.f + fastExp(-x)); }
-
 /// Sixteen floats as one vector (GCC/Clang vector extension: one AVX-512
 /// register, or split by the compiler on narrower targets).
 typedef float V16 __attribute__((vector_size(64)));
@@ -117,8 +57,10 @@ static inline V16 recipV(V16 x) {
 #endif
 }
 
-/// fastExp on 16 lanes: the same steps, selects instead of branches. A
-/// NaN stays NaN.
+/// exp(x) = 2^n * exp(r), r = x - n ln2 in [-ln2/2, ln2/2], on 16 lanes.
+/// Below -87.3 the result would be subnormal: 0 instead (an absolute error
+/// under FLT_MIN), because subnormal operands slow every later multiply on
+/// x86 by one to two orders of magnitude. A NaN stays NaN.
 static inline V16 fastExpV(V16 x) {
   I16 under = x < -87.3f;
   x = x > 88.3f ? 88.3f : x;
@@ -137,6 +79,11 @@ static inline V16 fastExpV(V16 x) {
   return under ? 0.f : v;
 }
 
+float fastExp(float x) {
+  V16 v = fastExpV((V16){} + x);
+  return v[0];
+}
+
 /// erf(|x|) by Abramowitz & Stegun 7.1.26 alone: absolute error <= 1.5e-7,
 /// enough where erf is added to 1 (GELU), not near 0 on its own.
 static inline V16 erfAbsV(V16 a) {
@@ -148,6 +95,7 @@ static inline V16 erfAbsV(V16 a) {
   return 1.f - y * fastExpV(-a * a);
 }
 
+/// erf with the Taylor series near 0, where a relative error matters.
 static inline V16 fastErfV(V16 x) {
   V16 a = __builtin_elementwise_abs(x);
   V16 big = erfAbsV(a);
@@ -159,6 +107,7 @@ static inline V16 fastErfV(V16 x) {
   return x < 0.f ? -r : r;
 }
 
+/// tanh from exp(-2|x|), with the Taylor series near 0.
 static inline V16 fastTanhV(V16 x) {
   V16 a = __builtin_elementwise_abs(x);
   V16 e = fastExpV(-2.f * a);
@@ -196,7 +145,7 @@ static inline void mapV16(const float *x, float *y, int64_t n, F f) {
 
 /// The transcendental activations, through mapV16.
 template <int Op> static void unaryLoopV(float *x, int64_t n, float alpha) {
-  auto f = [alpha](V16 v) -> V16 {
+  auto f = [=](V16 v) -> V16 {
     if constexpr (Op == AMK_OP_SIGMOID)
       return sigmoidV(v);
     else if constexpr (Op == AMK_OP_TANH)
@@ -217,49 +166,36 @@ template <int Op> static void unaryLoopV(float *x, int64_t n, float alpha) {
   mapV16(x, x, n, f);
 }
 
+/// The cheap activations, one element at a time (the compiler vectorizes
+/// these loops); the transcendental ones go to unaryLoopV.
 template <int Op>
 static void unaryLoop(float *x, int64_t n, float alpha, float beta) {
   if constexpr (Op == AMK_OP_SIGMOID || Op == AMK_OP_TANH ||
                 Op == AMK_OP_GELU || Op == AMK_OP_GELU_TANH ||
                 Op == AMK_OP_QUICK_GELU || Op == AMK_OP_EXP ||
                 Op == AMK_OP_ERF) {
-    (void)beta;
-    return unaryLoopV<Op>(x, n, alpha);
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    float v = x[i];
-    if constexpr (Op == AMK_OP_RELU)
-      v = v > 0 ? v : 0;
-    else if constexpr (Op == AMK_OP_CLIP)
-      v = std::min(std::max(v, alpha), beta);
-    else if constexpr (Op == AMK_OP_LEAKY_RELU)
-      v = v >= 0 ? v : alpha * v;
-    else if constexpr (Op == AMK_OP_SIGMOID)
-      v = sigmoid(v);
-    else if constexpr (Op == AMK_OP_HARD_SWISH)
-      v = v * std::min(std::max(v / 6.f + 0.5f, 0.f), 1.f);
-    else if constexpr (Op == AMK_OP_HARD_SIGMOID)
-      v = std::min(std::max(alpha * v + beta, 0.f), 1.f);
-    else if constexpr (Op == AMK_OP_TANH)
-      v = fastTanh(v);
-    else if constexpr (Op == AMK_OP_GELU)
-      v = 0.5f * v * (1.f + fastErf(v * 0.70710678f));
-    else if constexpr (Op == AMK_OP_GELU_TANH)
-      v = 0.5f * v *
-          (1.f + fastTanh(0.7978845608f * (v + 0.044715f * v * v * v)));
-    else if constexpr (Op == AMK_OP_QUICK_GELU)
-      v = v * sigmoid(alpha * v);
-    else if constexpr (Op == AMK_OP_NEG)
-      v = -v;
-    else if constexpr (Op == AMK_OP_EXP)
-      v = fastExp(v);
-    else if constexpr (Op == AMK_OP_ABS)
-      v = std::fabs(v);
-    else if constexpr (Op == AMK_OP_RECIPROCAL)
-      v = 1.f / v;
-    else if constexpr (Op == AMK_OP_ERF)
-      v = fastErf(v);
-    x[i] = v;
+    unaryLoopV<Op>(x, n, alpha);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = x[i];
+      if constexpr (Op == AMK_OP_RELU)
+        v = v > 0 ? v : 0;
+      else if constexpr (Op == AMK_OP_CLIP)
+        v = std::min(std::max(v, alpha), beta);
+      else if constexpr (Op == AMK_OP_LEAKY_RELU)
+        v = v >= 0 ? v : alpha * v;
+      else if constexpr (Op == AMK_OP_HARD_SWISH)
+        v = v * std::min(std::max(v / 6.f + 0.5f, 0.f), 1.f);
+      else if constexpr (Op == AMK_OP_HARD_SIGMOID)
+        v = std::min(std::max(alpha * v + beta, 0.f), 1.f);
+      else if constexpr (Op == AMK_OP_NEG)
+        v = -v;
+      else if constexpr (Op == AMK_OP_ABS)
+        v = std::fabs(v);
+      else if constexpr (Op == AMK_OP_RECIPROCAL)
+        v = 1.f / v;
+      x[i] = v;
+    }
   }
 }
 
@@ -562,6 +498,21 @@ struct Spatial {
         mode(ip[AMK_SP_MODE]) {}
 };
 
+/// The buffers of DWCONV and CONV: X, W, Y, bias, residual (null where
+/// absent).
+struct ConvBuffers {
+  const float *X, *W;
+  float *Y;
+  const float *bias, *res;
+  static ConvBuffers of(const KernelCall &call) {
+    return {static_cast<const float *>(call.buffers[0]),
+            static_cast<const float *>(call.buffers[1]),
+            static_cast<float *>(call.buffers[2]),
+            static_cast<const float *>(call.buffers[3]),
+            static_cast<const float *>(call.buffers[4])};
+  }
+};
+
 void convEpilogue(float *y, int64_t P, int64_t channel, const float *bias,
                   const float *res, int act, const float *fp);
 
@@ -572,11 +523,7 @@ void convEpilogue(float *y, int64_t P, int64_t channel, const float *bias,
 bool convGemmTile(const KernelCall &call, const int64_t *tile,
                   std::string &error) {
   Spatial s(call.ip);
-  const float *X = static_cast<const float *>(call.buffers[0]);
-  const float *W = static_cast<const float *>(call.buffers[1]);
-  float *Y = static_cast<float *>(call.buffers[2]);
-  const float *bias = static_cast<const float *>(call.buffers[3]);
-  const float *res = static_cast<const float *>(call.buffers[4]);
+  auto [X, W, Y, bias, res] = ConvBuffers::of(call);
   int64_t kk = s.kh * s.kw, K = s.c * kk, P = s.oh * s.ow;
   thread_local std::vector<float> packed;
   packed.resize(kDepthBlock * kColBlock);
@@ -728,6 +675,20 @@ inline float sumSquaredDiff(const float *x, int64_t n, float mean) {
   return s;
 }
 
+/// Prefetches part `i` of `parts` of the `bytes` at `next` (nothing when
+/// `next` is null): a kernel working through a plane in `parts` steps
+/// fetches the next plane a share per step, so its reads from memory
+/// overlap this plane's arithmetic.
+inline void prefetchShare(const char *next, int64_t bytes, int64_t i,
+                          int64_t parts) {
+  if (!next)
+    return;
+  int64_t lines = (bytes + 63) / 64,
+          per = (lines + parts - 1) / std::max<int64_t>(1, parts);
+  for (int64_t l = i * per; l < std::min(lines, (i + 1) * per); ++l)
+    __builtin_prefetch(next + l * 64);
+}
+
 /// One output plane of a 3x3 depthwise convolution, stride SW (1 or 2),
 /// dilation 1, from the zero-padded input plane (readable 32 floats past
 /// its end): every 16-pixel block of an output row is nine vector FMAs on
@@ -738,13 +699,8 @@ void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
                 int64_t ow, const float *wk, float bias, int act, float lo,
                 float hi, float *y, const char *next, int64_t nextBytes) {
   constexpr int64_t V = 16;
-  // The next input plane's cache lines, a share per output row, so its
-  // reads from memory overlap this plane's arithmetic.
-  int64_t lines = next ? (nextBytes + 63) / 64 : 0,
-          perRow = (lines + oh - 1) / std::max<int64_t>(1, oh);
   for (int64_t oy = 0; oy < oh; ++oy) {
-    for (int64_t l = oy * perRow; l < std::min(lines, (oy + 1) * perRow); ++l)
-      __builtin_prefetch(next + l * 64);
+    prefetchShare(next, nextBytes, oy, oh);
     const float *r0 = plane + oy * sh * PW;
     float *yr = y + oy * ow;
     for (int64_t ox0 = 0; ox0 < ow; ox0 += V) {
@@ -774,11 +730,7 @@ void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
 /// carry no bounds checks and vectorize.
 void dwconvTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
-  const float *X = static_cast<const float *>(call.buffers[0]);
-  const float *W = static_cast<const float *>(call.buffers[1]);
-  float *Y = static_cast<float *>(call.buffers[2]);
-  const float *bias = static_cast<const float *>(call.buffers[3]);
-  const float *res = static_cast<const float *>(call.buffers[4]);
+  auto [X, W, Y, bias, res] = ConvBuffers::of(call);
   int64_t mult = s.oc / s.c, P = s.oh * s.ow;
   // Output rows are computed 16 pixels at a time in registers (one vector
   // of accumulators, every tap added before one store), so the row is
@@ -881,38 +833,28 @@ constexpr int kMaxTilePixels = 14;
 /// packed block, [C][taps][32]. The sum runs channel by channel and tap by
 /// tap whatever the tiling, so every tiling gives the same bits. Writes
 /// out[R1 + R2][32].
-template <int R1, int R2, int S, bool K3>
+template <int R1, int R2, int S>
 void convMicroTile(const float *x, int64_t step, int64_t cs, int64_t C,
                    const int64_t *taps, int64_t ntaps, const float *w,
                    float *out) {
   V16 acc[R1 + R2][2] = {};
   const int64_t next = C * ntaps * kOcBlock;
-  auto tap = [&](const float *xt, const float *wt) {
-    V16 w0 = loadV16(wt), w1 = loadV16(wt + 16);
-    // This block's weights ahead into L1, the next block's into L2 (the
-    // next register tile over other channels streams them from there).
-    __builtin_prefetch(wt + 16 * kOcBlock);
-    __builtin_prefetch(wt + 16 * kOcBlock + 16);
-    __builtin_prefetch(wt + next, 0, 2);
-    __builtin_prefetch(wt + next + 16, 0, 2);
-    for (int j = 0; j < R1 + R2; ++j) {
-      float v = j < R1 ? xt[j * S] : xt[step + (j - R1) * S];
-      acc[j][0] += w0 * v;
-      acc[j][1] += w1 * v;
+  for (int64_t c = 0; c < C; ++c, x += cs) {
+    for (int64_t t = 0; t < ntaps; ++t, w += kOcBlock) {
+      const float *xt = x + taps[t];
+      V16 w0 = loadV16(w), w1 = loadV16(w + 16);
+      // This block's weights ahead into L1, the next block's into L2 (the
+      // next register tile over other channels streams them from there).
+      __builtin_prefetch(w + 16 * kOcBlock);
+      __builtin_prefetch(w + 16 * kOcBlock + 16);
+      __builtin_prefetch(w + next, 0, 2);
+      __builtin_prefetch(w + next + 16, 0, 2);
+      for (int j = 0; j < R1 + R2; ++j) {
+        float v = j < R1 ? xt[j * S] : xt[step + (j - R1) * S];
+        acc[j][0] += w0 * v;
+        acc[j][1] += w1 * v;
+      }
     }
-  };
-  if constexpr (K3) {
-    // 3x3, dilation 1: the taps are unrolled, at the input row stride
-    // (taps[3]) and one column apart.
-    const int64_t rs = taps[3];
-    for (int64_t c = 0; c < C; ++c, x += cs, w += 9 * kOcBlock)
-      for (int ky = 0; ky < 3; ++ky)
-        for (int kx = 0; kx < 3; ++kx)
-          tap(x + ky * rs + kx, w + (ky * 3 + kx) * kOcBlock);
-  } else {
-    for (int64_t c = 0; c < C; ++c, x += cs)
-      for (int64_t t = 0; t < ntaps; ++t, w += kOcBlock)
-        tap(x + taps[t], w);
   }
   std::memcpy(out, acc, sizeof(acc));
 }
@@ -921,17 +863,17 @@ using MicroTileFn = void (*)(const float *, int64_t, int64_t, int64_t,
                              const int64_t *, int64_t, const float *, float *);
 
 /// The register tiles of one row, by pixel count.
-template <int S, bool K3, int... Rs>
+template <int S, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
 rowTiles(std::integer_sequence<int, Rs...>) {
-  return {&convMicroTile<Rs + 1, 0, S, K3>...};
+  return {&convMicroTile<Rs + 1, 0, S>...};
 }
 
 /// The register tiles of two rows, by pixels per row.
-template <int S, bool K3, int... Rs>
+template <int S, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
 pairTiles(std::integer_sequence<int, Rs...>) {
-  return {&convMicroTile<Rs + 1, Rs + 1, S, K3>...};
+  return {&convMicroTile<Rs + 1, Rs + 1, S>...};
 }
 
 /// Transposes 16 vectors in place: afterwards r[k][j] is the old r[j][k].
@@ -1043,23 +985,14 @@ void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
 /// activation.
 void directConvTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
-  const float *X = static_cast<const float *>(call.buffers[0]);
-  const float *W = static_cast<const float *>(call.buffers[1]);
-  float *Y = static_cast<float *>(call.buffers[2]);
-  const float *bias = static_cast<const float *>(call.buffers[3]);
-  const float *res = static_cast<const float *>(call.buffers[4]);
+  auto [X, W, Y, bias, res] = ConvBuffers::of(call);
   using Rows = std::make_integer_sequence<int, kMaxTilePixels>;
   using Pairs = std::make_integer_sequence<int, kMaxTilePixels / 2>;
-  // By stride, and whether the filter is 3x3 with dilation 1 (unrolled).
-  static constexpr std::array<MicroTileFn, kMaxTilePixels> rowsBy[2][2] = {
-      {rowTiles<1, false>(Rows()), rowTiles<1, true>(Rows())},
-      {rowTiles<2, false>(Rows()), rowTiles<2, true>(Rows())}};
-  static constexpr std::array<MicroTileFn, kMaxTilePixels / 2> pairsBy[2][2] = {
-      {pairTiles<1, false>(Pairs()), pairTiles<1, true>(Pairs())},
-      {pairTiles<2, false>(Pairs()), pairTiles<2, true>(Pairs())}};
-  bool k3 = s.kh == 3 && s.kw == 3 && s.dh == 1 && s.dw == 1;
-  const auto &tiles = rowsBy[s.sw - 1][k3];
-  const auto &pairs = pairsBy[s.sw - 1][k3];
+  static constexpr auto row1 = rowTiles<1>(Rows()), row2 = rowTiles<2>(Rows());
+  static constexpr auto pair1 = pairTiles<1>(Pairs()),
+                        pair2 = pairTiles<2>(Pairs());
+  const auto &tiles = s.sw == 1 ? row1 : row2;
+  const auto &pairs = s.sw == 1 ? pair1 : pair2;
   int64_t P = s.oh * s.ow, ntaps = s.kh * s.kw;
   // A 1x1 stride-1 convolution without padding reads pixel p at p: one
   // long row.
@@ -1148,11 +1081,7 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
 /// Direct convolution for any group count (the general fallback).
 void convTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
-  const float *X = static_cast<const float *>(call.buffers[0]);
-  const float *W = static_cast<const float *>(call.buffers[1]);
-  float *Y = static_cast<float *>(call.buffers[2]);
-  const float *bias = static_cast<const float *>(call.buffers[3]);
-  const float *res = static_cast<const float *>(call.buffers[4]);
+  auto [X, W, Y, bias, res] = ConvBuffers::of(call);
   int64_t icg = s.c / s.group, ocg = s.oc / s.group, P = s.oh * s.ow;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, g = o / ocg;
@@ -1210,16 +1139,11 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
         std::memcpy(plane.data() + (iy + s.ph) * PW + s.pw, x + iy * s.w,
                     s.w * sizeof(float));
       float *y = Y + r * s.oh * s.ow;
-      // The next plane's lines, a share per output row (see dw3x3Plane).
       const char *next = r + 1 < tile[1]
                              ? reinterpret_cast<const char *>(x + s.h * s.w)
                              : nullptr;
-      int64_t lines = next ? (s.h * s.w * 4 + 63) / 64 : 0,
-              perRow = (lines + s.oh - 1) / s.oh;
       for (int64_t oy = 0; oy < s.oh; ++oy) {
-        for (int64_t l = oy * perRow; l < std::min(lines, (oy + 1) * perRow);
-             ++l)
-          __builtin_prefetch(next + l * 64);
+        prefetchShare(next, s.h * s.w * sizeof(float), oy, s.oh);
         float *yr = y + oy * s.ow;
         if (vec) {
           for (int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {

@@ -31,11 +31,11 @@ bool runTile(const KernelCall &call, const int64_t tile[4],
 bool checkKernel(const amk_rt_kernel &k, const int64_t *ip, const float *fp,
                  std::string &error);
 
-/// Vectorizable approximations used by the kernels (max relative error
-/// about 2e-7 for exp, 2e-7 absolute for erf); exposed for unit tests.
+/// exp as a polynomial (max relative error about 2e-7; 0 below -87.3, so
+/// never subnormal).
 float fastExp(float x);
-float fastErf(float x);
-float fastTanh(float x);
+/// Applies activation `act` (AMK_OP_*) in place; the transcendental ones
+/// run 16 lanes at a time. Exposed for unit tests.
 void applyActivation(float *x, int64_t n, int act, float alpha, float beta);
 
 } // namespace amk::rt
