@@ -12,9 +12,8 @@ repeats="${2:-5}"
 mkdir -p "$out"
 cxx=$(command -v clang++-22 || command -v clang++)
 "$cxx" -std=c++17 -fsanitize=thread -O1 -g -march=native -fno-omit-frame-pointer \
-  -I"$root/runtime/include" -I"$root/runtime/support" -I"$root/runtime/lib" \
-  "$root/runtime/lib/Runtime.cpp" "$root/runtime/lib/Kernels.cpp" \
-  "$root/runtime/lib/Model.cpp" \
+  -I"$root" -I"$root/runtime/include" -I"$root/runtime/support" -I"$root/runtime/lib" \
+  $(find "$root/runtime/lib" -name '*.cpp' | sort) \
   "$root/test/runtime/RuntimeTest.cpp" \
   -lgtest -lgtest_main /usr/lib/libxsmm.a /usr/lib/libxsmmnoblas.a \
   -lpthread -ldl -lm -o "$out/amk-runtime-tests-tsan"

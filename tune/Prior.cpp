@@ -7,8 +7,8 @@
 #include "tune/Prior.h"
 
 #include "dialect/ONNX/ONNXDialect.h"
-#include "passes/CostModel.h"
-#include "passes/FusionCandidates.h"
+#include "transforms/Utils/CostModel.h"
+#include "transforms/graph/FusionCandidates.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 

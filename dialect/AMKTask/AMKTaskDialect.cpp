@@ -9,30 +9,33 @@
 
 #include "runtime/include/amk/runtime.h"
 
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace amk::task;
 
+#include "dialect/AMKTask/AMKTaskEnums.cpp.inc"
 #include "dialect/AMKTask/AMKTaskOpsDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/AMKTask/AMKTaskAttrs.cpp.inc"
 
 void AMKTaskDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialect/AMKTask/AMKTaskOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialect/AMKTask/AMKTaskAttrs.cpp.inc"
+      >();
 }
 
 #define GET_OP_CLASSES
 #include "dialect/AMKTask/AMKTaskOps.cpp.inc"
-
-static const char *const kKindNames[] = {
-    "nop",     "gemm",      "dwconv",    "conv", "pool",  "elementwise",
-    "softmax", "layernorm", "attention", "copy", "gather"};
-static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
-                  AMK_RT_K_NUM_KINDS,
-              "kernel kind names out of sync with the runtime");
 
 int64_t amk::task::runtimeDtype(mlir::Type t) {
   if (t.isF32())
@@ -51,15 +54,14 @@ int64_t amk::task::runtimeDtype(mlir::Type t) {
 }
 
 int amk::task::kernelKindFromName(llvm::StringRef name) {
-  for (int i = 0; i < AMK_RT_K_NUM_KINDS; ++i)
-    if (name == kKindNames[i])
-      return i;
-  return -1;
+  std::optional<KernelKind> kind = symbolizeKernelKind(name);
+  return kind ? static_cast<int>(*kind) : -1;
 }
 
 llvm::StringRef amk::task::kernelKindName(int kind) {
-  return kind >= 0 && kind < AMK_RT_K_NUM_KINDS ? kKindNames[kind]
-                                                : "unknown";
+  if (kind < 0 || kind >= AMK_RT_K_NUM_KINDS)
+    return "unknown";
+  return stringifyKernelKind(static_cast<KernelKind>(kind));
 }
 
 bool amk::task::accessesOverlap(int64_t baseA, const Access &a,
@@ -88,9 +90,12 @@ bool amk::task::accessesOverlap(int64_t baseA, const Access &a,
 }
 
 LogicalResult ProgramOp::verify() {
-  if (getWorkers() < 1)
+  // I64Attr getters are unsigned: the signed values catch "-1".
+  if (getWorkersAttr().getInt() < 1)
     return emitOpError("needs at least one worker");
-  if ((int64_t)getCounterSignals().size() != getCounters())
+  if (getCountersAttr().getInt() < 0 || getArenaBytesAttr().getInt() < 0)
+    return emitOpError("counters and arena_bytes must be non-negative");
+  if ((int64_t)getCounterSignals().size() != getCountersAttr().getInt())
     return emitOpError("has ") << getCounters() << " counters but "
                                << getCounterSignals().size()
                                << " counter_signals entries";
@@ -115,7 +120,11 @@ LogicalResult BufferOp::verify() {
   if (k != "arena" && k != "const" && k != "input" && k != "output")
     return emitOpError("kind must be arena, const, input or output, not '")
            << k << "'";
-  if (getSize() < 0 || getOffset() < 0 || getIndex() < 0)
+  // I64Attr getters are unsigned: the signed values catch "-1". offset and
+  // index may be absent (their default is 0).
+  auto valueOf = [](IntegerAttr a) { return a ? a.getInt() : 0; };
+  if (valueOf(getSizeAttr()) < 0 || valueOf(getOffsetAttr()) < 0 ||
+      valueOf(getIndexAttr()) < 0)
     return emitOpError("size, offset and index must be non-negative");
   if (k == "const" && !getValue())
     return emitOpError("a const buffer needs a value");

@@ -15,19 +15,25 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "dialect/AMKTask/AMKTaskEnums.h.inc"
 #include "dialect/AMKTask/AMKTaskOpsDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/AMKTask/AMKTaskAttrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialect/AMKTask/AMKTaskOps.h.inc"
 
 namespace amk::task {
 
-/// The runtime kernel kind for a `kind` string, or -1.
+/// The runtime kernel kind (amk_rt_kernel_kind) spelled `name`, or -1.
 int kernelKindFromName(llvm::StringRef name);
 
 /// The runtime's dtype code (amk_rt_dtype) for an element type a buffer may
 /// have, or -1 when the runtime has none.
 int64_t runtimeDtype(mlir::Type elementType);
+
+/// The dialect spelling of runtime kernel kind `kind`, or "unknown".
 llvm::StringRef kernelKindName(int kind);
 
 /// One access: `rows` rows of `rowBytes` bytes, `stride` bytes apart,

@@ -16,6 +16,8 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/AttrTypeBase.td"
+include "dialect/AMKTask/AMKTaskKernelKinds.td"
 
 def AMKTask_Dialect : Dialect {
   let name = "amk_task";
@@ -31,7 +33,14 @@ def AMKTask_Dialect : Dialect {
     `amk-validate-task-program` checks that a program cannot deadlock or
     race; docs/runtime.md gives the format and the protocol.
   }];
+  let useDefaultAttributePrinterParser = 1;
 }
+
+/// The kind of an `amk_task.kernel`, spelled as a keyword
+/// (`amk_task.kernel gemm {...}`); its values are the runtime's
+/// amk_rt_kernel_kind.
+def AMKTask_KernelKindAttr
+    : EnumAttr<AMKTask_Dialect, AMKTask_KernelKind, "kernel_kind">;
 
 class AMKTask_Op<string mnemonic, list<Trait> traits = []>
     : Op<AMKTask_Dialect, mnemonic, traits>;
@@ -76,14 +85,15 @@ def AMKTask_BufferOp : AMKTask_Op<"buffer", [HasParent<"ProgramOp">]> {
 def AMKTask_KernelOp : AMKTask_Op<"kernel", [HasParent<"ProgramOp">]> {
   let summary = "One scheduled op: a kernel kind with its buffers and parameters";
   let description = [{
-    `kind` names a runtime kernel (gemm, dwconv, conv, pool,
+    `kind` is a runtime kernel kind from the registry
+    runtime/include/amk/kernels.def (gemm, dwconv, conv, pool,
     elementwise, softmax, layernorm, attention, copy, gather, nop);
     `buffers` lists buffer numbers in the kernel's slot order (-1 for an
     absent optional operand); `iparams`/`fparams` follow
     runtime/include/amk/kernel_params.h. `name` is the ONNX node.
   }];
   let arguments = (ins
-    StrAttr:$kind,
+    AMKTask_KernelKindAttr:$kind,
     DefaultValuedAttr<I64Attr, "0">:$variant,
     DenseI64ArrayAttr:$buffers,
     DenseI64ArrayAttr:$iparams,
@@ -91,7 +101,7 @@ def AMKTask_KernelOp : AMKTask_Op<"kernel", [HasParent<"ProgramOp">]> {
     DefaultValuedAttr<StrAttr, "\"\"">:$name,
     DefaultValuedAttr<StrAttr, "\"\"">:$op
   );
-  let assemblyFormat = "attr-dict";
+  let assemblyFormat = "$kind attr-dict";
 }
 
 def AMKTask_TaskOp : AMKTask_Op<"task", [HasParent<"ProgramOp">]> {

@@ -1,7 +1,8 @@
 //===- Kernels.h - The runtime's kernel library ---------------*- C++ -*-===//
 //
 // Part of AMK. One entry point runs one tile of one kernel; parameter
-// layouts are in amk/kernel_params.h.
+// layouts are in amk/kernel_params.h, the kinds in amk/kernels.def, and
+// each kind's implementation in kernels/ (kernels/KernelImpl.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,9 @@ bool runTile(const KernelCall &call, const int64_t tile[4],
 /// Checks a kernel's parameters once, when a session is created.
 bool checkKernel(const amk_rt_kernel &k, const int64_t *ip, const float *fp,
                  std::string &error);
+
+/// The kind's keyword in amk/kernels.def ("gemm", ...), or "unknown".
+const char *kernelKindName(uint32_t kind);
 
 /// exp as a polynomial (max relative error about 2e-7; 0 below -87.3, so
 /// never subnormal).

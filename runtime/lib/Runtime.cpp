@@ -33,6 +33,7 @@
 #endif
 
 using Clock = std::chrono::steady_clock;
+using amk::rt::kernelKindName;
 
 namespace {
 
@@ -52,14 +53,6 @@ struct TraceEvent {
   uint32_t kind; // 0 compute, 1 wait
   int64_t start, end; // ns since the run started
 };
-
-const char *kindName(uint32_t kind) {
-  static const char *names[] = {"nop",     "gemm",        "dwconv",
-                                "conv",    "pool",        "elementwise",
-                                "softmax", "layernorm",   "attention",
-                                "copy",    "gather"};
-  return kind < AMK_RT_K_NUM_KINDS ? names[kind] : "unknown";
-}
 
 std::string lastCreateError;
 
@@ -175,7 +168,7 @@ struct amk_rt_session {
     std::string err;
     if (!amk::rt::runTile(call, t.tile, err)) {
       fail(AMK_RT_KERNEL_ERROR, "task " + std::to_string(id) + " (" +
-                                    kindName(k.kind) + " of '" +
+                                    kernelKindName(k.kind) + " of '" +
                                     (k.name ? k.name : "") + "'): " + err);
       return false;
     }
@@ -241,7 +234,7 @@ struct amk_rt_session {
         continue;
       }
       const amk_rt_kernel &k = prog->kernels[prog->tasks[task].kernel];
-      os << "task " << task << " (" << kindName(k.kind) << " of '"
+      os << "task " << task << " (" << kernelKindName(k.kind) << " of '"
          << (k.name ? k.name : "") << "')";
       if (c >= 0)
         os << " waiting for counter " << c << " >= "
@@ -538,7 +531,7 @@ int amk_rt_write_trace(const amk_rt_session *s, const char *path) {
           ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":0,"
           "\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"task\":%u,"
           "\"kernel\":%u,\"tile\":[%lld,%lld,%lld,%lld]}}",
-          name.c_str(), e.kind ? "sync" : kindName(k.kind), w,
+          name.c_str(), e.kind ? "sync" : kernelKindName(k.kind), w,
           e.start / 1000.0, (e.end - e.start) / 1000.0, e.task, t.kernel,
           (long long)t.tile[0], (long long)t.tile[1], (long long)t.tile[2],
           (long long)t.tile[3]);

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
-#include "passes/Passes.h"
+#include "pipelines/Pipelines.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -12,8 +12,8 @@
 
 #include "FuzzCommon.h"
 #include "dialect/AMKTask/AMKTaskDialect.h"
-#include "lowering/ProgramLoader.h"
-#include "passes/TaskProgram.h"
+#include "execution/ProgramLoader.h"
+#include "dialect/AMKTask/TaskProgram.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -135,7 +135,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         b.getI64IntegerAttr(buf.offset), b.getI64IntegerAttr(0), type,
         b.getStringAttr("b"), ElementsAttr());
   amk::task::KernelOp::create(b, 
-      loc, b.getStringAttr("nop"), b.getI64IntegerAttr(0),
+      loc,
+      amk::task::KernelKindAttr::get(b.getContext(), amk::task::KernelKind::Nop),
+      b.getI64IntegerAttr(0),
       b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
       b.getDenseF32ArrayAttr({}), b.getStringAttr("n"), b.getStringAttr(""));
   for (const Task &t : tasks)

@@ -2,7 +2,7 @@
 
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
-#include "passes/Passes.h"
+#include "pipelines/Pipelines.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
 

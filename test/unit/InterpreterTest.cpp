@@ -1,6 +1,6 @@
 //===- InterpreterTest.cpp - The reference interpreter's API --------------===//
 
-#include "passes/Passes.h"
+#include "pipelines/Pipelines.h"
 #include "reference/Compare.h"
 #include "reference/Interpreter.h"
 #include "reference/KernelUtils.h"

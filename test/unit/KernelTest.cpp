@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "pipelines/Pipelines.h"
 #include "reference/Interpreter.h"
 #include "translate/ONNXImport.h"
 

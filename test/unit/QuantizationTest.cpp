@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Quantization.h"
+#include "transforms/quantization/Quantization.h"
 
 #include <gtest/gtest.h>
 

@@ -115,7 +115,7 @@ TEST(TuneStatistics, DecisionsFollowTheRule) {
 // breakdown (the rest of amk-tune; docs/tuning.md).
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "pipelines/Pipelines.h"
 #include "tune/Knowledge.h"
 #include "tune/Prior.h"
 #include "tune/Records.h"

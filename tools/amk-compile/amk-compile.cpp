@@ -10,12 +10,12 @@
 
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
-#include "lowering/HostCode.h"
-#include "lowering/Passes.h"
-#include "lowering/ProgramLoader.h"
-#include "passes/CalibrationData.h"
-#include "passes/Passes.h"
-#include "passes/TaskProgram.h"
+#include "execution/HostCode.h"
+#include "conversion/Passes.h"
+#include "execution/ProgramLoader.h"
+#include "transforms/quantization/CalibrationData.h"
+#include "pipelines/Pipelines.h"
+#include "dialect/AMKTask/TaskProgram.h"
 #include "runtime/include/amk/model.h"
 #include "runtime/support/Peak.h"
 #include "translate/ONNXImport.h"
@@ -338,7 +338,6 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   amk::registerONNXToolOptions();
   amk::registerAllPasses();
-  amk::registerLoweringPasses();
   cl::HideUnrelatedOptions({&compileCat});
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -355,7 +354,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   amk::registerAllDialects(registry);
-  amk::registerLoweringDialects(registry);
+  amk::registerConversionDialects(registry);
   MLIRContext ctx(registry);
   {
     PassManager pm(&ctx);

@@ -14,9 +14,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/ONNX/ONNXNames.h"
-#include "lowering/Passes.h"
-#include "passes/PassUtils.h"
-#include "passes/Passes.h"
+#include "conversion/Passes.h"
+#include "transforms/Utils/PassUtils.h"
+#include "pipelines/Pipelines.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
 #include "translate/ONNXToolOptions.h"
@@ -126,11 +126,10 @@ int main(int argc, char **argv) {
   bool passStatistics = takePassStatisticsFlag(argc, argv);
   registerTransformsPasses();
   amk::registerAllPasses();
-  amk::registerLoweringPasses();
   amk::registerONNXToolOptions();
   DialectRegistry registry;
   amk::registerAllDialects(registry);
-  amk::registerLoweringDialects(registry);
+  amk::registerConversionDialects(registry);
 
   auto [inputFile, outputFile] = registerAndParseCLIOptions(
       argc, argv, "AMK optimizer driver (reads and writes MLIR or ONNX)",

@@ -18,11 +18,11 @@
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 #include "dialect/ONNX/ONNXTypes.h"
-#include "lowering/HostCode.h"
-#include "lowering/Passes.h"
-#include "lowering/ProgramLoader.h"
-#include "passes/Passes.h"
-#include "passes/TaskProgram.h"
+#include "execution/HostCode.h"
+#include "conversion/Passes.h"
+#include "execution/ProgramLoader.h"
+#include "pipelines/Pipelines.h"
+#include "dialect/AMKTask/TaskProgram.h"
 #include "runtime/include/amk/runtime.h"
 #include "reference/Compare.h"
 #include "reference/Interpreter.h"
@@ -361,7 +361,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   amk::registerAllDialects(registry);
-  amk::registerLoweringDialects(registry);
+  amk::registerConversionDialects(registry);
   MLIRContext ctx(registry);
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);

@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/ONNX/ONNXNames.h"
-#include "lowering/HostCode.h"
-#include "lowering/Passes.h"
-#include "passes/Passes.h"
+#include "execution/HostCode.h"
+#include "conversion/Passes.h"
+#include "pipelines/Pipelines.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXImport.h"
 #include "translate/ONNXToolOptions.h"
@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
         return success();
       },
       [](DialectRegistry &registry) {
-        amk::registerLoweringDialects(registry);
+        amk::registerConversionDialects(registry);
       });
   TranslateFromMLIRRegistration objectReg(
       "amk-emit-object",
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
       },
       [](DialectRegistry &registry) {
         amk::registerAllDialects(registry);
-        amk::registerLoweringDialects(registry);
+        amk::registerConversionDialects(registry);
       });
   return failed(mlirTranslateMain(argc, argv, "AMK translation driver"));
 }

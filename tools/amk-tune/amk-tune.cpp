@@ -23,11 +23,11 @@
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 #include "dialect/ONNX/ONNXTypes.h"
-#include "lowering/Passes.h"
-#include "lowering/ProgramLoader.h"
-#include "passes/CalibrationData.h"
-#include "passes/Passes.h"
-#include "passes/TaskProgram.h"
+#include "conversion/Passes.h"
+#include "execution/ProgramLoader.h"
+#include "transforms/quantization/CalibrationData.h"
+#include "pipelines/Pipelines.h"
+#include "dialect/AMKTask/TaskProgram.h"
 #include "reference/Compare.h"
 #include "reference/Interpreter.h"
 #include "reference/ORTBridge.h"
@@ -904,7 +904,6 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   amk::registerONNXToolOptions();
   amk::registerAllPasses();
-  amk::registerLoweringPasses();
   cl::HideUnrelatedOptions({&tuneCat});
   cl::ParseCommandLineOptions(argc, argv,
                               "Finds the fastest correct pass pipeline for a "
@@ -960,7 +959,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   amk::registerAllDialects(registry);
-  amk::registerLoweringDialects(registry);
+  amk::registerConversionDialects(registry);
   MLIRContext ctx(registry);
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);

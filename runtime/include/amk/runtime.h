@@ -29,21 +29,12 @@ enum amk_rt_region {
   AMK_RT_OUTPUT = 3,
 };
 
-/* Kernel kinds; the iparams/fparams layout of each is in runtime/Kernels.h
- * and docs/runtime.md. */
+/* Kernel kinds, from the registry kernels.def; the iparams/fparams layout
+ * of each is in kernel_params.h and docs/runtime.md. */
 enum amk_rt_kernel_kind {
-  AMK_RT_K_NOP = 0,
-  AMK_RT_K_GEMM = 1,
-  AMK_RT_K_DWCONV = 2,
-  AMK_RT_K_CONV = 3,
-  AMK_RT_K_POOL = 4,
-  AMK_RT_K_ELEMENTWISE = 5,
-  AMK_RT_K_SOFTMAX = 6,
-  AMK_RT_K_LAYERNORM = 7,
-  AMK_RT_K_ATTENTION = 8,
-  AMK_RT_K_COPY = 9,
-  AMK_RT_K_GATHER = 10,
-  AMK_RT_K_NUM_KINDS = 11,
+#define AMK_KERNEL(ID, VALUE, NAME) AMK_RT_K_##ID = VALUE,
+#include "kernels.def"
+  AMK_RT_K_NUM_KINDS
 };
 
 /* Element types of inputs and outputs (ONNX TensorProto codes). */

@@ -1,4 +1,4 @@
-// Modules amk-insert-qdq refuses (test/lit/passes/amk-insert-qdq.mlir).
+// Modules amk-insert-qdq refuses (test/lit/transforms/quantization/amk-insert-qdq.mlir).
 
 // expected-error @+1 {{amk-insert-qdq: the module has no calibration (amk.calibration): run amk-calibrate first; ranges are read from the IR only}}
 module attributes {onnx.opset_import = {ai.onnx = 13 : i64}} {

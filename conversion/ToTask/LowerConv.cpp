@@ -1,0 +1,238 @@
+//===- LowerConv.cpp - Convolution ----------------------------------------===//
+//
+// Part of AMK. amk-schedule-megakernel: Conv and amk.conv: depthwise, direct, im2col and GEMM variants, weights packed at compile time (design.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
+#include "transforms/Utils/Patterns.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace amk::task;
+
+namespace amk::totask {
+
+LogicalResult Scheduler::lowerConv(Operation *op) {
+  Value x = op->getOperand(0), w = op->getOperand(1);
+  Value b = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
+  Value z = op->getNumOperands() > 3 ? op->getOperand(3) : Value();
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  auto wt = dyn_cast<RankedTensorType>(w.getType());
+  if (!xt.getElementType().isF32())
+    return unsupported(op, "only float32 convolution is implemented");
+  if (xt.getRank() != 4 && xt.getRank() != 3)
+    return unsupported(op, "only 1-D and 2-D convolution is implemented");
+  bool oneD = xt.getRank() == 3;
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1);
+  int64_t H = oneD ? 1 : xt.getDimSize(2), W = xt.getDimSize(oneD ? 2 : 3);
+  int64_t OC = yt.getDimSize(1), OH = oneD ? 1 : yt.getDimSize(2),
+          OW = yt.getDimSize(oneD ? 2 : 3);
+  int64_t KH = oneD ? 1 : wt.getDimSize(2), KW = wt.getDimSize(oneD ? 2 : 3);
+  int64_t group = intAttr(op, "group", 1);
+  auto strides = intsAttr(op, "strides"), dil = intsAttr(op, "dilations"),
+       pads = intsAttr(op, "pads");
+  int64_t sd = oneD ? 1 : 2;
+  auto at = [&](ArrayRef<int64_t> v, int64_t i, int64_t def) {
+    return i < (int64_t)v.size() ? v[i] : def;
+  };
+  int64_t sh = oneD ? 1 : at(strides, 0, 1), sw = at(strides, sd - 1, 1);
+  int64_t dh = oneD ? 1 : at(dil, 0, 1), dw = at(dil, sd - 1, 1);
+  int64_t ph = oneD ? 0 : at(pads, 0, 0), pw = at(pads, sd - 1, 0);
+  StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    auto padFor = [&](int64_t in, int64_t out, int64_t k, int64_t s,
+                      int64_t d) {
+      int64_t total = std::max<int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - in);
+      return autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    };
+    ph = oneD ? 0 : padFor(H, OH, KH, sh, dh);
+    pw = padFor(W, OW, KW, sw, dw);
+  } else if (autoPad == "VALID") {
+    ph = pw = 0;
+  }
+  auto xi = getTensor(x, op), wi = getTensor(w, op);
+  if (failed(xi) || failed(wi))
+    return failure();
+  int bi = -1, zi = -1;
+  if (!isNoneValue(b)) {
+    auto r = getTensor(b, op);
+    if (failed(r))
+      return failure();
+    bi = *r;
+  }
+  if (!isNoneValue(z)) {
+    if (cast<RankedTensorType>(z.getType()).getShape() != yt.getShape())
+      return unsupported(op, "the residual input must have the output's "
+                             "shape");
+    auto r = getTensor(z, op);
+    if (failed(r))
+      return failure();
+    zi = *r;
+  }
+  int act = activationCode(strAttr(op, "activation", "none"));
+  if (act < 0)
+    return unsupported(op, "unknown activation");
+  float actA = floatAttr(op, "activation_alpha", 0),
+        actB = floatAttr(op, "activation_beta", 0);
+  int yi = defineOutput(op->getResult(0));
+  int64_t P = OH * OW, K = C / group * KH * KW;
+  double flops = 2.0 * N * OC * P * K;
+  bool pointwise = group == 1 && KH == 1 && KW == 1 && sh == 1 && sw == 1 &&
+                   ph == 0 && pw == 0 && OH == H && OW == W;
+  // The direct kernel wants its weights packed now, so they must be a
+  // float constant. `auto` leaves a 1x1 convolution whose channels do not
+  // fill 32-channel blocks to the GEMM: the block's idle lanes and its
+  // transposed store cost more than the few FMAs per pixel (measured on
+  // MobileNetV2's 16- and 24-channel projections, docs/runtime.md).
+  bool direct =
+      opts.convKernel != amk::ConvKernel::Im2col && group == 1 && (sw == 1 || sw == 2) &&
+      (opts.convKernel == amk::ConvKernel::Direct || !pointwise ||
+       OC % AMK_CONV_OC_BLOCK == 0) &&
+      wt.getElementType().isF32() && w.getDefiningOp<amk::onnx::ConstantOp>();
+  if (pointwise && !direct) {
+    // A 1x1 convolution is a GEMM: Y[n] = W [OC x C] X[n] [C x P].
+    KOp &k = newKOp(op, AMK_RT_K_GEMM);
+    k.slots = {*wi, *xi, yi, bi, zi};
+    k.ip.assign(AMK_GEMM_NUM_IPARAMS, 0);
+    k.ip[AMK_GEMM_BATCH] = N, k.ip[AMK_GEMM_M] = OC, k.ip[AMK_GEMM_N] = P,
+    k.ip[AMK_GEMM_K] = C;
+    k.ip[AMK_GEMM_A_BSTRIDE] = 0, k.ip[AMK_GEMM_B_BSTRIDE] = C * P,
+    k.ip[AMK_GEMM_C_BSTRIDE] = OC * P;
+    k.ip[AMK_GEMM_LDA] = C, k.ip[AMK_GEMM_LDB] = P, k.ip[AMK_GEMM_LDC] = P;
+    k.ip[AMK_GEMM_BIAS_MODE] = bi >= 0 ? 2 : 0;
+    k.ip[AMK_GEMM_RES_BSTRIDE] = OC * P;
+    k.ip[AMK_GEMM_ACT] = act;
+    k.fp = {1.f, 1.f, actA, actB};
+    k.rows = N * OC, k.cols = P, k.colTiling = true, k.rowAlign = 32,
+    k.colAlign = 64;
+    k.rowOperandBytes = 4.0 * OC * C;
+    k.colOperandBytes = 4.0 * N * C * P;
+    k.flops = flops;
+    k.bytes = 4.0 * (OC * C + N * C * P + N * OC * P);
+    int64_t xb = tensors[*xi].bytes, wbytes = tensors[*wi].bytes;
+    int xs = *xi, ws = *wi;
+    k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                   SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+      rd.push_back(whole(ws, wbytes));
+      for (int64_t img = r0 / OC; img <= (r1 - 1) / OC; ++img) {
+        int64_t m0 = std::max(r0, img * OC) - img * OC,
+                m1 = std::min(r1, (img + 1) * OC) - img * OC;
+        rd.push_back(rect(xs, (img * C * P + c0) * 4, (c1 - c0) * 4, P * 4, C));
+        TAccess out = rect(yi, ((img * OC + m0) * P + c0) * 4, (c1 - c0) * 4,
+                           P * 4, m1 - m0);
+        wr.push_back(out);
+        if (zi >= 0) {
+          out.tensor = zi;
+          rd.push_back(out);
+        }
+      }
+      (void)xb;
+      if (bi >= 0)
+        rd.push_back(whole(bi, OC * 4));
+    };
+    return success();
+  }
+  bool depthwise = group == C && group > 1 && OC % C == 0;
+  int wSlot = *wi;
+  if (direct) {
+    // [ceil(OC/32)][C][KH][KW][32]: each tap's 32 output channels are two
+    // vectors, and a block's taps are read in order.
+    auto value = amk::getConstantTensor(w);
+    if (!value)
+      return unsupported(op, "cannot read the constant weights");
+    const int64_t B = AMK_CONV_OC_BLOCK, blocks = (OC + B - 1) / B,
+                  taps = KH * KW;
+    amk::ref::Tensor packed(value->dtype(), {blocks * C * taps, B});
+    const float *src = value->data<float>();
+    float *dst = packed.data<float>();
+    std::fill_n(dst, blocks * C * taps * B, 0.f);
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t t = 0; t < taps; ++t)
+          dst[((o / B * C + c) * taps + t) * B + o % B] =
+              src[(o * C + c) * taps + t];
+    auto type =
+        RankedTensorType::get({blocks * C * taps, B}, wt.getElementType());
+    wSlot = newConstTensor(type, packed.toAttr(op->getContext()),
+                           amk::onnx::getTensorName(w).str() + ".direct");
+  }
+  KOp &k = newKOp(op, depthwise ? AMK_RT_K_DWCONV : AMK_RT_K_CONV);
+  k.variant = direct ? 2 : (!depthwise && group == 1) ? 1 : 0;
+  k.slots = {*xi, wSlot, yi, bi, zi};
+  k.ip.assign(AMK_SP_NUM_IPARAMS, 0);
+  int64_t *ip = k.ip.data();
+  ip[AMK_SP_N] = N, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W,
+  ip[AMK_SP_OC] = OC, ip[AMK_SP_KH] = KH, ip[AMK_SP_KW] = KW,
+  ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW, ip[AMK_SP_SH] = sh,
+  ip[AMK_SP_SW] = sw, ip[AMK_SP_PH] = ph, ip[AMK_SP_PW] = pw,
+  ip[AMK_SP_DH] = dh, ip[AMK_SP_DW] = dw, ip[AMK_SP_GROUP] = group,
+  ip[AMK_SP_MODE] = act;
+  k.fp = {actA, actB};
+  k.rows = N * OC;
+  k.flops = flops;
+  k.bytes = 4.0 * (N * C * H * W + tensors[*wi].bytes / 4 + N * OC * P);
+  if (k.variant == 1) {
+    k.cols = P, k.colTiling = true, k.rowAlign = 32, k.colAlign = 64;
+    k.rowOperandBytes = 4.0 * OC * K;
+    k.colOperandBytes = 4.0 * N * C * H * W * KH * KW;
+  } else if (k.variant == 2) {
+    // Column tiles are whole output rows (the register tiles run along a
+    // row); row tiles whole 32-channel blocks.
+    k.cols = P, k.colTiling = true, k.rowAlign = AMK_CONV_OC_BLOCK,
+    k.colAlign = OW;
+    k.rowOperandBytes = 4.0 * OC * K;
+    k.colOperandBytes = 4.0 * N * C * H * W;
+  }
+  int xs = *xi, ws = wSlot;
+  int64_t wbytes = tensors[wSlot].bytes;
+  bool cols = k.variant != 0;
+  int64_t mult = OC / C;
+  k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(ws, wbytes));
+    if (bi >= 0)
+      rd.push_back(whole(bi, OC * 4));
+    if (!cols)
+      c0 = 0, c1 = P;
+    for (int64_t img = r0 / OC; img <= (r1 - 1) / OC; ++img) {
+      int64_t m0 = std::max(r0, img * OC) - img * OC,
+              m1 = std::min(r1, (img + 1) * OC) - img * OC;
+      // Input rows the output pixels [c0, c1) need, in every channel read.
+      int64_t oy0 = c0 / OW, oy1 = (c1 - 1) / OW;
+      int64_t iy0 = std::max<int64_t>(0, oy0 * sh - ph);
+      int64_t iy1 = std::min<int64_t>(H - 1, oy1 * sh - ph + (KH - 1) * dh);
+      int64_t ch0 = 0, ch1 = C;
+      if (depthwise)
+        ch0 = m0 / mult, ch1 = (m1 - 1) / mult + 1;
+      else if (group > 1)
+        ch0 = m0 / (OC / group) * (C / group),
+        ch1 = ((m1 - 1) / (OC / group) + 1) * (C / group);
+      if (iy1 >= iy0)
+        rd.push_back(rect(xs, ((img * C + ch0) * H + iy0) * W * 4,
+                          (iy1 - iy0 + 1) * W * 4, H * W * 4, ch1 - ch0));
+      TAccess out = rect(yi, ((img * OC + m0) * P + c0) * 4, (c1 - c0) * 4,
+                         P * 4, m1 - m0);
+      wr.push_back(out);
+      if (zi >= 0) {
+        out.tensor = zi;
+        rd.push_back(out);
+      }
+    }
+  };
+  return success();
+}
+
+} // namespace amk::totask

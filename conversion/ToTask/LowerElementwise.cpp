@@ -1,0 +1,349 @@
+//===- LowerElementwise.cpp - Elementwise ---------------------------------===//
+//
+// Part of AMK. amk-schedule-megakernel: elementwise ops, fused groups and inference BatchNormalization as register programs (design.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
+#include "transforms/Utils/Patterns.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace amk::task;
+
+namespace amk::totask {
+
+/// Builds an elementwise program for one op, amk.gelu, amk.bias_softmax's
+/// addition or an amk.fused_elementwise region.
+LogicalResult Scheduler::lowerElementwise(Operation *op) {
+  StringRef opName = op->getName().getStringRef();
+  bool region = opName == "amk.fused_elementwise";
+  static const llvm::StringSet<> known = {
+      "onnx.Add",      "onnx.Sub",        "onnx.Mul",
+      "onnx.Div",      "onnx.Pow",        "onnx.Max",
+      "onnx.Min",      "onnx.Relu",       "onnx.Sigmoid",
+      "onnx.Tanh",     "onnx.Erf",        "onnx.Sqrt",
+      "onnx.Exp",      "onnx.Log",        "onnx.Neg",
+      "onnx.Abs",      "onnx.Reciprocal", "onnx.Floor",
+      "onnx.Ceil",     "onnx.Softplus",   "onnx.HardSwish",
+      "onnx.Identity", "onnx.LeakyRelu",  "onnx.HardSigmoid",
+      "onnx.Clip",     "onnx.Gelu",       "onnx.Cast",
+      "amk.gelu",      "onnx.Round",      "amk.bias_softmax"};
+  if (!region && !known.contains(opName))
+    return unsupported(op, "no runtime kernel implements this op");
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!yt.getElementType().isF32())
+    return unsupported(op, "elementwise kernels produce float32 only");
+  ArrayRef<int64_t> outShape = yt.getShape();
+  int64_t rank = outShape.size();
+  SmallVector<int> inputs;       // tensor ids, registers 0..n-1
+  SmallVector<Value> inputValues; // the values they hold
+  SmallVector<int64_t> instr;    // op, dst, a, b, imm
+  SmallVector<float> imm;
+  SmallVector<Operation *> body;
+  Block *blk = region ? &op->getRegion(0).front() : nullptr;
+  if (region) {
+    for (Operation &o : blk->without_terminator())
+      body.push_back(&o);
+  } else {
+    body.push_back(op);
+  }
+  // What a body operand reads: a region argument is the op's operand.
+  auto readValue = [&](Value v) -> Value {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      if (region && arg.getOwner() == blk)
+        return op->getOperand(arg.getArgNumber());
+    return v;
+  };
+  auto isIntermediate = [&](Value v) {
+    Operation *d = v.getDefiningOp();
+    return region && d && d->getBlock() == blk &&
+           !isa<amk::onnx::ConstantOp>(d);
+  };
+  auto scalarConst = [&](Value src) -> std::optional<double> {
+    if (!src.getDefiningOp<amk::onnx::ConstantOp>() ||
+        cast<ShapedType>(src.getType()).getNumElements() != 1)
+      return std::nullopt;
+    return amk::onnx::getSplatValue(src);
+  };
+  // Inputs first, so they own registers 0..n-1.
+  SmallVector<Value> operandsRead;
+  for (Operation *o : body)
+    operandsRead.append(o->operand_begin(), o->operand_end());
+  if (region)
+    operandsRead.push_back(blk->getTerminator()->getOperand(0));
+  for (Value v : operandsRead) {
+    if (isNoneValue(v) || isIntermediate(v))
+      continue;
+    Value src = readValue(v);
+    if (scalarConst(src) || llvm::is_contained(inputValues, src))
+      continue;
+    auto st = dyn_cast<RankedTensorType>(src.getType());
+    if (!st || st.getRank() > rank)
+      return unsupported(op, "an operand cannot be broadcast to the output");
+    for (int64_t d = 0; d < st.getRank(); ++d) {
+      int64_t od = outShape[rank - st.getRank() + d];
+      if (st.getDimSize(d) != 1 && st.getDimSize(d) != od)
+        return unsupported(op, "an operand cannot be broadcast to the "
+                               "output");
+    }
+    auto t = getTensor(src, op);
+    if (failed(t))
+      return failure();
+    inputs.push_back(*t);
+    inputValues.push_back(src);
+  }
+  int64_t ninputs = inputs.size();
+  int64_t nextReg = ninputs;
+  DenseMap<Value, int64_t> reg;
+  std::function<FailureOr<int64_t>(Value)> operandReg =
+      [&](Value v) -> FailureOr<int64_t> {
+    auto it = reg.find(v);
+    if (it != reg.end())
+      return it->second;
+    Value src = readValue(v);
+    if (auto c = scalarConst(src)) {
+      int64_t r = nextReg++;
+      instr.append({AMK_OP_CONST, r, 0, 0, (int64_t)imm.size()});
+      imm.append({(float)*c, 0.f});
+      reg[v] = r;
+      return r;
+    }
+    auto pos = llvm::find(inputValues, src);
+    if (pos == inputValues.end())
+      return failure();
+    return reg[v] = pos - inputValues.begin();
+  };
+  auto emitUnary = [&](int code, int64_t a, float alpha, float beta) {
+    int64_t r = nextReg++;
+    instr.append({code, r, a, 0, (int64_t)imm.size()});
+    imm.append({alpha, beta});
+    return r;
+  };
+  auto emitBinary = [&](int code, int64_t a, int64_t b) {
+    int64_t r = nextReg++;
+    instr.append({code, r, a, b, 0});
+    return r;
+  };
+  for (Operation *o : body) {
+    StringRef on = o->getName().getStringRef();
+    if (isa<amk::onnx::ConstantOp>(o))
+      continue;
+    SmallVector<int64_t> args;
+    for (Value v : o->getOperands()) {
+      if (isNoneValue(v)) {
+        args.push_back(-1);
+        continue;
+      }
+      auto r = operandReg(v);
+      if (failed(r))
+        return unsupported(op, "operand of " + amk::nodeLabel(o) +
+                                   " cannot be broadcast to the output");
+      args.push_back(*r);
+    }
+    int64_t out;
+    int binary = llvm::StringSwitch<int>(on)
+                     .Case("onnx.Add", AMK_OP_ADD)
+                     .Case("onnx.Sub", AMK_OP_SUB)
+                     .Case("onnx.Mul", AMK_OP_MUL)
+                     .Case("onnx.Div", AMK_OP_DIV)
+                     .Case("onnx.Pow", AMK_OP_POW)
+                     .Case("onnx.Max", AMK_OP_MAX)
+                     .Case("onnx.Min", AMK_OP_MIN)
+                     .Case("amk.bias_softmax", AMK_OP_ADD)
+                     .Default(-1);
+    int unary = llvm::StringSwitch<int>(on)
+                    .Case("onnx.Relu", AMK_OP_RELU)
+                    .Case("onnx.Sigmoid", AMK_OP_SIGMOID)
+                    .Case("onnx.Tanh", AMK_OP_TANH)
+                    .Case("onnx.Erf", AMK_OP_ERF)
+                    .Case("onnx.Sqrt", AMK_OP_SQRT)
+                    .Case("onnx.Exp", AMK_OP_EXP)
+                    .Case("onnx.Log", AMK_OP_LOG)
+                    .Case("onnx.Neg", AMK_OP_NEG)
+                    .Case("onnx.Abs", AMK_OP_ABS)
+                    .Case("onnx.Reciprocal", AMK_OP_RECIPROCAL)
+                    .Case("onnx.Floor", AMK_OP_FLOOR)
+                    .Case("onnx.Ceil", AMK_OP_CEIL)
+                    .Case("onnx.Round", AMK_OP_ROUND)
+                    .Case("onnx.Softplus", AMK_OP_SOFTPLUS)
+                    .Case("onnx.HardSwish", AMK_OP_HARD_SWISH)
+                    .Case("onnx.Identity", AMK_OP_COPY)
+                    .Default(-1);
+    if (binary >= 0 && args.size() >= 2 && (on != "onnx.Max" && on != "onnx.Min" ? args.size() == 2 : true)) {
+      out = args[0];
+      for (size_t i = 1; i < args.size(); ++i)
+        out = emitBinary(binary, out, args[i]);
+    } else if ((on == "onnx.Max" || on == "onnx.Min") && args.size() == 1) {
+      out = emitUnary(AMK_OP_COPY, args[0], 0, 0);
+    } else if (unary >= 0 && args.size() == 1) {
+      out = emitUnary(unary, args[0], 0, 0);
+    } else if (on == "onnx.LeakyRelu") {
+      out = emitUnary(AMK_OP_LEAKY_RELU, args[0], floatAttr(o, "alpha", 0.01f),
+                      0);
+    } else if (on == "onnx.HardSigmoid") {
+      out = emitUnary(AMK_OP_HARD_SIGMOID, args[0],
+                      floatAttr(o, "alpha", 0.2f), floatAttr(o, "beta", 0.5f));
+    } else if (on == "onnx.Clip") {
+      auto lo = args.size() > 1 && args[1] >= 0
+                    ? amk::onnx::getSplatValue(readValue(o->getOperand(1)))
+                    : std::optional<double>(-INFINITY);
+      auto hi = args.size() > 2 && args[2] >= 0
+                    ? amk::onnx::getSplatValue(readValue(o->getOperand(2)))
+                    : std::optional<double>(INFINITY);
+      if (!lo || !hi)
+        return unsupported(op, "Clip bounds must be constants");
+      out = emitUnary(AMK_OP_CLIP, args[0], *lo, *hi);
+    } else if (on == "onnx.Gelu" || on == "amk.gelu") {
+      StringRef approx = strAttr(o, "approximate", "none");
+      if (approx == "quick")
+        out = emitUnary(AMK_OP_QUICK_GELU, args[0],
+                        floatAttr(o, "alpha", 1.702f), 0);
+      else
+        out = emitUnary(approx == "tanh" ? AMK_OP_GELU_TANH : AMK_OP_GELU,
+                        args[0], 0, 0);
+    } else if (on == "onnx.Cast" &&
+               cast<ShapedType>(o->getResult(0).getType())
+                   .getElementType()
+                   .isF32()) {
+      out = emitUnary(AMK_OP_COPY, args[0], 0, 0);
+    } else {
+      return unsupported(o, "no elementwise kernel for this op");
+    }
+    reg[o->getResult(0)] = out;
+  }
+  int64_t result;
+  if (region) {
+    Value y = op->getRegion(0).front().getTerminator()->getOperand(0);
+    auto r = operandReg(y);
+    if (failed(r))
+      return unsupported(op, "bad region result");
+    result = *r;
+  } else {
+    result = reg[op->getResult(0)];
+  }
+  if (imm.size() < 2)
+    imm.append({0.f, 0.f});
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_ELEMENTWISE);
+  k.slots.push_back(yi);
+  k.ip.push_back(rank);
+  k.ip.append(outShape.begin(), outShape.end());
+  k.ip.push_back(ninputs);
+  SmallVector<bool> sameShape;
+  for (int t : inputs) {
+    RankedTensorType it = tensors[t].type;
+    k.slots.push_back(t);
+    k.ip.push_back(amk::task::runtimeDtype(it.getElementType()));
+    // Right-aligned numpy broadcast: size-1 (or missing) dims get stride 0.
+    SmallVector<int64_t> st = contiguousStrides(it.getShape());
+    int64_t off = rank - it.getRank();
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t id = d - off;
+      k.ip.push_back(id < 0 || it.getDimSize(id) == 1 ? 0 : st[id]);
+    }
+    sameShape.push_back(it.getShape() == outShape);
+  }
+  k.ip.push_back(instr.size() / 5);
+  k.ip.append(instr.begin(), instr.end());
+  k.ip.push_back(result);
+  k.fp.assign(imm.begin(), imm.end());
+  int64_t numel = yt.getNumElements();
+  k.rows = numel, k.rowAlign = 256;
+  k.flops = numel * std::max<int64_t>(1, instr.size() / 5);
+  k.bytes = 4.0 * numel * (1 + ninputs);
+  SmallVector<int> ins(inputs);
+  SmallVector<int64_t> inBytes;
+  for (int t : inputs)
+    inBytes.push_back(tensors[t].bytes);
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    for (auto [i, t] : llvm::enumerate(ins)) {
+      int64_t eb = inBytes[i] / std::max<int64_t>(1, numel);
+      if (sameShape[i])
+        rd.push_back(span(t, r0 * eb, r1 * eb));
+      else
+        rd.push_back(whole(t, inBytes[i]));
+    }
+    wr.push_back(span(yi, r0 * 4, r1 * 4));
+  };
+  return success();
+}
+
+/// Inference BatchNormalization as y = x * a[c] + b[c], a and b folded now.
+LogicalResult Scheduler::lowerBatchNorm(Operation *op) {
+  for (Value r : op->getResults().drop_front())
+    if (!isNoneValue(r))
+      return unsupported(op, "training-mode BatchNormalization");
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!xt.getElementType().isF32() || xt.getRank() < 2)
+    return unsupported(op, "only float32 BatchNormalization is implemented");
+  SmallVector<std::optional<amk::ref::Tensor>> p;
+  for (int i = 1; i <= 4; ++i)
+    p.push_back(amk::getConstantTensor(op->getOperand(i)));
+  for (auto &t : p)
+    if (!t)
+      return unsupported(op, "scale, bias, mean and variance must be "
+                             "constants");
+  int64_t C = xt.getDimSize(1);
+  float eps = floatAttr(op, "epsilon", 1e-5f);
+  SmallVector<int64_t> shape(xt.getRank() - 1, 1);
+  shape[0] = C;
+  amk::ref::Tensor a(p[0]->dtype(), shape), b(p[0]->dtype(), shape);
+  for (int64_t c = 0; c < C; ++c) {
+    float s = p[0]->data<float>()[c], bb = p[1]->data<float>()[c],
+          m = p[2]->data<float>()[c], v = p[3]->data<float>()[c];
+    float inv = s / std::sqrt(v + eps);
+    a.data<float>()[c] = inv;
+    b.data<float>()[c] = bb - m * inv;
+  }
+  auto type = RankedTensorType::get(shape, xt.getElementType());
+  int ai = newConstTensor(type, a.toAttr(op->getContext()), "bn.scale");
+  int bi = newConstTensor(type, b.toAttr(op->getContext()), "bn.shift");
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_ELEMENTWISE);
+  k.slots = {yi, *xi, ai, bi};
+  int64_t rank = xt.getRank();
+  k.ip.push_back(rank);
+  k.ip.append(xt.getShape().begin(), xt.getShape().end());
+  k.ip.push_back(3);
+  SmallVector<int64_t> xs = contiguousStrides(xt.getShape());
+  k.ip.push_back(AMK_RT_F32);
+  k.ip.append(xs.begin(), xs.end());
+  for (int i = 0; i < 2; ++i) {
+    k.ip.push_back(AMK_RT_F32);
+    for (int64_t d = 0; d < rank; ++d)
+      k.ip.push_back(d == 1 ? 1 : 0);
+  }
+  k.ip.append({2, AMK_OP_MUL, 3, 0, 1, 0, AMK_OP_ADD, 4, 3, 2, 0, 4});
+  k.fp = {0.f, 0.f};
+  int64_t numel = xt.getNumElements();
+  k.rows = numel, k.rowAlign = 256;
+  k.flops = 2.0 * numel;
+  k.bytes = 8.0 * numel;
+  int x = *xi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(x, r0 * 4, r1 * 4));
+    rd.push_back(whole(ai, C * 4));
+    rd.push_back(whole(bi, C * 4));
+    wr.push_back(span(yi, r0 * 4, r1 * 4));
+  };
+  return success();
+}
+
+} // namespace amk::totask

@@ -1,0 +1,223 @@
+//===- LowerGemm.cpp - GEMM -----------------------------------------------===//
+//
+// Part of AMK. amk-schedule-megakernel: Gemm, MatMul and amk.gemm on the runtime GEMM kernel, constant operands packed K x N (design.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
+#include "transforms/Utils/Patterns.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace amk::task;
+
+namespace amk::totask {
+
+LogicalResult Scheduler::lowerGemm(Operation *op) {
+  StringRef n = op->getName().getStringRef();
+  Value a = op->getOperand(0), b = op->getOperand(1);
+  Value c = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(b.getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!at.getElementType().isF32() || !bt.getElementType().isF32())
+    return unsupported(op, "only float32 matrix products are implemented");
+  if (at.getRank() < 2 || bt.getRank() < 2)
+    return unsupported(op, "1-D matrix product operands are not "
+                           "implemented");
+  bool transA = false, transB = false;
+  float alpha = 1, beta = 1;
+  int act = AMK_OP_NONE;
+  float actA = 0, actB = 0;
+  // A permutation is free when it keeps the order of the non-unit axes
+  // (a view), or a transposed read when it swaps the last two.
+  SmallVector<int64_t> aShape(at.getShape()), bShape(bt.getShape());
+  auto applyPerm = [](ArrayRef<int64_t> perm, SmallVectorImpl<int64_t> &shape,
+                      bool &trans) {
+    int64_t r = perm.size();
+    SmallVector<int64_t> permuted;
+    for (int64_t p : perm)
+      permuted.push_back(shape[p]);
+    auto nonUnitOrder = [&](ArrayRef<int64_t> order) {
+      SmallVector<int64_t> v;
+      for (int64_t p : order)
+        if (shape[p] != 1)
+          v.push_back(p);
+      return v;
+    };
+    SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, r));
+    if (nonUnitOrder(perm) == nonUnitOrder(identity)) {
+      shape.assign(permuted);
+      trans = false;
+      return true;
+    }
+    for (int64_t i = 0; i < r - 2; ++i)
+      if (perm[i] != i)
+        return false;
+    if (perm[r - 2] == r - 1 && perm[r - 1] == r - 2) {
+      trans = true; // The shape stays the stored one.
+      return true;
+    }
+    return false;
+  };
+  if (n == "onnx.Gemm") {
+    transA = intAttr(op, "transA", 0), transB = intAttr(op, "transB", 0);
+    alpha = floatAttr(op, "alpha", 1), beta = floatAttr(op, "beta", 1);
+  } else if (n == "amk.gemm") {
+    auto pa = intsAttr(op, "perm_a"), pb = intsAttr(op, "perm_b");
+    if (!pa.empty() && !applyPerm(pa, aShape, transA))
+      return unsupported(op, "perm_a moves a batch axis");
+    if (!pb.empty() && !applyPerm(pb, bShape, transB))
+      return unsupported(op, "perm_b moves a batch axis");
+    alpha = floatAttr(op, "alpha", 1), beta = floatAttr(op, "beta", 1);
+    act = activationCode(strAttr(op, "activation", "none"));
+    if (act < 0)
+      return unsupported(op, "unknown activation");
+    actA = floatAttr(op, "activation_alpha", 0);
+    actB = floatAttr(op, "activation_beta", 0);
+  }
+  int64_t ar = aShape.size(), yr = yt.getRank();
+  int64_t M = yt.getDimSize(yr - 2), N = yt.getDimSize(yr - 1);
+  int64_t K = transA ? aShape[ar - 2] : aShape[ar - 1];
+  int64_t batch = product(yt.getShape().drop_back(2));
+  int64_t aBatch = product(ArrayRef<int64_t>(aShape).drop_back(2));
+  int64_t bBatch = product(ArrayRef<int64_t>(bShape).drop_back(2));
+  if ((aBatch != batch && aBatch != 1) || (bBatch != batch && bBatch != 1))
+    return unsupported(op, "partially broadcast batch dimensions are not "
+                           "implemented");
+  auto ai = getTensor(a, op);
+  if (failed(ai))
+    return failure();
+  int bIdx;
+  // A constant B (the weights) is packed now into the kernel's layout:
+  // ceil(N/64) contiguous panels of K x 64, transposed if need be, so the
+  // kernel streams it instead of reading 64-float pieces of long rows.
+  bool bPanels = false;
+  if (bBatch == 1 && bt.getElementType().isF32() &&
+      b.getDefiningOp<amk::onnx::ConstantOp>()) {
+    auto value = amk::getConstantTensor(b);
+    if (!value)
+      return unsupported(op, "cannot read the constant B");
+    const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
+    amk::ref::Tensor packed(value->dtype(), {panels * K, P});
+    const float *src = value->data<float>();
+    float *dst = packed.data<float>();
+    std::fill_n(dst, panels * K * P, 0.f);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        dst[(n / P) * K * P + k * P + n % P] =
+            transB ? src[n * K + k] : src[k * N + n];
+    auto type = RankedTensorType::get({panels * K, P}, bt.getElementType());
+    bIdx = newConstTensor(type, packed.toAttr(op->getContext()),
+                          amk::onnx::getTensorName(b).str() + ".panels");
+    transB = false;
+    bPanels = true;
+  } else {
+    auto bi = getTensor(b, op);
+    if (failed(bi))
+      return failure();
+    bIdx = *bi;
+  }
+  int biasIdx = -1, biasMode = 0;
+  int64_t biasBStride = 0;
+  if (!isNoneValue(c)) {
+    auto ct = cast<RankedTensorType>(c.getType());
+    ArrayRef<int64_t> cs = ct.getShape();
+    int64_t cn = ct.getNumElements();
+    int64_t cr = cs.size();
+    int64_t lastDim = cr ? cs[cr - 1] : 1, prevDim = cr > 1 ? cs[cr - 2] : 1;
+    if (cn == 1)
+      biasMode = 4;
+    else if (lastDim == N && cn == N)
+      biasMode = 1;
+    else if (lastDim == 1 && prevDim == M && cn == M)
+      biasMode = 2;
+    else if (lastDim == N && prevDim == M && cn == M * N)
+      biasMode = 3;
+    else if (lastDim == N && prevDim == M && cn == batch * M * N)
+      biasMode = 3, biasBStride = M * N;
+    else
+      return unsupported(op, "the addend's broadcast is not implemented");
+    auto ci = getTensor(c, op);
+    if (failed(ci))
+      return failure();
+    biasIdx = *ci;
+  }
+  // A shared B with a batched, row-major A is one tall GEMM: fold the
+  // batch into M (a (S, 1, D) x (D, N) MatMul would otherwise run S
+  // GEMVs, re-reading B each time).
+  if (batch > 1 && bBatch == 1 && aBatch == batch && !transA &&
+      (biasMode == 0 || biasMode == 1 || biasMode == 4 ||
+       (biasMode == 3 && biasBStride == M * N))) {
+    M *= batch;
+    batch = aBatch = 1;
+    biasBStride = 0;
+  }
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_GEMM);
+  k.slots = {*ai, bIdx, yi, biasIdx, -1};
+  k.ip.assign(AMK_GEMM_NUM_IPARAMS, 0);
+  k.ip[AMK_GEMM_BATCH] = batch, k.ip[AMK_GEMM_M] = M, k.ip[AMK_GEMM_N] = N,
+  k.ip[AMK_GEMM_K] = K;
+  k.ip[AMK_GEMM_A_BSTRIDE] = aBatch == 1 ? 0 : M * K;
+  k.ip[AMK_GEMM_B_BSTRIDE] = bBatch == 1 ? 0 : K * N;
+  k.ip[AMK_GEMM_C_BSTRIDE] = M * N;
+  k.ip[AMK_GEMM_LDA] = transA ? M : K;
+  k.ip[AMK_GEMM_LDB] = transB ? K : N;
+  k.ip[AMK_GEMM_LDC] = N;
+  k.ip[AMK_GEMM_TRANS_A] = transA, k.ip[AMK_GEMM_TRANS_B] = transB;
+  k.ip[AMK_GEMM_BIAS_MODE] = biasMode;
+  k.ip[AMK_GEMM_BIAS_BSTRIDE] = biasBStride;
+  k.ip[AMK_GEMM_ACT] = act;
+  k.ip[AMK_GEMM_B_PANELS] = bPanels;
+  k.fp = {alpha, beta, actA, actB};
+  k.rows = batch * M, k.cols = N, k.colTiling = true, k.rowAlign = 8,
+  k.colAlign = AMK_GEMM_PANEL;
+  // A row split re-reads B in every tile, a column split A.
+  k.rowOperandBytes = 4.0 * aBatch * M * K;
+  k.colOperandBytes = 4.0 * bBatch * K * N;
+  k.flops = 2.0 * batch * M * N * K;
+  k.bytes = 4.0 * (aBatch * M * K + bBatch * K * N + batch * M * N);
+  int as = *ai, bs = bIdx;
+  int64_t aBytes = tensors[as].bytes, bBytes = tensors[bs].bytes;
+  int64_t biasBytes = biasIdx >= 0 ? tensors[biasIdx].bytes : 0;
+  bool aBatched = aBatch != 1, bBatched = bBatch != 1;
+  k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    // Rows of A (flat over batch x M when A is batched and not transposed).
+    if (!transA && (aBatched || batch == 1))
+      rd.push_back(span(as, r0 * K * 4, r1 * K * 4));
+    else
+      rd.push_back(whole(as, aBytes));
+    if (bBatched && !transB) {
+      int64_t b0 = r0 / M, b1 = (r1 - 1) / M + 1;
+      rd.push_back(rect(bs, (b0 * K * N + c0) * 4, (c1 - c0) * 4, N * 4,
+                        (b1 - b0) * K));
+    } else if (bPanels) {
+      const int64_t P = AMK_GEMM_PANEL;
+      rd.push_back(span(bs, (c0 / P) * K * P * 4,
+                        std::min(bBytes, (c1 + P - 1) / P * K * P * 4)));
+    } else if (!transB) {
+      rd.push_back(rect(bs, c0 * 4, (c1 - c0) * 4, N * 4, K));
+    } else {
+      rd.push_back(whole(bs, bBytes));
+    }
+    if (biasIdx >= 0)
+      rd.push_back(whole(biasIdx, biasBytes));
+    wr.push_back(rect(yi, (r0 * N + c0) * 4, (c1 - c0) * 4, N * 4, r1 - r0));
+  };
+  return success();
+}
+
+} // namespace amk::totask

@@ -1,0 +1,109 @@
+//===- LowerNormalization.cpp - Normalization -----------------------------===//
+//
+// Part of AMK. amk-schedule-megakernel: Softmax and layer normalization (design.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
+#include "transforms/Utils/Patterns.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace amk::task;
+
+namespace amk::totask {
+
+LogicalResult Scheduler::lowerSoftmax(Operation *op, Value x, int64_t axis,
+                                      Value y) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  if (!xt.getElementType().isF32())
+    return unsupported(op, "only float32 softmax is implemented");
+  auto xi = getTensor(x, op);
+  if (failed(xi))
+    return failure();
+  ArrayRef<int64_t> s = xt.getShape();
+  int64_t outer = product(s.take_front(axis)), len = s[axis],
+          inner = product(s.drop_front(axis + 1));
+  // In place when fused after an elementwise kernel (same tensor).
+  int yi = (x == y) ? *xi : defineOutput(y);
+  KOp &k = newKOp(op, AMK_RT_K_SOFTMAX);
+  k.slots = {*xi, yi};
+  k.ip = {outer, len, inner};
+  k.rows = outer;
+  k.flops = 5.0 * outer * len * inner;
+  k.bytes = 8.0 * outer * len * inner;
+  int xs = *xi;
+  int64_t rowBytes = len * inner * 4;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0 * rowBytes, r1 * rowBytes));
+    wr.push_back(span(yi, r0 * rowBytes, r1 * rowBytes));
+  };
+  return success();
+}
+
+LogicalResult Scheduler::lowerLayerNorm(Operation *op) {
+  Value x = op->getOperand(0);
+  auto xt = cast<RankedTensorType>(x.getType());
+  for (Value r : op->getResults().drop_front())
+    if (!isNoneValue(r) && !r.use_empty())
+      return unsupported(op, "LayerNorm's mean and inverse-deviation "
+                             "outputs are not implemented");
+  if (!xt.getElementType().isF32())
+    return unsupported(op, "only float32 LayerNorm is implemented");
+  int64_t rank = xt.getRank(), axis = intAttr(op, "axis", -1);
+  if (axis < 0)
+    axis += rank;
+  int64_t rows = product(xt.getShape().take_front(axis)),
+          cols = product(xt.getShape().drop_front(axis));
+  auto xi = getTensor(x, op);
+  if (failed(xi))
+    return failure();
+  SmallVector<int> opt = {-1, -1};
+  for (int i = 0; i < 2; ++i) {
+    Value v = (int)op->getNumOperands() > 1 + i ? op->getOperand(1 + i) : Value();
+    if (isNoneValue(v))
+      continue;
+    if (cast<ShapedType>(v.getType()).getNumElements() != cols)
+      return unsupported(op, "scale and bias must cover the normalized "
+                             "axes exactly");
+    auto t = getTensor(v, op);
+    if (failed(t))
+      return failure();
+    opt[i] = *t;
+  }
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_LAYERNORM);
+  k.slots = {*xi, yi, opt[0], opt[1]};
+  k.ip = {rows, cols, (int64_t)op->hasAttr("rms") &&
+                          op->getAttrOfType<BoolAttr>("rms") &&
+                          op->getAttrOfType<BoolAttr>("rms").getValue()};
+  k.fp = {floatAttr(op, "epsilon", 1e-5f)};
+  k.rows = rows;
+  k.flops = 8.0 * rows * cols;
+  k.bytes = 8.0 * rows * cols;
+  int xs = *xi, s0 = opt[0], s1 = opt[1];
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0 * cols * 4, r1 * cols * 4));
+    if (s0 >= 0)
+      rd.push_back(whole(s0, cols * 4));
+    if (s1 >= 0)
+      rd.push_back(whole(s1, cols * 4));
+    wr.push_back(span(yi, r0 * cols * 4, r1 * cols * 4));
+  };
+  return success();
+}
+
+} // namespace amk::totask

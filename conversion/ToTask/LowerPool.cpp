@@ -1,0 +1,84 @@
+//===- LowerPool.cpp - Pooling --------------------------------------------===//
+//
+// Part of AMK. amk-schedule-megakernel: MaxPool, AveragePool and their global forms (design.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
+#include "transforms/Utils/Patterns.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace amk::task;
+
+namespace amk::totask {
+
+LogicalResult Scheduler::lowerPool(Operation *op) {
+  StringRef n = op->getName().getStringRef();
+  if (op->getNumResults() > 1 && !isNoneValue(op->getResult(1)))
+    return unsupported(op, "the Indices output is not implemented");
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!xt.getElementType().isF32() || xt.getRank() != 4)
+    return unsupported(op, "only 2-D float32 pooling is implemented");
+  bool global = n.starts_with("onnx.Global");
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
+          W = xt.getDimSize(3), OH = yt.getDimSize(2), OW = yt.getDimSize(3);
+  auto ks = intsAttr(op, "kernel_shape"), st = intsAttr(op, "strides"),
+       pads = intsAttr(op, "pads"), dil = intsAttr(op, "dilations");
+  auto get = [](ArrayRef<int64_t> v, int64_t i, int64_t d) {
+    return i < (int64_t)v.size() ? v[i] : d;
+  };
+  int64_t KH = global ? H : get(ks, 0, 1), KW = global ? W : get(ks, 1, 1);
+  int64_t sh = get(st, 0, 1), sw = get(st, 1, 1);
+  int64_t ph = get(pads, 0, 0), pw = get(pads, 1, 0);
+  int64_t dh = get(dil, 0, 1), dw = get(dil, 1, 1);
+  StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    auto padFor = [&](int64_t in, int64_t out, int64_t k, int64_t s) {
+      int64_t total = std::max<int64_t>(0, (out - 1) * s + k - in);
+      return autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    };
+    ph = padFor(H, OH, KH, sh), pw = padFor(W, OW, KW, sw);
+  }
+  int64_t mode = n.contains("Max") ? 0
+                 : intAttr(op, "count_include_pad", 0) ? 1
+                                                       : 2;
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_POOL);
+  k.slots = {*xi, yi};
+  k.ip.assign(AMK_SP_NUM_IPARAMS, 0);
+  int64_t *ip = k.ip.data();
+  ip[AMK_SP_N] = N, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W,
+  ip[AMK_SP_OC] = C, ip[AMK_SP_KH] = KH, ip[AMK_SP_KW] = KW,
+  ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW, ip[AMK_SP_SH] = sh,
+  ip[AMK_SP_SW] = sw, ip[AMK_SP_PH] = ph, ip[AMK_SP_PW] = pw,
+  ip[AMK_SP_DH] = dh, ip[AMK_SP_DW] = dw, ip[AMK_SP_GROUP] = 1,
+  ip[AMK_SP_MODE] = mode;
+  k.rows = N * C;
+  k.flops = 1.0 * N * C * OH * OW * KH * KW;
+  k.bytes = 4.0 * N * C * (H * W + OH * OW);
+  int xs = *xi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0 * H * W * 4, r1 * H * W * 4));
+    wr.push_back(span(yi, r0 * OH * OW * 4, r1 * OH * OW * 4));
+  };
+  return success();
+}
+
+} // namespace amk::totask

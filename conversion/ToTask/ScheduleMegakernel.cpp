@@ -1,0 +1,351 @@
+//===- ScheduleMegakernel.cpp - Graph to task program ---------------------===//
+//
+// Part of AMK. Lowers the graph to runtime kernels, plans the arena, cuts
+// each kernel into tiles, derives byte-exact tile dependencies, assigns
+// tiles to workers with a list scheduler and turns cross-worker edges into
+// counter waits (docs/runtime.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
+#include "transforms/Utils/Patterns.h"
+
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace amk {
+#define GEN_PASS_DEF_SCHEDULEMEGAKERNEL
+#include "conversion/Passes.h.inc"
+} // namespace amk
+
+using namespace mlir;
+using namespace amk::task;
+
+int amk::task::activationCode(llvm::StringRef name) {
+  return llvm::StringSwitch<int>(name)
+      .Case("none", AMK_OP_NONE)
+      .Case("relu", AMK_OP_RELU)
+      .Case("clip", AMK_OP_CLIP)
+      .Case("leaky_relu", AMK_OP_LEAKY_RELU)
+      .Case("sigmoid", AMK_OP_SIGMOID)
+      .Case("hard_swish", AMK_OP_HARD_SWISH)
+      .Case("tanh", AMK_OP_TANH)
+      .Case("gelu", AMK_OP_GELU)
+      .Case("gelu_tanh", AMK_OP_GELU_TANH)
+      .Case("quick_gelu", AMK_OP_QUICK_GELU)
+      .Default(-1);
+}
+
+namespace amk::totask {
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+FailureOr<int> Scheduler::getTensor(Value v, Operation *user) {
+  auto it = tensorOf.find(v);
+  if (it != tensorOf.end())
+    return it->second;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape()) {
+    (void)unsupported(user, "an operand has no static shape");
+    return failure();
+  }
+  if (amk::task::runtimeDtype(type.getElementType()) < 0) {
+    (void)unsupported(user, "an operand has element type " +
+                                amk::onnx::getONNXTypeString(type));
+    return failure();
+  }
+  TensorInfo t;
+  t.value = v;
+  t.type = type;
+  t.bytes = type.getNumElements() * elemBytes(type.getElementType());
+  t.name = amk::onnx::getTensorName(v).str();
+  int id = tensors.size();
+  t.root = id;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    t.kind = TensorInfo::Input;
+    t.ioIndex = arg.getArgNumber();
+  } else if (auto c = v.getDefiningOp<amk::onnx::ConstantOp>()) {
+    auto value = dyn_cast_or_null<ElementsAttr>(c.getValueAttr());
+    if (!value) {
+      (void)unsupported(user, "a constant operand is not a tensor");
+      return failure();
+    }
+    t.kind = TensorInfo::Const;
+    t.constValue = value;
+  } else {
+    (void)unsupported(user, "an operand is produced by an op that was not "
+                            "scheduled");
+    return failure();
+  }
+  tensors.push_back(t);
+  tensorOf[v] = id;
+  return id;
+}
+
+int Scheduler::newConstTensor(RankedTensorType type, ElementsAttr value,
+                              StringRef name) {
+  TensorInfo t;
+  t.type = type;
+  t.bytes = type.getNumElements() * elemBytes(type.getElementType());
+  t.kind = TensorInfo::Const;
+  t.constValue = value;
+  t.name = name.str();
+  int id = tensors.size();
+  t.root = id;
+  tensors.push_back(t);
+  return id;
+}
+
+/// A fresh arena tensor for result `v`.
+int Scheduler::defineOutput(Value v) {
+  TensorInfo t;
+  t.value = v;
+  t.type = cast<RankedTensorType>(v.getType());
+  t.bytes = t.type.getNumElements() * elemBytes(t.type.getElementType());
+  t.name = amk::onnx::getTensorName(v).str();
+  int id = tensors.size();
+  t.root = id;
+  tensors.push_back(t);
+  tensorOf[v] = id;
+  return id;
+}
+
+LogicalResult Scheduler::unsupported(Operation *op, const Twine &why) {
+  return op->emitError() << "amk-schedule-megakernel: the runtime has no "
+                            "kernel for "
+                         << amk::onnx::describeOp(op) << ": " << why;
+}
+
+KOp &Scheduler::newKOp(Operation *op, int kind) {
+  kops.emplace_back();
+  KOp &k = kops.back();
+  k.kind = kind;
+  k.name = amk::nodeLabel(op);
+  k.opName = op->getName().getStringRef().str();
+  return k;
+}
+
+//===----------------------------------------------------------------------===//
+// Attribute helpers
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> intsAttr(Operation *op, StringRef name) {
+  if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(name))
+    return SmallVector<int64_t>(a.asArrayRef());
+  if (auto a = op->getAttrOfType<ArrayAttr>(name)) {
+    SmallVector<int64_t> r;
+    for (Attribute e : a)
+      r.push_back(cast<IntegerAttr>(e).getInt());
+    return r;
+  }
+  return {};
+}
+int64_t intAttr(Operation *op, StringRef name, int64_t def) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(name))
+    return a.getInt();
+  return def;
+}
+float floatAttr(Operation *op, StringRef name, float def) {
+  if (auto a = op->getAttrOfType<FloatAttr>(name))
+    return a.getValueAsDouble();
+  return def;
+}
+StringRef strAttr(Operation *op, StringRef name, StringRef def) {
+  if (auto a = op->getAttrOfType<StringAttr>(name))
+    return a.getValue();
+  return def;
+}
+bool isNoneValue(Value v) { return !v || isa<NoneType>(v.getType()); }
+
+//===----------------------------------------------------------------------===//
+// Lowering ops to kernels
+//===----------------------------------------------------------------------===//
+
+LogicalResult Scheduler::lowerOp(Operation *op) {
+  StringRef n = op->getName().getStringRef();
+  if (isa<amk::onnx::ConstantOp>(op) || n == "onnx.NoValue" ||
+      isa<func::ReturnOp>(op))
+    return success();
+  for (Value r : op->getResults()) {
+    if (isa<NoneType>(r.getType()))
+      continue;
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t || !t.hasStaticShape() || amk::task::runtimeDtype(t.getElementType()) < 0)
+      return unsupported(op, "its result " +
+                                 amk::onnx::getONNXTypeString(r.getType()) +
+                                 " is not a static tensor the runtime "
+                                 "handles");
+  }
+  // Views: the result shares its operand's bytes.
+  if (n == "onnx.Reshape" || n == "onnx.Flatten" || n == "onnx.Squeeze" ||
+      n == "onnx.Unsqueeze" || n == "onnx.Identity") {
+    auto in = getTensor(op->getOperand(0), op);
+    if (failed(in))
+      return failure();
+    TensorInfo t = tensors[*in];
+    t.value = op->getResult(0);
+    t.type = cast<RankedTensorType>(t.value.getType());
+    t.name = amk::onnx::getTensorName(t.value).str();
+    int id = tensors.size();
+    tensors.push_back(t);
+    tensorOf[op->getResult(0)] = id;
+    return success();
+  }
+  if (n == "onnx.Conv" || n == "amk.conv")
+    return lowerConv(op);
+  if (n == "onnx.Gemm" || n == "amk.gemm" || n == "onnx.MatMul")
+    return lowerGemm(op);
+  if (n == "onnx.MaxPool" || n == "onnx.AveragePool" ||
+      n == "onnx.GlobalAveragePool" || n == "onnx.GlobalMaxPool")
+    return lowerPool(op);
+  if (n == "onnx.Softmax") {
+    int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+    int64_t axis = intAttr(op, "axis", -1);
+    return lowerSoftmax(op, op->getOperand(0), axis < 0 ? axis + rank : axis,
+                        op->getResult(0));
+  }
+  if (n == "amk.bias_softmax") {
+    // X + Bias as an elementwise kernel, then the softmax.
+    if (failed(lowerElementwise(op)))
+      return failure();
+    Value y = op->getResult(0);
+    int64_t rank = cast<RankedTensorType>(y.getType()).getRank();
+    int64_t axis = intAttr(op, "axis", -1);
+    return lowerSoftmax(op, y, axis < 0 ? axis + rank : axis, y);
+  }
+  if (n == "amk.layer_norm" || n == "onnx.LayerNormalization")
+    return lowerLayerNorm(op);
+  if (n == "amk.attention")
+    return lowerAttention(op);
+  if (n == "onnx.Transpose")
+    return lowerTranspose(op);
+  if (n == "onnx.Slice")
+    return lowerSlice(op);
+  if (n == "onnx.Concat")
+    return lowerConcat(op);
+  if (n == "onnx.Split")
+    return lowerSplit(op);
+  if (n == "onnx.Gather")
+    return lowerGather(op);
+  if (n == "onnx.BatchNormalization")
+    return lowerBatchNorm(op);
+  return lowerElementwise(op);
+}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+LogicalResult Scheduler::run() {
+  for (Operation &op : func.getBody().front())
+    if (failed(lowerOp(&op)))
+      return failure();
+  // Outputs: a kernel writes each directly into the caller's buffer when
+  // it can; otherwise (an input, a constant, a view, a repeated output) a
+  // copy does.
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto t = getTensor(v, ret);
+    if (failed(t))
+      return failure();
+    TensorInfo &info = tensors[*t];
+    TensorInfo &root = tensors[info.root];
+    if (root.kind == TensorInfo::Arena && info.rootOffset == 0 &&
+        info.bytes == root.bytes) {
+      root.kind = TensorInfo::Output;
+      root.ioIndex = i;
+      continue;
+    }
+    TensorInfo out;
+    out.value = v;
+    out.type = info.type;
+    out.bytes = info.bytes;
+    out.kind = TensorInfo::Output;
+    out.ioIndex = i;
+    out.name = info.name;
+    int oid = tensors.size();
+    out.root = oid;
+    int64_t numel = info.type.getNumElements();
+    int64_t eb = elemBytes(info.type.getElementType());
+    tensors.push_back(out); // Invalidates `info` and `root`.
+    addCopy(ret, *t, oid, {numel}, {1}, 0, {1}, 0, eb, true);
+  }
+  // Result names for the interface.
+  for (auto [i, t] : llvm::enumerate(tensors))
+    if (t.kind == TensorInfo::Output && t.root == (int)i)
+      if (auto n = func.getResultAttrOfType<StringAttr>(t.ioIndex,
+                                                        amk::onnx::kNameAttr))
+        tensors[i].name = n.str();
+  planMemory();
+  makeTasks();
+  findDependencies();
+  listSchedule();
+  emit();
+  return success();
+}
+
+} // namespace amk::totask
+
+namespace {
+
+using amk::totask::Scheduler;
+
+struct ScheduleMegakernelPass
+    : public amk::impl::ScheduleMegakernelBase<ScheduleMegakernelPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (workers < 1 || workers > 1024) {
+      module.emitError("amk-schedule-megakernel: workers must be in [1, "
+                       "1024]");
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    if (funcs.size() != 1) {
+      module.emitError("amk-schedule-megakernel: expected one graph "
+                       "function, found ")
+          << funcs.size();
+      return signalPassFailure();
+    }
+    amk::ScheduleMegakernelOptions o;
+    o.workers = workers, o.tasksPerWorker = std::max<int64_t>(1, tasksPerWorker);
+    o.minTaskNs = minTaskNs, o.tileRows = tileRows, o.tileCols = tileCols;
+    o.convKernel = convKernel;
+    o.policy = policy, o.syncNs = syncNs, o.peakGflops = peakGflops,
+    o.memGbps = memGbps;
+    Scheduler s(module, funcs[0], o);
+    if (failed(s.run()))
+      return signalPassFailure();
+    numTasks = s.numTasks();
+    numWaits = s.numWaits;
+    funcs[0].erase();
+  }
+};
+
+} // namespace

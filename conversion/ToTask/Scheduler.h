@@ -1,0 +1,195 @@
+//===- Scheduler.h - amk-schedule-megakernel's state ------------*- C++ -*-===//
+//
+// Part of AMK. What the files of amk-schedule-megakernel share: the tensors
+// and kernels the graph lowers to, the tiles, and the Scheduler whose
+// steps (one file each: the Lower*.cpp op families, MemoryPlan, Tiling,
+// Dependencies, ListSchedule, Emit) turn them into one amk_task.program.
+// design.md beside this file describes the steps.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_CONVERSION_TOTASK_SCHEDULER_H
+#define AMK_CONVERSION_TOTASK_SCHEDULER_H
+
+#include "conversion/Passes.h"
+#include "dialect/AMKTask/AMKTaskDialect.h"
+#include "dialect/AMKTask/TaskProgram.h"
+#include "runtime/include/amk/kernel_params.h"
+#include "runtime/include/amk/runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace amk::totask {
+
+using mlir::ArrayRef;
+using mlir::DenseMap;
+using mlir::ElementsAttr;
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::ModuleOp;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::SmallVector;
+using mlir::SmallVectorImpl;
+using mlir::StringRef;
+using mlir::Twine;
+using mlir::Type;
+using mlir::Value;
+namespace func = mlir::func;
+
+constexpr int64_t kAlign = 64;
+
+inline int64_t product(ArrayRef<int64_t> v) {
+  return std::accumulate(v.begin(), v.end(), int64_t{1},
+                         std::multiplies<int64_t>());
+}
+
+inline SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  for (int64_t d = (int64_t)shape.size() - 2; d >= 0; --d)
+    s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
+inline int64_t elemBytes(Type t) {
+  if (t.isInteger(1))
+    return 1;
+  return (t.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// An access in tensor terms: `rows` rows of `rowBytes`, `stride` apart.
+struct TAccess {
+  int tensor;
+  int64_t offset, rowBytes, stride, rows;
+};
+
+struct TensorInfo {
+  enum Kind { Arena, Const, Input, Output };
+  Value value;
+  RankedTensorType type;
+  int64_t bytes = 0;
+  Kind kind = Arena;
+  int64_t ioIndex = 0;
+  ElementsAttr constValue;
+  int root = -1;
+  int64_t rootOffset = 0;
+  int firstDef = INT32_MAX, lastUse = -1;
+  int64_t offset = 0;
+  int buffer = -1;
+  std::string name;
+};
+
+using AccessFn = std::function<void(int64_t r0, int64_t r1, int64_t c0,
+                                    int64_t c1, SmallVectorImpl<TAccess> &,
+                                    SmallVectorImpl<TAccess> &)>;
+
+struct KOp {
+  int kind = AMK_RT_K_NOP;
+  int64_t variant = 0;
+  std::string name, opName;
+  SmallVector<int> slots;
+  SmallVector<int64_t> ip;
+  SmallVector<float> fp;
+  int64_t rows = 1, cols = 1;
+  bool colTiling = false;
+  int64_t rowAlign = 1, colAlign = 1;
+  // Operand sizes for the tiling choice (GEMM-like kernels): a row split
+  // re-reads `colOperandBytes` per tile, a column split `rowOperandBytes`.
+  double rowOperandBytes = 0, colOperandBytes = 0;
+  double flops = 0, bytes = 0;
+  AccessFn access;
+};
+
+struct Task {
+  int kop;
+  int64_t tile[4];
+  SmallVector<TAccess> reads, writes;
+  double cost = 0;
+  SmallVector<int> deps;
+  int worker = 0, pos = 0;
+  double finish = 0;
+  bool signals = false;
+  SmallVector<std::pair<int, int>> waitOn; // (worker, position)
+};
+
+inline TAccess whole(int t, int64_t bytes) { return {t, 0, bytes, bytes, 1}; }
+inline TAccess span(int t, int64_t begin, int64_t end) {
+  return {t, begin, end - begin, end - begin, 1};
+}
+inline TAccess rect(int t, int64_t offset, int64_t rowBytes, int64_t stride,
+             int64_t rows) {
+  return {t, offset, rowBytes, stride, rows};
+}
+
+class Scheduler {
+public:
+  Scheduler(ModuleOp module, func::FuncOp func,
+            const amk::ScheduleMegakernelOptions &o)
+      : module(module), func(func), opts(o) {}
+
+  LogicalResult run();
+  int64_t numTasks() const { return tasks.size(); }
+  int64_t numWaits = 0;
+
+private:
+  ModuleOp module;
+  func::FuncOp func;
+  amk::ScheduleMegakernelOptions opts;
+  std::vector<TensorInfo> tensors;
+  DenseMap<Value, int> tensorOf;
+  std::vector<KOp> kops;
+  std::vector<Task> tasks;
+
+  // Graph to kernels.
+  FailureOr<int> getTensor(Value v, Operation *user);
+  int newConstTensor(RankedTensorType type, ElementsAttr value,
+                     StringRef name);
+  int defineOutput(Value v);
+  int rootOf(int t) { return tensors[t].root; }
+  LogicalResult unsupported(Operation *op, const Twine &why);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerConv(Operation *op);
+  LogicalResult lowerGemm(Operation *op);
+  LogicalResult lowerPool(Operation *op);
+  LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y);
+  LogicalResult lowerLayerNorm(Operation *op);
+  LogicalResult lowerAttention(Operation *op);
+  LogicalResult lowerTranspose(Operation *op);
+  LogicalResult lowerSlice(Operation *op);
+  LogicalResult lowerConcat(Operation *op);
+  LogicalResult lowerSplit(Operation *op);
+  LogicalResult lowerGather(Operation *op);
+  LogicalResult lowerBatchNorm(Operation *op);
+  void addCopy(Operation *op, int src, int dst, ArrayRef<int64_t> dims,
+               ArrayRef<int64_t> srcStrides, int64_t srcOff,
+               ArrayRef<int64_t> dstStrides, int64_t dstOff, int64_t eb,
+               bool dstContiguous);
+  KOp &newKOp(Operation *op, int kind);
+
+  // Planning and scheduling.
+  void planMemory();
+  void makeTasks();
+  void findDependencies();
+  void listSchedule();
+  void emit();
+};
+
+/// Attributes by name: one lowering serves an onnx op and its amk form.
+SmallVector<int64_t> intsAttr(Operation *op, StringRef name);
+int64_t intAttr(Operation *op, StringRef name, int64_t def);
+float floatAttr(Operation *op, StringRef name, float def);
+StringRef strAttr(Operation *op, StringRef name, StringRef def);
+bool isNoneValue(Value v);
+
+} // namespace amk::totask
+
+#endif // AMK_CONVERSION_TOTASK_SCHEDULER_H

@@ -1,0 +1,219 @@
+//===- ProgramLoader.cpp - amk_task IR to the runtime's structs -----------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "execution/ProgramLoader.h"
+#include "runtime/support/Fnv1a.h"
+
+#include "reference/Tensor.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace amk;
+using namespace amk::task;
+
+std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
+                                                std::string &error) {
+  auto lp = std::make_unique<LoadedProgram>();
+  SmallVector<BufferOp> buffers;
+  SmallVector<KernelOp> kernels;
+  SmallVector<TaskOp> tasks;
+  for (Operation &op : program.getBody().front()) {
+    if (auto b = dyn_cast<BufferOp>(op))
+      buffers.push_back(b);
+    else if (auto k = dyn_cast<KernelOp>(op))
+      kernels.push_back(k);
+    else if (auto t = dyn_cast<TaskOp>(op))
+      tasks.push_back(t);
+  }
+  // Interface.
+  int64_t nin = 0, nout = 0;
+  for (BufferOp b : buffers) {
+    if (b.getKind() == "input")
+      nin = std::max<int64_t>(nin, b.getIndex() + 1);
+    if (b.getKind() == "output")
+      nout = std::max<int64_t>(nout, b.getIndex() + 1);
+  }
+  lp->inputs.resize(nin);
+  lp->outputs.resize(nout);
+  lp->inputTypes.resize(nin);
+  lp->outputTypes.resize(nout);
+  lp->dims.reserve(nin + nout);
+  lp->ioNames.reserve(nin + nout);
+  // Constants: one 64-byte aligned blob at the offsets the scheduler chose.
+  uint64_t constBytes = 0;
+  for (BufferOp b : buffers)
+    if (b.getKind() == "const")
+      constBytes = std::max<uint64_t>(constBytes, b.getOffset() + b.getSize());
+  uint64_t alloc = (constBytes + 63) / 64 * 64;
+  lp->constants = std::unique_ptr<uint8_t, void (*)(void *)>(
+      static_cast<uint8_t *>(std::aligned_alloc(64, alloc ? alloc : 64)),
+      std::free);
+  if (!lp->constants) {
+    error = "cannot allocate " + std::to_string(alloc) + " bytes of weights";
+    return nullptr;
+  }
+  // The gaps between aligned constants are zero, so that the blob (and the
+  // objects amk-compile writes) depend only on the program.
+  std::memset(lp->constants.get(), 0, alloc ? alloc : 64);
+  for (auto [i, b] : llvm::enumerate(buffers)) {
+    amk_rt_buffer rb{};
+    rb.size = b.getSize();
+    rb.offset = b.getOffset();
+    rb.index = b.getIndex();
+    StringRef kind = b.getKind();
+    if (kind == "arena") {
+      rb.region = AMK_RT_ARENA;
+    } else if (kind == "const") {
+      rb.region = AMK_RT_CONST;
+      auto t = ref::Tensor::fromAttr(*b.getValue());
+      if (!t) {
+        error = "const buffer " + std::to_string(i) + ": " +
+                llvm::toString(t.takeError());
+        return nullptr;
+      }
+      if ((uint64_t)t->byteSize() != rb.size) {
+        error = "const buffer " + std::to_string(i) + " has " +
+                std::to_string(t->byteSize()) + " bytes, expected " +
+                std::to_string(rb.size);
+        return nullptr;
+      }
+      std::memcpy(lp->constants.get() + rb.offset, t->raw(), rb.size);
+    } else {
+      bool in = kind == "input";
+      rb.region = in ? AMK_RT_INPUT : AMK_RT_OUTPUT;
+      auto type = cast<RankedTensorType>(b.getType());
+      lp->dims.emplace_back(type.getShape().begin(), type.getShape().end());
+      lp->ioNames.push_back(b.getName().str());
+      amk_rt_io io{};
+      io.name = lp->ioNames.back().c_str();
+      int64_t dtype = runtimeDtype(type.getElementType());
+      if (dtype < 0) {
+        error = "buffer '" + b.getName().str() +
+                "' has an element type the runtime has no code for";
+        return nullptr;
+      }
+      io.dtype = (uint32_t)dtype;
+      io.rank = type.getRank();
+      io.dims = lp->dims.back().data();
+      io.bytes = b.getSize();
+      (in ? lp->inputs : lp->outputs)[rb.index] = io;
+      (in ? lp->inputTypes : lp->outputTypes)[rb.index] = type;
+    }
+    lp->buffers.push_back(rb);
+  }
+  for (int64_t i = 0; i < nin; ++i)
+    if (!lp->inputTypes[i]) {
+      error = "the program has no buffer for input " + std::to_string(i);
+      return nullptr;
+    }
+  for (int64_t i = 0; i < nout; ++i)
+    if (!lp->outputTypes[i]) {
+      error = "the program has no buffer for output " + std::to_string(i);
+      return nullptr;
+    }
+  lp->kernelNames.reserve(kernels.size());
+  for (KernelOp k : kernels) {
+    amk_rt_kernel rk{};
+    rk.kind = static_cast<uint32_t>(k.getKind());
+    rk.variant = k.getVariant();
+    rk.first_buffer = lp->kernelBuffers.size();
+    rk.num_buffers = k.getBuffers().size();
+    for (int64_t b : k.getBuffers())
+      lp->kernelBuffers.push_back(b < 0 ? AMK_RT_NO_BUFFER : (uint32_t)b);
+    rk.first_iparam = lp->iparams.size();
+    rk.num_iparams = k.getIparams().size();
+    lp->iparams.insert(lp->iparams.end(), k.getIparams().begin(),
+                       k.getIparams().end());
+    rk.first_fparam = lp->fparams.size();
+    rk.num_fparams = k.getFparams().size();
+    lp->fparams.insert(lp->fparams.end(), k.getFparams().begin(),
+                       k.getFparams().end());
+    lp->kernelNames.push_back(k.getName().str());
+    rk.name = lp->kernelNames.back().c_str();
+    lp->kernels.push_back(rk);
+  }
+  for (TaskOp t : tasks) {
+    amk_rt_task rt{};
+    rt.kernel = t.getKernel();
+    rt.worker = t.getWorker();
+    for (int i = 0; i < 4; ++i)
+      rt.tile[i] = t.getTile()[i];
+    rt.first_wait = lp->waits.size();
+    ArrayRef<int64_t> w = t.getWaits();
+    rt.num_waits = w.size() / 2;
+    for (size_t i = 0; i + 1 < w.size(); i += 2)
+      lp->waits.push_back({(uint32_t)w[i], (uint32_t)w[i + 1]});
+    rt.signal = (int32_t)(int64_t)t.getSignal();
+    lp->tasks.push_back(rt);
+  }
+  for (int64_t c : program.getCounterSignals())
+    lp->counterSignals.push_back(c);
+  amk_rt_program &p = lp->program;
+  p.abi_version = AMK_RT_ABI_VERSION;
+  p.num_workers = program.getWorkers();
+  p.num_counters = program.getCounters();
+  p.num_buffers = lp->buffers.size();
+  p.num_kernels = lp->kernels.size();
+  p.num_tasks = lp->tasks.size();
+  p.num_inputs = nin;
+  p.num_outputs = nout;
+  p.arena_bytes = program.getArenaBytes();
+  p.constants = lp->constants.get();
+  p.constants_bytes = constBytes;
+  p.buffers = lp->buffers.data();
+  p.kernel_buffers = lp->kernelBuffers.data();
+  p.iparams = lp->iparams.data();
+  p.fparams = lp->fparams.data();
+  p.kernels = lp->kernels.data();
+  p.tasks = lp->tasks.data();
+  p.waits = lp->waits.data();
+  p.counter_signals = lp->counterSignals.data();
+  p.inputs = lp->inputs.data();
+  p.outputs = lp->outputs.data();
+  return lp;
+}
+
+uint64_t amk::hashProgram(const LoadedProgram &lp) {
+  uint64_t hash = amk::kFnv1aOffset;
+  auto mix = [&](const void *data, size_t n) {
+    hash = amk::fnv1a(data, n, hash);
+  };
+  auto mixVec = [&](const auto &v) { mix(v.data(), v.size() * sizeof(v[0])); };
+  const amk_rt_program &p = lp.program;
+  mix(p.constants, p.constants_bytes);
+  mixVec(lp.buffers);
+  mixVec(lp.kernelBuffers);
+  mixVec(lp.iparams);
+  mixVec(lp.fparams);
+  // Field by field: amk_rt_task has tail padding.
+  for (const amk_rt_task &t : lp.tasks) {
+    mix(&t.kernel, sizeof t.kernel);
+    mix(&t.worker, sizeof t.worker);
+    mix(t.tile, sizeof t.tile);
+    mix(&t.first_wait, sizeof t.first_wait);
+    mix(&t.num_waits, sizeof t.num_waits);
+    mix(&t.signal, sizeof t.signal);
+  }
+  for (const amk_rt_kernel &k : lp.kernels) {
+    for (uint32_t f : {k.kind, k.variant, k.first_buffer, k.num_buffers,
+                       k.first_iparam, k.num_iparams, k.first_fparam,
+                       k.num_fparams})
+      mix(&f, sizeof f);
+  }
+  mixVec(lp.waits);
+  mixVec(lp.counterSignals);
+  for (const auto *ios : {&lp.inputs, &lp.outputs})
+    for (const amk_rt_io &io : *ios) {
+      mix(io.name, std::strlen(io.name) + 1);
+      mix(&io.dtype, sizeof io.dtype);
+      mix(io.dims, io.rank * sizeof(int64_t));
+    }
+  return hash;
+}

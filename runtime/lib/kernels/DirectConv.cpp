@@ -1,0 +1,243 @@
+//===- DirectConv.cpp - Direct convolution on packed weights --------------===//
+//
+// Part of AMK. CONV variant 2: register tiles of output pixels x 32 output
+// channels, fed by broadcasts from the (padded) input planes and two weight
+// vectors per tap; no im2col and no packing at run time (docs/runtime.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/ConvCommon.h"
+#include "runtime/lib/kernels/Vector.h"
+
+#include "amk/kernel_params.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace amk::rt {
+
+namespace {
+
+/// Output channels per packed weight block (two vectors).
+constexpr int64_t kOcBlock = AMK_CONV_OC_BLOCK;
+/// Most output pixels one register tile holds: R x 2 accumulators, plus
+/// the two weight vectors, fit AVX-512's 32 registers.
+constexpr int kMaxTilePixels = 14;
+
+/// R1 + R2 output pixels times 32 output channels, summed over every input
+/// channel and tap, in registers: per tap, two weight vectors and R1 + R2
+/// broadcast inputs feed 2 (R1 + R2) FMAs. The first R1 pixels are
+/// consecutive along a row (S input columns apart) from `x`, the first
+/// pixel's input at tap (0, 0) of channel 0; the other R2 continue on the
+/// next output row, `step` floats further (rows narrower than a register
+/// tile are taken two at a time). `taps` are the taps' offsets; `w` is the
+/// packed block, [C][taps][32]. The sum runs channel by channel and tap by
+/// tap whatever the tiling, so every tiling gives the same bits. Writes
+/// out[R1 + R2][32].
+template <int R1, int R2, int S>
+void convMicroTile(const float *x, int64_t step, int64_t cs, int64_t C,
+                   const int64_t *taps, int64_t ntaps, const float *w,
+                   float *out) {
+  V16 acc[R1 + R2][2] = {};
+  const int64_t next = C * ntaps * kOcBlock;
+  for (int64_t c = 0; c < C; ++c, x += cs) {
+    for (int64_t t = 0; t < ntaps; ++t, w += kOcBlock) {
+      const float *xt = x + taps[t];
+      V16 w0 = loadV16(w), w1 = loadV16(w + 16);
+      // This block's weights ahead into L1, the next block's into L2 (the
+      // next register tile over other channels streams them from there).
+      __builtin_prefetch(w + 16 * kOcBlock);
+      __builtin_prefetch(w + 16 * kOcBlock + 16);
+      __builtin_prefetch(w + next, 0, 2);
+      __builtin_prefetch(w + next + 16, 0, 2);
+      for (int j = 0; j < R1 + R2; ++j) {
+        float v = j < R1 ? xt[j * S] : xt[step + (j - R1) * S];
+        acc[j][0] += w0 * v;
+        acc[j][1] += w1 * v;
+      }
+    }
+  }
+  std::memcpy(out, acc, sizeof(acc));
+}
+
+using MicroTileFn = void (*)(const float *, int64_t, int64_t, int64_t,
+                             const int64_t *, int64_t, const float *, float *);
+
+/// The register tiles of one row, by pixel count.
+template <int S, int... Rs>
+constexpr std::array<MicroTileFn, sizeof...(Rs)>
+rowTiles(std::integer_sequence<int, Rs...>) {
+  return {&convMicroTile<Rs + 1, 0, S>...};
+}
+
+/// The register tiles of two rows, by pixels per row.
+template <int S, int... Rs>
+constexpr std::array<MicroTileFn, sizeof...(Rs)>
+pairTiles(std::integer_sequence<int, Rs...>) {
+  return {&convMicroTile<Rs + 1, Rs + 1, S>...};
+}
+
+/// The end of a direct-convolution register tile: `acc` holds n <= 16
+/// pixels x 32 channels (block `ob`); channels [o0, o1) of it are written
+/// to the NCHW output `y` (pixel 0 at y[o * P]) with the bias, then the
+/// residual (same layout as y), then the activation.
+void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
+                   int64_t o1, const float *bias, const float *res, float *y,
+                   int64_t P, int act, const float *fp) {
+  for (int64_t h = 0; h < kOcBlock; h += 16) {
+    int64_t lo = std::max<int64_t>(0, o0 - ob - h),
+            hi = std::min<int64_t>(16, o1 - ob - h);
+    if (lo >= hi)
+      continue;
+    V16 b = {};
+    if (bias)
+      for (int64_t k = lo; k < hi; ++k)
+        b[k] = bias[ob + h + k];
+    V16 r[16];
+    for (int64_t j = 0; j < 16; ++j)
+      r[j] = j < n ? loadV16(acc + j * kOcBlock + h) + b : V16{};
+    transpose16(r);
+    for (int64_t k = lo; k < hi; ++k) {
+      float *yo = y + (ob + h + k) * P;
+      const float *ro = res ? res + (ob + h + k) * P : nullptr;
+      V16 v = r[k];
+#ifdef __AVX512F__
+      __mmask16 m = (__mmask16)((1u << n) - 1);
+      if (ro)
+        v += (V16)_mm512_maskz_loadu_ps(m, ro);
+      if (act == AMK_OP_RELU) {
+        v = v > 0 ? v : 0;
+      } else if (act == AMK_OP_CLIP) {
+        v = v < fp[0] ? fp[0] : v;
+        v = v > fp[1] ? fp[1] : v;
+      } else if (act != AMK_OP_NONE) {
+        alignas(64) float t[16];
+        std::memcpy(t, &v, sizeof(t));
+        applyActivation(t, n, act, fp[0], fp[1]);
+        std::memcpy(&v, t, sizeof(t));
+      }
+      _mm512_mask_storeu_ps(yo, m, (__m512)v);
+#else
+      float t[16];
+      std::memcpy(t, &v, sizeof(t));
+      if (ro)
+        for (int64_t j = 0; j < n; ++j)
+          t[j] += ro[j];
+      applyActivation(t, n, act, fp[0], fp[1]);
+      std::memcpy(yo, t, n * sizeof(float));
+#endif
+    }
+  }
+}
+
+} // namespace
+
+/// Direct convolution (group 1, stride 1 or 2) on weights the scheduler
+/// packed as [ceil(OC/32)][C][KH][KW][32] (zero past OC). The input rows a
+/// tile needs are copied once into a zero-padded buffer, so the register
+/// tiles read it without bounds checks; a 1x1 convolution without padding
+/// reads the input in place. No im2col: the inputs are read by broadcasts
+/// straight from the (padded) planes, and each tap's weights are two
+/// vectors. The register tile holds pixels x channels, so it is transposed
+/// into the NCHW output, after the bias and before the residual and the
+/// activation.
+void directConvTile(const KernelCall &call, const int64_t *tile) {
+  Spatial s(call.ip);
+  auto [X, W, Y, bias, res] = ConvBuffers::of(call);
+  using Rows = std::make_integer_sequence<int, kMaxTilePixels>;
+  using Pairs = std::make_integer_sequence<int, kMaxTilePixels / 2>;
+  static constexpr auto row1 = rowTiles<1>(Rows()), row2 = rowTiles<2>(Rows());
+  static constexpr auto pair1 = pairTiles<1>(Pairs()),
+                        pair2 = pairTiles<2>(Pairs());
+  const auto &tiles = s.sw == 1 ? row1 : row2;
+  const auto &pairs = s.sw == 1 ? pair1 : pair2;
+  int64_t P = s.oh * s.ow, ntaps = s.kh * s.kw;
+  // A 1x1 stride-1 convolution without padding reads pixel p at p: one
+  // long row.
+  bool flat = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 &&
+              s.pw == 0 && s.oh == s.h && s.ow == s.w;
+  int64_t ow = flat ? P : s.ow;
+  // The input is read in place only when no tap of any output falls
+  // outside it: no begin padding, and no end padding either (SAME_UPPER
+  // with an odd total pads only the end).
+  bool pad = s.ph != 0 || s.pw != 0 ||
+             (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.h ||
+             (s.ow - 1) * s.sw + (s.kw - 1) * s.dw >= s.w;
+  // Padded rows: wide enough for every tap of every output column.
+  int64_t PW = pad ? (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1 : s.w;
+  thread_local std::vector<float> padded;
+  thread_local std::vector<int64_t> taps;
+  alignas(64) float acc[kMaxTilePixels * kOcBlock];
+  for (int64_t r = tile[0]; r < tile[1];) {
+    int64_t img = r / s.oc, m0 = r % s.oc;
+    int64_t m1 = std::min(s.oc, m0 + (tile[1] - r));
+    int64_t oy0 = tile[2] / ow, oy1 = (tile[3] - 1) / ow;
+    const float *x = X + img * s.c * s.h * s.w;
+    // Where output row oy's tap (0, 0) reads, channel 0.
+    const float *base;
+    int64_t cs, rs;
+    if (!pad) {
+      base = x, cs = s.h * s.w, rs = s.w;
+    } else {
+      int64_t iy0 = oy0 * s.sh - s.ph;
+      int64_t nr = (oy1 - oy0) * s.sh + (s.kh - 1) * s.dh + 1;
+      padded.resize(s.c * nr * PW);
+      for (int64_t c = 0; c < s.c; ++c)
+        for (int64_t i = 0; i < nr; ++i) {
+          float *dst = padded.data() + (c * nr + i) * PW;
+          int64_t iy = iy0 + i;
+          if (iy < 0 || iy >= s.h) {
+            std::fill_n(dst, PW, 0.f);
+            continue;
+          }
+          int64_t lo = std::min(s.pw, PW), n = std::min(s.w, PW - lo);
+          std::fill_n(dst, lo, 0.f);
+          std::memcpy(dst + lo, x + (c * s.h + iy) * s.w, n * sizeof(float));
+          std::fill(dst + lo + n, dst + PW, 0.f);
+        }
+      // Row oy0 of the output starts at padded row 0.
+      base = padded.data() - oy0 * s.sh * PW, cs = nr * PW, rs = PW;
+    }
+    taps.clear();
+    for (int64_t ky = 0; ky < s.kh; ++ky)
+      for (int64_t kx = 0; kx < s.kw; ++kx)
+        taps.push_back(ky * s.dh * rs + kx * s.dw);
+    for (int64_t ob = m0 / kOcBlock * kOcBlock; ob < m1; ob += kOcBlock) {
+      const float *wb = W + ob / kOcBlock * s.c * ntaps * kOcBlock;
+      int64_t o0 = std::max(ob, m0), o1 = std::min(ob + kOcBlock, m1);
+      for (int64_t oy = oy0; oy <= oy1;) {
+        int64_t ox0 = oy == oy0 ? tile[2] % ow : 0;
+        int64_t ox1 = oy == oy1 ? (tile[3] - 1) % ow + 1 : ow;
+        // Two whole rows narrower than half a register tile share one; a
+        // wider row is cut into even pieces of at most 14 pixels.
+        bool pair = 2 * ow <= kMaxTilePixels && ox0 == 0 && ox1 == ow &&
+                    oy + 1 <= oy1 && (oy + 1 < oy1 || tile[3] % ow == 0);
+        int64_t pieces =
+            pair ? 1 : (ox1 - ox0 + kMaxTilePixels - 1) / kMaxTilePixels;
+        for (int64_t i = 0; i < pieces; ++i) {
+          int64_t a = ox0 + (ox1 - ox0) * i / pieces,
+                  b = ox0 + (ox1 - ox0) * (i + 1) / pieces, n = b - a;
+          const float *xp = base + oy * s.sh * rs + a * s.sw;
+          if (pair)
+            pairs[ow - 1](xp, s.sh * rs, cs, s.c, taps.data(), ntaps, wb, acc);
+          else
+            tiles[n - 1](xp, 0, cs, s.c, taps.data(), ntaps, wb, acc);
+          // A pair's pixels are consecutive in the output too.
+          n = pair ? 2 * ow : n;
+          storeConvTile(acc, n, ob, o0, o1, bias,
+                        res ? res + img * s.oc * P + oy * ow + a : nullptr,
+                        Y + img * s.oc * P + oy * ow + a, P, (int)s.mode,
+                        call.fp);
+        }
+        oy += pair ? 2 : 1;
+      }
+    }
+    r += m1 - m0;
+  }
+}
+
+} // namespace amk::rt

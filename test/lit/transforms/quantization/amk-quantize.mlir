@@ -1,0 +1,32 @@
+// amk-quantize: the one quantization pipeline (amk-calibrate, amk-insert-qdq
+// and, with emulate, the lowering for the runtime's float kernels).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python -c "import numpy as np, pathlib, sys; r = np.random.default_rng(1); [(pathlib.Path(sys.argv[1]) / f's{i}').mkdir(parents=True) for i in range(4)]; [np.save(pathlib.Path(sys.argv[1]) / f's{i}' / 'input.npy', r.standard_normal((1, 1, 28, 28)).astype(np.float32)) for i in range(4)]" %t/calib
+
+// fp32 adds nothing.
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize)' | FileCheck %s --check-prefix=FP32
+// FP32-NOT: QuantizeLinear
+// FP32: "amk.conv"
+
+// int8 without emulation keeps the QDQ graph (2 activations quantized,
+// their readers and the weights dequantized)...
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=int8 data-dir=%t/calib emulate=false})' | FileCheck %s --check-prefix=QDQ
+// QDQ: amk.calibration = {
+// QDQ-COUNT-2: "onnx.QuantizeLinear"
+// ...with emulation the pairs become float elementwise groups for the
+// runtime.
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=int8 data-dir=%t/calib})' | FileCheck %s --check-prefix=EMU
+// EMU-NOT: QuantizeLinear
+// EMU: "amk.fused_elementwise"
+
+// mixed forwards sensitivity-target to the search: reachable quantizes,
+// unreachable fails with the search's reason.
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=mixed data-dir=%t/calib sensitivity-target=30 emulate=false})' | FileCheck %s --check-prefix=QDQ
+// RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=mixed data-dir=%t/calib sensitivity-target=200})' 2>&1 | FileCheck %s --check-prefix=SENS
+// SENS: error: amk-insert-qdq: sensitivity: the target 200.00 dB is not met unless every node stays in float
+
+// Bad options fail when the pipeline is parsed.
+// RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=int4})' 2>&1 | FileCheck %s --check-prefix=BADP
+// BADP: error: amk-quantize: precision must be fp32, int8 or mixed, not 'int4'
+// RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=int8})' 2>&1 | FileCheck %s --check-prefix=NODATA
+// NODATA: error: amk-quantize: precision int8 needs data-dir

@@ -1,0 +1,232 @@
+//===- Passes.td - AMK graph passes ------------------------*- tablegen -*-===//
+//
+// Part of AMK. Passes that analyse and rewrite the `onnx` graph: shape inference, folding,
+// opset normalization, fusion-candidate analysis; docs/passes.md is the
+// reference, with an example per pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_TRANSFORMS_GRAPH_PASSES_TD
+#define AMK_TRANSFORMS_GRAPH_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PrintSummary : Pass<"amk-print-summary", "mlir::ModuleOp"> {
+  let summary = "Print a summary of an ONNX model: opsets, I/O, op counts";
+  let description = [{
+    Prints what a user first wants to know about a model: the opsets it
+    imports, its graph inputs and outputs with their shapes and element
+    types, how many ops of each type it has (generic ops by domain and op
+    type), and its parameter count and bytes. The IR is left untouched, so
+    the pass can sit anywhere in a pipeline to show the effect of the
+    passes before it.
+
+    Example:
+
+    ```
+    amk-opt model.onnx --pass-pipeline='builtin.module(amk-print-summary)' \
+        -o /dev/null
+    ```
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the summary to ('-': standard output)">,
+    Option<"format", "format", "::amk::SummaryFormat",
+           /*default=*/"::amk::SummaryFormat::Text", "Output format",
+           [{::llvm::cl::values(
+             clEnumValN(::amk::SummaryFormat::Text, "text", "for people"),
+             clEnumValN(::amk::SummaryFormat::JSON, "json", "for tools"))}]>,
+  ];
+  let statistics = [
+    Statistic<"numOps", "ops", "ONNX ops in the module">,
+    Statistic<"numGenericOps", "generic-ops",
+              "ops kept as onnx.Generic (no typed op)">,
+    Statistic<"numParameters", "parameters",
+              "elements in constant tensors">,
+  ];
+}
+
+def InferShapes : Pass<"amk-infer-shapes", "mlir::ModuleOp"> {
+  let summary = "Infer static shapes and element types; fold shape computations";
+  let description = [{
+    Refines the result type of every typed ONNX op, in program order, and
+    updates function signatures to match:
+
+    1. With `fold-shape-computations`, ops whose inputs are constants (and
+       `Shape`/`Size` of a statically shaped tensor) are evaluated by their
+       reference kernel and replaced by constants, so a
+       `Shape -> Gather -> Concat -> Reshape` chain leaves a `Reshape` with a
+       constant shape. Only results of at most `fold-limit` elements are
+       folded: the pass folds shape computations, not weights.
+    2. Symbolic rules for elementwise and broadcasting ops, Cast, MatMul,
+       Gemm, Transpose, Flatten, Reshape, Conv and pooling keep dynamic
+       dimensions (a symbolic batch size stays `?`).
+    3. Any other op whose data inputs are statically shaped and whose
+       shape-determining operands (Reshape's shape, Slice's starts, ...) are
+       constants is evaluated on placeholder inputs by its reference kernel:
+       the kernels define op semantics, result shapes included, in one place.
+
+    A type the pass infers must agree with the type the IR already carries;
+    a conflict is an error at the op, naming the ONNX node. Ops whose result
+    shape depends on data (NonZero, Unique, loops) keep their types.
+
+    Example: `amk-opt model.onnx --pass-pipeline='builtin.module(amk-infer-shapes)'`
+  }];
+  let options = [
+    Option<"foldShapeComputations", "fold-shape-computations", "bool",
+           /*default=*/"true",
+           "Fold ops whose inputs are all constants (shape computations)">,
+    Option<"foldLimit", "fold-limit", "int64_t", /*default=*/"65536",
+           "Largest constant, in elements, that folding may read or create">,
+  ];
+  let statistics = [
+    Statistic<"numRefined", "refined", "result types refined">,
+    Statistic<"numFolded", "folded", "shape computations folded to constants">,
+    Statistic<"numUnresolved", "unresolved",
+              "results left without a static shape">,
+  ];
+}
+
+def FoldConstants : Pass<"amk-fold-constants", "mlir::ModuleOp"> {
+  let summary = "Evaluate ops whose inputs are all constants";
+  let description = [{
+    Replaces every typed ONNX op whose operands are all constants by the
+    constants its reference kernel computes (the interpreter defines the
+    semantics, so folding cannot disagree with execution). Folding repeats
+    to a fixed point in one walk, since the ops are visited in program
+    order. Constants left without users are erased and function signatures
+    follow refined result types.
+
+    Not folded: random ops, Dropout, ops with regions, generic ops, ops
+    whose inputs or results exceed `max-elements`, and with `keep-qdq`
+    QuantizeLinear/DequantizeLinear (a QDQ graph keeps its quantized
+    weights). Remarks (`--remarks-filter=amk-fold-constants`) say what was
+    folded and what was too large.
+
+    Example: a Transpose of a constant weight becomes a transposed constant.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 22",
+           "Largest input or result, in elements, that may be folded">,
+    Option<"keepQDQ", "keep-qdq", "bool", /*default=*/"true",
+           "Never fold QuantizeLinear/DequantizeLinear">,
+  ];
+  let statistics = [
+    Statistic<"numFolded", "folded", "ops folded to constants">,
+    Statistic<"numTooLarge", "too-large",
+              "constant ops left alone: above max-elements">,
+  ];
+}
+
+def NormalizeOpset : Pass<"amk-normalize-opset", "mlir::ModuleOp"> {
+  let summary = "Rewrite a model of any opset (7-21) into one canonical form at the target opset";
+  let description = [{
+    Converts every default-domain op from the version in force at the
+    model's opset to the form of the target opset, and sets the model's
+    opset (and, if needed, its IR version):
+
+    - attributes that became inputs and back: Squeeze/Unsqueeze/ReduceSum
+      axes (13), the other Reduce ops' axes (18), Split's split (13) and
+      num_outputs (18), Slice (10), TopK's k (10), Clip's min/max (11),
+      Pad's pads/value (11) and axes (18), Dropout's ratio (12), Upsample's
+      scales (9);
+    - renamed ops: Upsample becomes Resize from opset 10, Scatter becomes
+      ScatterElements from 11 (and back);
+    - Resize 10 vs 11+ (asymmetric coordinates, roi), 18 and 19 attributes;
+    - Softmax, LogSoftmax and Hardmax before 13 (2-D coercion) vs after
+      (one axis): the last axis maps directly, any other axis becomes
+      Flatten + Softmax + Reshape (or Transpose pairs when downgrading);
+    - BatchNormalization's spatial (9) and training_mode (14), outputs the
+      target does not have;
+    - Gelu (20) and LayerNormalization (17): with `recompose`, their
+      decomposed forms (erf and tanh Gelu; mean/variance LayerNorm) are
+      recomposed when the target has the op; the ops are decomposed when
+      it does not.
+
+    Ops whose form does not change are kept. An op the target cannot
+    express (no such op, a non-constant input that must become an
+    attribute, an attribute value the older version lacks) is an error at
+    the op, naming the ONNX node; then the module is left as it was. After
+    conversion, every op is verified against the target opset's schema.
+
+    Example: `amk-opt m.onnx --pass-pipeline='builtin.module(amk-normalize-opset{target-opset=17})'`
+  }];
+  let options = [
+    Option<"targetOpset", "target-opset", "int64_t", /*default=*/"21",
+           "Default-domain opset to convert to (7-21)">,
+    Option<"recompose", "recompose", "bool", /*default=*/"true",
+           "Recompose decomposed Gelu/LayerNormalization when the target "
+           "has the op">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "converted",
+              "ops rewritten to their target-opset form">,
+    Statistic<"numRecomposed", "recomposed",
+              "Gelu/LayerNormalization recomposed">,
+    Statistic<"numDecomposed", "decomposed",
+              "Gelu/LayerNormalization decomposed">,
+  ];
+}
+
+def DetectFusionCandidates
+    : Pass<"amk-detect-fusion-candidates", "mlir::ModuleOp"> {
+  let summary = "Find the subgraphs worth fusing and profile the graph (JSON report)";
+  let description = [{
+    An analysis: the IR is left untouched. It finds every instance of the
+    patterns AMK's fusion passes rewrite and writes a JSON report with, per
+    pattern, its count and the ONNX node names of each instance, and the
+    graph's op-class profile (op count and FLOP share of conv, matmul,
+    attention, elementwise, normalization, pooling, data movement; see
+    `passes/CostModel.h` for the FLOP conventions) with the Conv density
+    that `amk-fuse-conv` decides on.
+
+    Patterns: `conv_bn`, `conv_add`, `conv_activation` (Relu, Clip,
+    HardSwish, Sigmoid, LeakyRelu; the chain Conv [-> BN] [-> Add] [-> act]
+    with single-use links), `matmul_add` (bias that keeps the shape),
+    `matmul_transpose` (a MatMul operand produced by a Transpose read only
+    by MatMuls), `gemm_activation` (Gemm, MatMul or MatMul+bias followed by
+    an activation, decomposed Gelu included), `gelu_erf`, `gelu_tanh`,
+    `gelu_quick`, `layer_norm`, `rms_norm` (decomposed forms),
+    `attention` (MatMul(Softmax(MatMul(Q, K^T) * s [+ mask]), V)),
+    `bias_softmax` (Softmax of an Add), `reshape_transpose_chain` (two or
+    more Reshape/Transpose/Squeeze/Unsqueeze/Flatten in a single-use
+    chain) and `elementwise_chain` (two or more elementwise ops joined by
+    single-use edges, outside every other pattern). Patterns may overlap
+    (a Softmax of an Add inside an attention is both); each count is the
+    number of fusions of that kind the graph offers.
+
+    Remarks (`--remarks-filter=amk-detect-fusion-candidates`) name each
+    instance at its root op.
+
+    Example:
+
+    ```
+    amk-opt m.onnx --pass-pipeline='builtin.module(amk-infer-shapes,
+        amk-detect-fusion-candidates{report=fusion.json})' -o /dev/null
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "std::string", /*default=*/"\"-\"",
+           "File to write the JSON report to ('-': standard output)">,
+  ];
+  let statistics = [
+    Statistic<"numCandidates", "candidates",
+              "pattern instances found (all patterns)">,
+  ];
+}
+
+def TestPerturbConstants : Pass<"amk-test-perturb-constants", "mlir::ModuleOp"> {
+  let summary = "Testing only: change the first float constant (breaks the model)";
+  let description = [{
+    Adds `delta` to every element of the first floating-point constant of
+    the module. It exists to show that the pass-correctness checks
+    (`amk-run --check-pipeline`, `amk-conformance --pipeline`) detect a
+    pass that changes a model's outputs; never use it otherwise.
+  }];
+  let options = [
+    Option<"delta", "delta", "double", /*default=*/"0.01",
+           "Value added to each element">,
+  ];
+}
+
+#endif // AMK_TRANSFORMS_GRAPH_PASSES_TD

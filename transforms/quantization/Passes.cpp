@@ -1,0 +1,103 @@
+//===- Passes.cpp - The amk-quantize pipeline ------------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/quantization/Passes.h"
+
+#include "transforms/fusion/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+
+using namespace mlir;
+
+namespace {
+struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("fp32 (nothing), int8 (every Conv/Gemm/MatMul "
+                     "quantized) or mixed (the sensitivity search keeps "
+                     "nodes in float) [tune: fp32|int8|mixed]"),
+      llvm::cl::init("fp32")};
+  Option<std::string> dataDir{
+      *this, "data-dir",
+      llvm::cl::desc("Calibration samples (required for int8 and mixed)"),
+      llvm::cl::init("")};
+  Option<double> sensitivityTarget{
+      *this, "sensitivity-target",
+      llvm::cl::desc("mixed: SQNR (dB) of the outputs to reach "
+                     "[tune: 40|30]"),
+      llvm::cl::init(40.0)};
+  Option<bool> emulate{
+      *this, "emulate",
+      llvm::cl::desc("Lower the Q/DQ pairs for the runtime's float kernels "
+                     "(amk-emulate-qdq, amk-group-elementwise, "
+                     "canonicalize); false keeps the QDQ graph"),
+      llvm::cl::init(true)};
+};
+} // namespace
+
+LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
+                                         llvm::StringRef precision,
+                                         llvm::StringRef dataDir,
+                                         double sensitivityTarget, bool emulate,
+                                         std::string &error) {
+  if (precision == "fp32")
+    return success();
+  if (precision != "int8" && precision != "mixed") {
+    error =
+        "precision must be fp32, int8 or mixed, not '" + precision.str() + "'";
+    return failure();
+  }
+  if (dataDir.empty()) {
+    error = "precision " + precision.str() +
+            " needs data-dir: calibration samples like the inputs the model "
+            "will see (docs/quantization.md); AMK does not calibrate on "
+            "made-up data";
+    return failure();
+  }
+  CalibrateOptions calib;
+  calib.dataDir = dataDir.str();
+  pm.addPass(createCalibrate(calib));
+  InsertQDQOptions qdq;
+  if (precision == "mixed")
+    qdq.sensitivityTarget = sensitivityTarget;
+  pm.addPass(createInsertQDQ(qdq));
+  if (emulate) {
+    pm.addPass(createEmulateQDQ());
+    pm.addPass(createGroupElementwise());
+    pm.addPass(createCanonicalizerPass());
+  }
+  return success();
+}
+
+void amk::registerQuantizationPipelines() {
+  // Registered by hand rather than with PassPipelineRegistration: a bad
+  // precision or a missing data-dir must fail the parse with a message,
+  // which the plain builder signature cannot do.
+  mlir::registerPassPipeline(
+      "amk-quantize",
+      "Calibrate and insert Q/DQ pairs (amk-calibrate, amk-insert-qdq with "
+      "the sensitivity search for mixed), then lower them for the runtime "
+      "(amk-emulate-qdq); precision=fp32 adds nothing",
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        QuantizeOptions o;
+        std::string parseErrors;
+        llvm::raw_string_ostream os(parseErrors);
+        if (failed(o.parseFromString(optionsText, os)))
+          return errorHandler("amk-quantize: " + parseErrors);
+        std::string error;
+        if (failed(buildQuantizePipeline(pm, o.precision, o.dataDir,
+                                         o.sensitivityTarget, o.emulate,
+                                         error)))
+          return errorHandler("amk-quantize: " + error);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(QuantizeOptions());
+      });
+}

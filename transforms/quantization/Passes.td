@@ -1,0 +1,166 @@
+//===- Passes.td - AMK quantization passes -----------------*- tablegen -*-===//
+//
+// Part of AMK. Calibration, Q/DQ insertion and the float emulation of Q/DQ pairs; docs/passes.md is the
+// reference, with an example per pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_TRANSFORMS_QUANTIZATION_PASSES_TD
+#define AMK_TRANSFORMS_QUANTIZATION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+// What amk-calibrate and amk-insert-qdq share. An option overrides the
+// config file's value only when given (in the pipeline text, or set from
+// C++ to other than its default), so each default here is QuantConfig's.
+defvar QuantConfigOptions = [
+  Option<"config", "config", "std::string", /*default=*/"\"\"",
+         "JSON file with quantization options (docs/quantization.md); "
+         "options given here override it">,
+  Option<"activationType", "activation-type", "::amk::quant::IntType",
+         /*default=*/"::amk::quant::IntType::UInt8",
+         "Integer type of the activations (default: the config's)",
+         [{::llvm::cl::values(
+           clEnumValN(::amk::quant::IntType::UInt8, "uint8", "unsigned 8-bit"),
+           clEnumValN(::amk::quant::IntType::Int8, "int8", "signed 8-bit"),
+           clEnumValN(::amk::quant::IntType::Int16, "int16", "signed 16-bit"))}]>,
+  Option<"weightType", "weight-type", "::amk::quant::IntType",
+         /*default=*/"::amk::quant::IntType::Int8",
+         "Integer type of the weights (default: the config's)",
+         [{::llvm::cl::values(
+           clEnumValN(::amk::quant::IntType::Int8, "int8", "signed 8-bit"),
+           clEnumValN(::amk::quant::IntType::UInt8, "uint8", "unsigned 8-bit"))}]>,
+  Option<"perChannel", "per-channel", "bool", /*default=*/"true",
+         "Per-channel weight scales (default: the config's)">,
+  Option<"symmetricActivations", "symmetric-activations", "bool",
+         /*default=*/"false",
+         "Symmetric activation ranges (default: the config's)">,
+  ListOption<"quantizedOps", "quantized-ops", "std::string",
+             "Ops to quantize, e.g. Conv,Gemm,MatMul (empty: the config's list)">,
+  ListOption<"keepFloat", "keep-float", "std::string",
+             "Ops (by op or node name) kept in float">,
+  Option<"report", "report", "std::string", /*default=*/"\"\"",
+         "Write a JSON report to this path">
+];
+
+def Calibrate : Pass<"amk-calibrate", "mlir::ModuleOp"> {
+  let summary = "Record a calibrated range for every tensor that will be quantized";
+  let description = [{
+    Runs the graph as it is (after whatever normalization and fusion came
+    before, so it calibrates exactly the graph amk-insert-qdq will change)
+    on a calibration set with the reference interpreter, streaming
+    statistics (min/max, then a histogram of |x| for the histogram
+    methods; no tensor is kept), and stores a range [min, max] on every
+    tensor amk-insert-qdq will quantize: `amk.ranges` on ops, `amk.range` on
+    graph inputs, plus the module attribute `amk.calibration` (method,
+    sample count, SHA-like hash of the set, whether it was synthetic, the
+    configuration used). The set is a directory of samples (one
+    subdirectory per sample holding one .pb/.npy per input, by name or as
+    input_<i>) or, only when asked, seeded synthetic inputs. Methods:
+    minmax, percentile, entropy (KL, TensorRT-style threshold search on
+    2048 bins), mse. A tensor the set never produces, an empty set, an
+    input of the wrong shape or type, or a NaN range is an error.
+
+    Example: `amk-calibrate{data-dir=calib method=entropy report=calib.json}`.
+  }];
+  let options = !listconcat(QuantConfigOptions, [
+    Option<"method", "method", "::amk::quant::CalibrationMethod",
+           /*default=*/"::amk::quant::CalibrationMethod::MinMax",
+           "Range estimator (default: the config's)",
+           [{::llvm::cl::values(
+             clEnumValN(::amk::quant::CalibrationMethod::MinMax, "minmax",
+                        "the observed extremes"),
+             clEnumValN(::amk::quant::CalibrationMethod::Percentile,
+                        "percentile", "a percentile of |x|"),
+             clEnumValN(::amk::quant::CalibrationMethod::Entropy, "entropy",
+                        "the KL-divergence threshold search"),
+             clEnumValN(::amk::quant::CalibrationMethod::MSE, "mse",
+                        "the threshold of least squared error"))}]>,
+    Option<"percentile", "percentile", "double", /*default=*/"99.999",
+           "Percentile of |x| kept by the percentile method">,
+    Option<"bins", "bins", "int64_t", /*default=*/"2048",
+           "Histogram bins">,
+    Option<"dataDir", "data-dir", "std::string", /*default=*/"\"\"",
+           "Directory of calibration samples">,
+    Option<"synthetic", "synthetic", "int64_t", /*default=*/"0",
+           "Number of seeded synthetic samples (explicitly instead of data-dir)">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"1",
+           "Seed of the synthetic samples">,
+    Option<"maxSamples", "max-samples", "int64_t", /*default=*/"0",
+           "Use at most this many samples of data-dir (0: all)">
+  ]);
+}
+
+def InsertQDQ : Pass<"amk-insert-qdq", "mlir::ModuleOp"> {
+  let summary = "Insert QuantizeLinear/DequantizeLinear pairs from the calibrated ranges";
+  let description = [{
+    Reads the ranges amk-calibrate stored in the IR (no other source) and
+    the configuration it recorded, applies the options given here on top,
+    and quantizes: a QuantizeLinear/DequantizeLinear pair on every selected
+    activation (uses other than the graph's outputs read the dequantized
+    value), weights quantized offline (per channel, symmetric for int8) and
+    read through a DequantizeLinear, biases as int32 with scale = input
+    scale x weight scale. Op-aware: shape-only ops (Reshape, Transpose,
+    Flatten, Squeeze, MaxPool, ...) share their input's scale and zero
+    point, a Softmax output gets [0, 1], a ReLU output stays asymmetric.
+    A selected tensor without a range is an error (calibrate first with
+    the same configuration); so is a type the module's opset cannot
+    express (16-bit needs opset 21, per-channel needs 13).
+
+    Sensitivity (`sensitivity-target=DB`): on the first samples of the
+    calibration set, measures the graph outputs' SQNR with every node
+    quantized, then with each node alone quantized; while the target is
+    not met, keeps the most sensitive remaining node in float. The report
+    lists each node's SQNR and what was kept, in order, with the SQNR after
+    each step.
+
+    Example: `amk-insert-qdq{activation-type=uint8 weight-type=int8}`.
+  }];
+  let options = !listconcat(QuantConfigOptions, [
+    Option<"sensitivityTarget", "sensitivity-target", "double",
+           /*default=*/"0",
+           "SQNR (dB) of the graph outputs to reach by keeping the most "
+           "sensitive nodes in float (0: off)">,
+    Option<"sensitivitySamples", "sensitivity-samples", "int64_t",
+           /*default=*/"4",
+           "Calibration samples the sensitivity search measures on">
+  ]);
+}
+
+def EmulateQDQ : Pass<"amk-emulate-qdq", "mlir::ModuleOp"> {
+  let summary = "Run a QDQ graph on the float kernels, with the QDQ graph's exact values";
+  let description = [{
+    Makes a QDQ model (amk-insert-qdq's output, or an imported one)
+    schedulable by the runtime's float32 kernels without changing a single
+    value it computes:
+    - a DequantizeLinear or QuantizeLinear whose inputs are all constants
+      (the quantized weights and int32 biases) is folded by its reference
+      kernel: the consumer reads exactly the dequantized float weights;
+    - a QuantizeLinear -> DequantizeLinear pair on an activation, with
+      per-tensor scale and zero point, becomes the same arithmetic in
+      float32: Div(x, s_q) -> Round (half to even) -> Add(z_q) ->
+      Max(q_min) -> Min(q_max) -> Sub(z_dq) -> Mul(s_dq). Every step is
+      exact in float32 for 8- and 16-bit integers, so the values equal the
+      reference interpreter's QuantizeLinear/DequantizeLinear bit for bit;
+      amk-group-elementwise then fuses the chain into one elementwise task.
+    What stays (a QuantizeLinear read by something else than a
+    DequantizeLinear, per-axis activation scales, float8 types) is left in
+    place with a remark, and the scheduler names it. The speed is the float
+    model's: integer GEMM/convolution kernels (VNNI) would consume the
+    pairs instead.
+
+    Example: `amk-emulate-qdq` after `amk-insert-qdq`, before
+    `amk-group-elementwise` and `amk-schedule-megakernel`.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 26",
+           "Largest constant Q/DQ, in elements, that may be folded">,
+  ];
+  let statistics = [
+    Statistic<"numPairs", "pairs", "Q->DQ pairs rewritten to float arithmetic">,
+    Statistic<"numFolded", "folded", "Q/DQ ops of constants folded">,
+    Statistic<"numLeft", "left", "Q/DQ ops left in place">,
+  ];
+}
+
+#endif // AMK_TRANSFORMS_QUANTIZATION_PASSES_TD
