@@ -12,6 +12,8 @@
 #include "dialect/ONNX/ONNXNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
@@ -79,6 +81,20 @@ private:
     names[v] = (!wanted.empty() && used.insert(wanted).second)
                    ? wanted.str()
                    : freshName(wanted.empty() ? "t" : wanted);
+  }
+  /// The ONNX name a value asks for. A constant without one (its location,
+  /// which held the node, was not printed) asks for its resource blob's
+  /// key, which the importer took from the tensor's name: re-importing the
+  /// model then gives the blob the same key, and the IR is identical.
+  llvm::StringRef wantedName(Value v) {
+    llvm::StringRef n = onnx::getTensorName(v);
+    if (!n.empty())
+      return n;
+    if (auto cst = v.getDefiningOp<onnx::ConstantOp>())
+      if (auto value = cst.getValue())
+        if (auto res = dyn_cast<DenseResourceElementsAttr>(*value))
+          return res.getRawHandle().getKey();
+    return n;
   }
   std::string nodeName(Operation *op) {
     llvm::StringRef n = onnx::getNodeName(op);
@@ -161,7 +177,7 @@ void ModelExporter::assignNames(Region &region) {
           claimName(arg, onnx::getTensorName(arg));
     for (Value res : op->getResults())
       if (!isa<NoneType>(res.getType()))
-        claimName(res, onnx::getTensorName(res));
+        claimName(res, wantedName(res));
   });
 }
 
