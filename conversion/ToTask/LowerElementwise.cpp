@@ -9,11 +9,13 @@
 #include "transforms/Utils/PassUtils.h"
 #include "transforms/Utils/Patterns.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -24,23 +26,59 @@ using namespace amk::task;
 
 namespace amk::totask {
 
+namespace {
+namespace onnx = amk::onnx;
+
+enum class EwArity { Unary, Binary, Variadic };
+struct EwOpcode {
+  EwArity arity;
+  int opcode;
+};
+
+/// The register-program instruction of an elementwise op that needs no
+/// attribute, if it has one. Binary ops take exactly two operands,
+/// variadic ones (Max, Min) one or more.
+std::optional<EwOpcode> simpleOpcode(Operation *op) {
+  auto unary = [](int code) { return EwOpcode{EwArity::Unary, code}; };
+  auto binary = [](int code) { return EwOpcode{EwArity::Binary, code}; };
+  using Result = std::optional<EwOpcode>;
+  return llvm::TypeSwitch<Operation *, Result>(op)
+      .Case<onnx::AddOp, amk::fused::BiasSoftmaxOp>(
+          [&](Operation *) { return binary(AMK_OP_ADD); })
+      .Case([&](onnx::SubOp) { return binary(AMK_OP_SUB); })
+      .Case([&](onnx::MulOp) { return binary(AMK_OP_MUL); })
+      .Case([&](onnx::DivOp) { return binary(AMK_OP_DIV); })
+      .Case([&](onnx::PowOp) { return binary(AMK_OP_POW); })
+      .Case([&](onnx::MaxOp) { return EwOpcode{EwArity::Variadic, AMK_OP_MAX}; })
+      .Case([&](onnx::MinOp) { return EwOpcode{EwArity::Variadic, AMK_OP_MIN}; })
+      .Case([&](onnx::ReluOp) { return unary(AMK_OP_RELU); })
+      .Case([&](onnx::SigmoidOp) { return unary(AMK_OP_SIGMOID); })
+      .Case([&](onnx::TanhOp) { return unary(AMK_OP_TANH); })
+      .Case([&](onnx::ErfOp) { return unary(AMK_OP_ERF); })
+      .Case([&](onnx::SqrtOp) { return unary(AMK_OP_SQRT); })
+      .Case([&](onnx::ExpOp) { return unary(AMK_OP_EXP); })
+      .Case([&](onnx::LogOp) { return unary(AMK_OP_LOG); })
+      .Case([&](onnx::NegOp) { return unary(AMK_OP_NEG); })
+      .Case([&](onnx::AbsOp) { return unary(AMK_OP_ABS); })
+      .Case([&](onnx::ReciprocalOp) { return unary(AMK_OP_RECIPROCAL); })
+      .Case([&](onnx::FloorOp) { return unary(AMK_OP_FLOOR); })
+      .Case([&](onnx::CeilOp) { return unary(AMK_OP_CEIL); })
+      .Case([&](onnx::RoundOp) { return unary(AMK_OP_ROUND); })
+      .Case([&](onnx::SoftplusOp) { return unary(AMK_OP_SOFTPLUS); })
+      .Case([&](onnx::HardSwishOp) { return unary(AMK_OP_HARD_SWISH); })
+      .Case([&](onnx::IdentityOp) { return unary(AMK_OP_COPY); })
+      .Default([](Operation *) { return Result(); });
+}
+
+} // namespace
+
 /// Builds an elementwise program for one op, amk.gelu, amk.bias_softmax's
 /// addition or an amk.fused_elementwise region.
 LogicalResult Scheduler::lowerElementwise(Operation *op) {
-  StringRef opName = op->getName().getStringRef();
-  bool region = opName == "amk.fused_elementwise";
-  static const llvm::StringSet<> known = {
-      "onnx.Add",      "onnx.Sub",        "onnx.Mul",
-      "onnx.Div",      "onnx.Pow",        "onnx.Max",
-      "onnx.Min",      "onnx.Relu",       "onnx.Sigmoid",
-      "onnx.Tanh",     "onnx.Erf",        "onnx.Sqrt",
-      "onnx.Exp",      "onnx.Log",        "onnx.Neg",
-      "onnx.Abs",      "onnx.Reciprocal", "onnx.Floor",
-      "onnx.Ceil",     "onnx.Softplus",   "onnx.HardSwish",
-      "onnx.Identity", "onnx.LeakyRelu",  "onnx.HardSigmoid",
-      "onnx.Clip",     "onnx.Gelu",       "onnx.Cast",
-      "amk.gelu",      "onnx.Round",      "amk.bias_softmax"};
-  if (!region && !known.contains(opName))
+  bool region = isa<amk::fused::FusedElementwiseOp>(op);
+  if (!region && !simpleOpcode(op) &&
+      !isa<onnx::LeakyReluOp, onnx::HardSigmoidOp, onnx::ClipOp, onnx::GeluOp,
+           amk::fused::GeluOp, onnx::CastOp>(op))
     return unsupported(op, "no runtime kernel implements this op");
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   if (!yt.getElementType().isF32())
@@ -137,7 +175,6 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
     return r;
   };
   for (Operation *o : body) {
-    StringRef on = o->getName().getStringRef();
     if (isa<amk::onnx::ConstantOp>(o))
       continue;
     SmallVector<int64_t> args;
@@ -153,49 +190,25 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
       args.push_back(*r);
     }
     int64_t out;
-    int binary = llvm::StringSwitch<int>(on)
-                     .Case("onnx.Add", AMK_OP_ADD)
-                     .Case("onnx.Sub", AMK_OP_SUB)
-                     .Case("onnx.Mul", AMK_OP_MUL)
-                     .Case("onnx.Div", AMK_OP_DIV)
-                     .Case("onnx.Pow", AMK_OP_POW)
-                     .Case("onnx.Max", AMK_OP_MAX)
-                     .Case("onnx.Min", AMK_OP_MIN)
-                     .Case("amk.bias_softmax", AMK_OP_ADD)
-                     .Default(-1);
-    int unary = llvm::StringSwitch<int>(on)
-                    .Case("onnx.Relu", AMK_OP_RELU)
-                    .Case("onnx.Sigmoid", AMK_OP_SIGMOID)
-                    .Case("onnx.Tanh", AMK_OP_TANH)
-                    .Case("onnx.Erf", AMK_OP_ERF)
-                    .Case("onnx.Sqrt", AMK_OP_SQRT)
-                    .Case("onnx.Exp", AMK_OP_EXP)
-                    .Case("onnx.Log", AMK_OP_LOG)
-                    .Case("onnx.Neg", AMK_OP_NEG)
-                    .Case("onnx.Abs", AMK_OP_ABS)
-                    .Case("onnx.Reciprocal", AMK_OP_RECIPROCAL)
-                    .Case("onnx.Floor", AMK_OP_FLOOR)
-                    .Case("onnx.Ceil", AMK_OP_CEIL)
-                    .Case("onnx.Round", AMK_OP_ROUND)
-                    .Case("onnx.Softplus", AMK_OP_SOFTPLUS)
-                    .Case("onnx.HardSwish", AMK_OP_HARD_SWISH)
-                    .Case("onnx.Identity", AMK_OP_COPY)
-                    .Default(-1);
-    if (binary >= 0 && args.size() >= 2 && (on != "onnx.Max" && on != "onnx.Min" ? args.size() == 2 : true)) {
+    std::optional<EwOpcode> simple = simpleOpcode(o);
+    if (simple && simple->arity == EwArity::Variadic && args.size() == 1) {
+      out = emitUnary(AMK_OP_COPY, args[0], 0, 0);
+    } else if (simple && simple->arity != EwArity::Unary &&
+               args.size() >= 2 &&
+               (simple->arity == EwArity::Variadic || args.size() == 2)) {
       out = args[0];
       for (size_t i = 1; i < args.size(); ++i)
-        out = emitBinary(binary, out, args[i]);
-    } else if ((on == "onnx.Max" || on == "onnx.Min") && args.size() == 1) {
-      out = emitUnary(AMK_OP_COPY, args[0], 0, 0);
-    } else if (unary >= 0 && args.size() == 1) {
-      out = emitUnary(unary, args[0], 0, 0);
-    } else if (on == "onnx.LeakyRelu") {
+        out = emitBinary(simple->opcode, out, args[i]);
+    } else if (simple && simple->arity == EwArity::Unary &&
+               args.size() == 1) {
+      out = emitUnary(simple->opcode, args[0], 0, 0);
+    } else if (isa<onnx::LeakyReluOp>(o)) {
       out = emitUnary(AMK_OP_LEAKY_RELU, args[0], floatAttr(o, "alpha", 0.01f),
                       0);
-    } else if (on == "onnx.HardSigmoid") {
+    } else if (isa<onnx::HardSigmoidOp>(o)) {
       out = emitUnary(AMK_OP_HARD_SIGMOID, args[0],
                       floatAttr(o, "alpha", 0.2f), floatAttr(o, "beta", 0.5f));
-    } else if (on == "onnx.Clip") {
+    } else if (isa<onnx::ClipOp>(o)) {
       auto lo = args.size() > 1 && args[1] >= 0
                     ? amk::onnx::getSplatValue(readValue(o->getOperand(1)))
                     : std::optional<double>(-INFINITY);
@@ -205,7 +218,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
       if (!lo || !hi)
         return unsupported(op, "Clip bounds must be constants");
       out = emitUnary(AMK_OP_CLIP, args[0], *lo, *hi);
-    } else if (on == "onnx.Gelu" || on == "amk.gelu") {
+    } else if (isa<onnx::GeluOp, amk::fused::GeluOp>(o)) {
       StringRef approx = strAttr(o, "approximate", "none");
       if (approx == "quick")
         out = emitUnary(AMK_OP_QUICK_GELU, args[0],
@@ -213,7 +226,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
       else
         out = emitUnary(approx == "tanh" ? AMK_OP_GELU_TANH : AMK_OP_GELU,
                         args[0], 0, 0);
-    } else if (on == "onnx.Cast" &&
+    } else if (isa<onnx::CastOp>(o) &&
                cast<ShapedType>(o->getResult(0).getType())
                    .getElementType()
                    .isF32()) {

@@ -9,6 +9,7 @@
 #include "transforms/Utils/PassUtils.h"
 #include "transforms/Utils/Patterns.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
@@ -25,7 +26,6 @@ using namespace amk::task;
 namespace amk::totask {
 
 LogicalResult Scheduler::lowerGemm(Operation *op) {
-  StringRef n = op->getName().getStringRef();
   Value a = op->getOperand(0), b = op->getOperand(1);
   Value c = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
   auto at = cast<RankedTensorType>(a.getType());
@@ -71,10 +71,10 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
     }
     return false;
   };
-  if (n == "onnx.Gemm") {
+  if (isa<amk::onnx::GemmOp>(op)) {
     transA = intAttr(op, "transA", 0), transB = intAttr(op, "transB", 0);
     alpha = floatAttr(op, "alpha", 1), beta = floatAttr(op, "beta", 1);
-  } else if (n == "amk.gemm") {
+  } else if (isa<amk::fused::GemmOp>(op)) {
     auto pa = intsAttr(op, "perm_a"), pb = intsAttr(op, "perm_b");
     if (!pa.empty() && !applyPerm(pa, aShape, transA))
       return unsupported(op, "perm_a moves a batch axis");

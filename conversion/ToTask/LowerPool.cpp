@@ -25,14 +25,14 @@ using namespace amk::task;
 namespace amk::totask {
 
 LogicalResult Scheduler::lowerPool(Operation *op) {
-  StringRef n = op->getName().getStringRef();
   if (op->getNumResults() > 1 && !isNoneValue(op->getResult(1)))
     return unsupported(op, "the Indices output is not implemented");
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   if (!xt.getElementType().isF32() || xt.getRank() != 4)
     return unsupported(op, "only 2-D float32 pooling is implemented");
-  bool global = n.starts_with("onnx.Global");
+  bool global =
+      isa<amk::onnx::GlobalAveragePoolOp, amk::onnx::GlobalMaxPoolOp>(op);
   int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
           W = xt.getDimSize(3), OH = yt.getDimSize(2), OW = yt.getDimSize(3);
   auto ks = intsAttr(op, "kernel_shape"), st = intsAttr(op, "strides"),
@@ -52,7 +52,7 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
     };
     ph = padFor(H, OH, KH, sh), pw = padFor(W, OW, KW, sw);
   }
-  int64_t mode = n.contains("Max") ? 0
+  int64_t mode = isa<amk::onnx::MaxPoolOp, amk::onnx::GlobalMaxPoolOp>(op) ? 0
                  : intAttr(op, "count_include_pad", 0) ? 1
                                                        : 2;
   auto xi = getTensor(op->getOperand(0), op);

@@ -12,11 +12,13 @@
 #include "transforms/Utils/PassUtils.h"
 #include "transforms/Utils/Patterns.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -173,94 +175,74 @@ bool isNoneValue(Value v) { return !v || isa<NoneType>(v.getType()); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult Scheduler::lowerOp(Operation *op) {
-  StringRef n = op->getName().getStringRef();
-  if (isa<amk::onnx::ConstantOp>(op) || n == "onnx.NoValue" ||
-      isa<func::ReturnOp>(op))
+  namespace onnx = amk::onnx;
+  namespace fused = amk::fused;
+  if (isa<onnx::ConstantOp, onnx::NoValueOp, func::ReturnOp>(op))
     return success();
   for (Value r : op->getResults()) {
     if (isa<NoneType>(r.getType()))
       continue;
     auto t = dyn_cast<RankedTensorType>(r.getType());
-    if (!t || !t.hasStaticShape() || amk::task::runtimeDtype(t.getElementType()) < 0)
+    if (!t || !t.hasStaticShape() ||
+        amk::task::runtimeDtype(t.getElementType()) < 0)
       return unsupported(op, "its result " +
                                  amk::onnx::getONNXTypeString(r.getType()) +
                                  " is not a static tensor the runtime "
                                  "handles");
   }
-  // Views: the result shares its operand's bytes.
-  if (n == "onnx.Reshape" || n == "onnx.Flatten" || n == "onnx.Squeeze" ||
-      n == "onnx.Unsqueeze" || n == "onnx.Identity") {
-    auto in = getTensor(op->getOperand(0), op);
-    if (failed(in))
-      return failure();
-    TensorInfo t = tensors[*in];
-    t.value = op->getResult(0);
-    t.type = cast<RankedTensorType>(t.value.getType());
-    t.name = amk::onnx::getTensorName(t.value).str();
-    int id = tensors.size();
-    tensors.push_back(t);
-    tensorOf[op->getResult(0)] = id;
-    return success();
-  }
-  if (n == "onnx.Conv" || n == "amk.conv")
-    return lowerConv(op);
-  if (n == "onnx.Gemm" || n == "amk.gemm" || n == "onnx.MatMul")
-    return lowerGemm(op);
-  if (n == "onnx.MaxPool" || n == "onnx.AveragePool" ||
-      n == "onnx.GlobalAveragePool" || n == "onnx.GlobalMaxPool")
-    return lowerPool(op);
-  if (n == "onnx.Softmax") {
-    int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
-    int64_t axis = intAttr(op, "axis", -1);
-    return lowerSoftmax(op, op->getOperand(0), axis < 0 ? axis + rank : axis,
-                        op->getResult(0));
-  }
-  if (n == "amk.bias_softmax") {
-    // X + Bias as an elementwise kernel, then the softmax.
-    if (failed(lowerElementwise(op)))
-      return failure();
-    Value y = op->getResult(0);
-    int64_t rank = cast<RankedTensorType>(y.getType()).getRank();
-    int64_t axis = intAttr(op, "axis", -1);
-    return lowerSoftmax(op, y, axis < 0 ? axis + rank : axis, y);
-  }
-  if (n == "amk.layer_norm" || n == "onnx.LayerNormalization")
-    return lowerLayerNorm(op);
-  if (n == "amk.attention")
-    return lowerAttention(op);
-  if (n == "onnx.Transpose")
-    return lowerTranspose(op);
-  if (n == "onnx.Slice")
-    return lowerSlice(op);
-  if (n == "onnx.Concat")
-    return lowerConcat(op);
-  if (n == "onnx.Split")
-    return lowerSplit(op);
-  if (n == "onnx.Gather")
-    return lowerGather(op);
-  if (n == "onnx.BatchNormalization")
-    return lowerBatchNorm(op);
-  return lowerElementwise(op);
+  auto softmaxAxis = [](Operation *op, int64_t axis) {
+    int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+    return axis < 0 ? axis + rank : axis;
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
+            onnx::UnsqueezeOp, onnx::IdentityOp>(
+          [&](Operation *op) { return lowerView(op); })
+      .Case<onnx::ConvOp, fused::ConvOp>(
+          [&](Operation *op) { return lowerConv(op); })
+      .Case<onnx::GemmOp, fused::GemmOp, onnx::MatMulOp>(
+          [&](Operation *op) { return lowerGemm(op); })
+      .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,
+            onnx::GlobalMaxPoolOp>([&](Operation *op) { return lowerPool(op); })
+      .Case([&](onnx::SoftmaxOp op) {
+        return lowerSoftmax(op, op->getOperand(0),
+                            softmaxAxis(op, intAttr(op, "axis", -1)),
+                            op->getResult(0));
+      })
+      .Case([&](fused::BiasSoftmaxOp op) -> LogicalResult {
+        // X + Bias as an elementwise kernel, then the softmax in place.
+        if (failed(lowerElementwise(op)))
+          return failure();
+        Value y = op->getResult(0);
+        return lowerSoftmax(op, y, softmaxAxis(op, intAttr(op, "axis", -1)),
+                            y);
+      })
+      .Case<fused::LayerNormOp, onnx::LayerNormalizationOp>(
+          [&](Operation *op) { return lowerLayerNorm(op); })
+      .Case([&](fused::AttentionOp op) { return lowerAttention(op); })
+      .Case([&](onnx::TransposeOp op) { return lowerTranspose(op); })
+      .Case([&](onnx::SliceOp op) { return lowerSlice(op); })
+      .Case([&](onnx::ConcatOp op) { return lowerConcat(op); })
+      .Case([&](onnx::SplitOp op) { return lowerSplit(op); })
+      .Case([&](onnx::GatherOp op) { return lowerGather(op); })
+      .Case([&](onnx::BatchNormalizationOp op) { return lowerBatchNorm(op); })
+      .Default([&](Operation *op) { return lowerElementwise(op); });
 }
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+/// Views: the result shares its operand's bytes.
+LogicalResult Scheduler::lowerView(Operation *op) {
+  auto in = getTensor(op->getOperand(0), op);
+  if (failed(in))
+    return failure();
+  TensorInfo t = tensors[*in];
+  t.value = op->getResult(0);
+  t.type = cast<RankedTensorType>(t.value.getType());
+  t.name = amk::onnx::getTensorName(t.value).str();
+  int id = tensors.size();
+  tensors.push_back(t);
+  tensorOf[op->getResult(0)] = id;
+  return success();
+}
 
 LogicalResult Scheduler::run() {
   for (Operation &op : func.getBody().front())

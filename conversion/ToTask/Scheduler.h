@@ -156,6 +156,7 @@ private:
   int rootOf(int t) { return tensors[t].root; }
   LogicalResult unsupported(Operation *op, const Twine &why);
   LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerView(Operation *op);
   LogicalResult lowerConv(Operation *op);
   LogicalResult lowerGemm(Operation *op);
   LogicalResult lowerPool(Operation *op);
