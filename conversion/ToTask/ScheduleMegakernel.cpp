@@ -226,6 +226,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::SplitOp op) { return lowerSplit(op); })
       .Case([&](onnx::GatherOp op) { return lowerGather(op); })
       .Case([&](onnx::BatchNormalizationOp op) { return lowerBatchNorm(op); })
+      .Case([&](onnx::WhereOp op) { return lowerWhere(op); })
       .Default([&](Operation *op) { return lowerElementwise(op); });
 }
 

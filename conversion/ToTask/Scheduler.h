@@ -170,6 +170,7 @@ private:
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);
   LogicalResult lowerBatchNorm(Operation *op);
+  LogicalResult lowerWhere(Operation *op);
   void addCopy(Operation *op, int src, int dst, ArrayRef<int64_t> dims,
                ArrayRef<int64_t> srcStrides, int64_t srcOff,
                ArrayRef<int64_t> dstStrides, int64_t dstOff, int64_t eb,

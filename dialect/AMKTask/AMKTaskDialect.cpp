@@ -34,6 +34,32 @@ void AMKTaskDialect::initialize() {
       >();
 }
 
+/// `amk_task.kernel gemm {...}`: the kind as a bare keyword. Written by
+/// hand rather than the enum attribute's own format, which would print a
+/// second space and, on a typo, not say where the kinds come from.
+static void printKernelKind(OpAsmPrinter &p, Operation *,
+                            KernelKindAttr kind) {
+  p << stringifyKernelKind(kind.getValue());
+}
+
+static ParseResult parseKernelKind(OpAsmParser &p, KernelKindAttr &kind) {
+  SMLoc loc = p.getCurrentLocation();
+  StringRef keyword;
+  if (p.parseKeyword(&keyword))
+    return failure();
+  std::optional<KernelKind> k = symbolizeKernelKind(keyword);
+  if (!k) {
+    InFlightDiagnostic d = p.emitError(loc, "unknown kernel kind '")
+                           << keyword
+                           << "'; runtime/include/amk/kernels.def has:";
+    for (int i = 0; i < AMK_RT_K_NUM_KINDS; ++i)
+      d << " " << stringifyKernelKind(static_cast<KernelKind>(i));
+    return failure();
+  }
+  kind = KernelKindAttr::get(p.getContext(), *k);
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialect/AMKTask/AMKTaskOps.cpp.inc"
 

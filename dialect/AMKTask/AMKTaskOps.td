@@ -101,7 +101,7 @@ def AMKTask_KernelOp : AMKTask_Op<"kernel", [HasParent<"ProgramOp">]> {
     DefaultValuedAttr<StrAttr, "\"\"">:$name,
     DefaultValuedAttr<StrAttr, "\"\"">:$op
   );
-  let assemblyFormat = "$kind attr-dict";
+  let assemblyFormat = "custom<KernelKind>($kind) attr-dict";
 }
 
 def AMKTask_TaskOp : AMKTask_Op<"task", [HasParent<"ProgramOp">]> {

@@ -852,3 +852,64 @@ TEST(ModelApi, ChecksVersionsAndRuns) {
   EXPECT_EQ(amk_session_create(nullptr, AMK_MODEL_API_VERSION, 0, nullptr, &s),
             AMK_ERROR_INVALID_ARGUMENT);
 }
+
+/// WHERE against a naive loop: every element size, broadcasting along
+/// each axis (and a missing leading axis), tiles that start mid-row.
+template <typename T> void checkWhere(amk_rt_dtype dtype) {
+  const int64_t A = 3, B = 5, C = 7; // Y: A x B x C
+  // cond: B x 1 (broadcast over A and C), X: A x B x C, Z: 1 x 1 x C.
+  std::vector<uint8_t> cond(B);
+  for (int64_t b = 0; b < B; ++b)
+    cond[b] = (b * 7 + 3) % 3 != 0;
+  std::vector<T> X(A * B * C), Z(C);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = (T)(i + 1);
+  for (int64_t c = 0; c < C; ++c)
+    Z[c] = (T)(1000 + c);
+  ProgramBuilder b(2);
+  uint32_t cb = b.addIO(true, "C", AMK_RT_BOOL, {B, 1}, 1);
+  uint32_t xb = b.addIO(true, "X", dtype, {A, B, C}, sizeof(T));
+  uint32_t zb = b.addIO(true, "Z", dtype, {1, 1, C}, sizeof(T));
+  uint32_t yb = b.addIO(false, "Y", dtype, {A, B, C}, sizeof(T));
+  std::vector<int64_t> ip = {3, (int64_t)sizeof(T), A, B, C,
+                             0, 1, 0,           // cond strides
+                             B * C, C, 1,       // X strides
+                             0, 0, 1};          // Z strides
+  uint32_t k = b.addKernel(AMK_RT_K_WHERE, 0, {cb, xb, zb, yb}, ip, {}, "w");
+  b.addTask(k, 0, {0, 11, 0, 1}, {}, -1);
+  b.addTask(k, 1, {11, 40, 0, 1}, {}, -1);
+  b.addTask(k, 0, {40, A * B * C, 0, 1}, {}, -1);
+  std::vector<T> Y(A * B * C, (T)0);
+  ASSERT_NO_FATAL_FAILURE(
+      runProgram(b, {cond.data(), X.data(), Z.data()}, {Y.data()}));
+  for (int64_t a = 0; a < A; ++a)
+    for (int64_t bb = 0; bb < B; ++bb)
+      for (int64_t c = 0; c < C; ++c) {
+        int64_t i = (a * B + bb) * C + c;
+        ASSERT_EQ(Y[i], cond[bb] ? X[i] : Z[c]) << a << "," << bb << "," << c;
+      }
+}
+
+TEST(Runtime, WhereMatchesNaive) {
+  checkWhere<uint8_t>(AMK_RT_U8);
+  checkWhere<int32_t>(AMK_RT_I32);
+  checkWhere<float>(AMK_RT_F32);
+  checkWhere<int64_t>(AMK_RT_I64);
+}
+
+TEST(Runtime, WhereRejectsBadParameters) {
+  ProgramBuilder b(1);
+  uint32_t cb = b.addIO(true, "C", AMK_RT_BOOL, {4}, 1);
+  uint32_t xb = b.addIO(true, "X", AMK_RT_F32, {4}, 4);
+  uint32_t zb = b.addIO(true, "Z", AMK_RT_F32, {4}, 4);
+  uint32_t yb = b.addIO(false, "Y", AMK_RT_F32, {4}, 4);
+  // An element size of 3 bytes.
+  uint32_t k = b.addKernel(AMK_RT_K_WHERE, 0, {cb, xb, zb, yb},
+                           {1, 3, 4, 1, 1, 1}, {}, "bad");
+  b.addTask(k, 0, {0, 4, 0, 1}, {}, -1);
+  Session s;
+  EXPECT_NE(s.create(b.get()), AMK_RT_OK);
+  EXPECT_NE(std::string(amk_rt_error_message(nullptr)).find("element size"),
+            std::string::npos)
+      << amk_rt_error_message(nullptr);
+}

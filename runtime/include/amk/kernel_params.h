@@ -128,4 +128,12 @@ enum { AMK_ATT_B, AMK_ATT_H, AMK_ATT_S, AMK_ATT_T, AMK_ATT_D, AMK_ATT_DV,
 enum { AMK_GATHER_OUTER, AMK_GATHER_AXIS, AMK_GATHER_INNER, AMK_GATHER_NIDX,
        AMK_GATHER_ELEM_BYTES, AMK_GATHER_IDX_DTYPE, AMK_GATHER_NUM_IPARAMS };
 
+/* WHERE: Y = C ? X : Z elementwise, with ONNX (numpy) broadcasting.
+ * Buffers: C (bool, one byte each), X, Z, Y. iparams: the rank, the element
+ * bytes of X, Z and Y (1, 2, 4 or 8), then Y's dims, then the element
+ * strides of C, X and Z over Y's dims (rank each; 0 along a broadcast
+ * axis). A tile is a range of Y's elements in row-major order. */
+enum { AMK_WHERE_RANK, AMK_WHERE_ELEM_BYTES, AMK_WHERE_DIMS };
+#define AMK_WHERE_MAX_RANK 8
+
 #endif /* AMK_KERNEL_PARAMS_H */
