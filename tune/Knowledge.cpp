@@ -8,12 +8,15 @@
 #include "tune/Prior.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace amk::tune;
 
@@ -113,4 +116,61 @@ bool amk::tune::ruleApplies(const Rule &rule,
       return false;
   }
   return true;
+}
+
+nlohmann::ordered_json
+amk::tune::proposeRules(const std::vector<Record> &outcomes) {
+  // model -> knob=value -> best speedup of a trial that set it.
+  std::map<std::string, std::map<std::string, double>> perModel;
+  std::map<std::string, std::string> names;
+  for (const Record &r : outcomes) {
+    if (r.speedup <= 0 || r.verdict == "baseline")
+      continue;
+    names[r.modelHash] = r.modelName;
+    for (auto &[k, v] : r.config) {
+      double &best = perModel[r.modelHash][k + "=" + v];
+      best = std::max(best, r.speedup);
+    }
+  }
+  std::map<std::string, std::vector<std::pair<std::string, double>>> byValue;
+  for (auto &[model, values] : perModel)
+    for (auto &[kv, s] : values)
+      byValue[kv].push_back({names[model], s});
+  nlohmann::ordered_json rules = nlohmann::ordered_json::array();
+  for (auto &[kv, models] : byValue) {
+    unsigned plus = 0, minus = 0;
+    for (auto &[m, s] : models)
+      plus += s > 1.02, minus += s < 0.98;
+    unsigned n = plus + minus;
+    if (n < 2)
+      continue;
+    // Two-sided sign test: P(X <= min(plus, minus)) * 2 under Bin(n, 1/2).
+    unsigned k = std::min(plus, minus);
+    double p = 0, c = 1;
+    for (unsigned i = 0; i <= n; ++i) {
+      if (i <= k)
+        p += c;
+      c = c * (n - i) / (i + 1);
+    }
+    p = std::min(1.0, 2 * p / std::pow(2.0, n));
+    auto [knob, value] = llvm::StringRef(kv).split('=');
+    nlohmann::ordered_json r;
+    r["id"] = "mined-" + knob.str() + "-" + value.str();
+    r["target"] = "cpu";
+    r["action"] = plus > minus ? "prioritize" : "skip";
+    r["knob"] = knob.str();
+    r["value"] = value.str();
+    r["confidence"] = p < 0.05 ? "medium" : "low";
+    r["evidence"] = llvm::formatv("faster on {0} of {1} models, slower on "
+                                  "{2} (sign test p = {3:f3})",
+                                  plus, models.size(), minus, p)
+                        .str();
+    nlohmann::ordered_json sup = nlohmann::ordered_json::array();
+    for (auto &[m, s] : models)
+      sup.push_back({{"model", m}, {"best_speedup", s}});
+    r["support"] = sup;
+    r["sign_test_p"] = p;
+    rules.push_back(r);
+  }
+  return rules;
 }

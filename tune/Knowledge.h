@@ -12,8 +12,12 @@
 #ifndef AMK_TUNE_KNOWLEDGE_H
 #define AMK_TUNE_KNOWLEDGE_H
 
+#include "tune/Records.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -49,6 +53,14 @@ std::string defaultRulesDir(llvm::StringRef exeDir = "");
 
 /// Whether every condition holds for `features`.
 bool ruleApplies(const Rule &rule, const std::vector<double> &features);
+
+/// Rules proposed from trial outcomes (amk-tune --mine-rules), in the
+/// rules files' format plus their support: for every knob value, the
+/// models on which it was measured, whether it helped on each (speedup
+/// over the model's default above 2%) or hurt (below -2%), and a
+/// two-sided sign test. A human reviews them before they join
+/// knowledge/rules.
+nlohmann::ordered_json proposeRules(const std::vector<Record> &outcomes);
 
 } // namespace amk::tune
 

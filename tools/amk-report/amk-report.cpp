@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/support/Peak.h"
+#include "tools/lib/ToolError.h"
 #include "tune/Report.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -41,10 +42,7 @@ static cl::opt<double> threshold("threshold",
                                  cl::desc("Report nodes above this share"),
                                  cl::init(0.05));
 
-[[noreturn]] static void die(const llvm::Twine &msg) {
-  llvm::errs() << "amk-report: error: " << msg << "\n";
-  std::exit(2);
-}
+static const amk::ToolErrors errors("amk-report", 2);
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -53,20 +51,20 @@ int main(int argc, char **argv) {
                               "trace\n");
   auto buf = llvm::MemoryBuffer::getFile(tracePath);
   if (!buf)
-    die("cannot read '" + tracePath + "'");
+    errors.fail("cannot read '" + tracePath + "'");
   auto b = amk::tune::analyzeTrace((*buf)->getBuffer());
   if (!b)
-    die(tracePath + ": " + llvm::toString(b.takeError()));
+    errors.fail(tracePath + ": " + llvm::toString(b.takeError()));
   std::optional<amk::tune::Roofline> roof;
   if (!runJson.empty()) {
     auto rb = llvm::MemoryBuffer::getFile(runJson);
     if (!rb)
-      die("cannot read '" + runJson + "'");
+      errors.fail("cannot read '" + runJson + "'");
     auto j = nlohmann::json::parse((*rb)->getBuffer().begin(),
                                    (*rb)->getBuffer().end(), nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("runtime") ||
         !j["runtime"].is_object())
-      die(runJson + ": not amk-run --json output of a runtime run");
+      errors.fail(runJson + ": not amk-run --json output of a runtime run");
     const auto &rt = j["runtime"];
     auto num = [&](const char *k) {
       return rt.contains(k) && rt[k].is_number() ? rt[k].get<double>() : 0.0;
@@ -86,8 +84,9 @@ int main(int argc, char **argv) {
     roof->peakGflops = amk::rt::measureFmaPeak(workers, 5'000'000, 3);
     roof->bandwidthGbps = amk::rt::measureTriadBandwidth(workers, 16u << 20, 3);
     if (roof->flops <= 0 || roof->seconds <= 0)
-      die(runJson + ": no FLOPs or latency in it (run amk-run with --json "
-                    "on the runtime)");
+      errors.fail(runJson +
+                  ": no FLOPs or latency in it (run amk-run with --json "
+                  "on the runtime)");
   }
   std::string prefix;
   if (output != "-") {
@@ -104,6 +103,6 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (llvm::Error e = amk::tune::writeFile(output, md))
-    die(llvm::toString(std::move(e)));
+    errors.fail(std::move(e));
   return 0;
 }

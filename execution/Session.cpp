@@ -1,0 +1,408 @@
+//===- Session.cpp - Compile, load and run a model ------------------------===//
+//
+// Part of AMK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "execution/Session.h"
+
+#include "conversion/Passes.h"
+#include "dialect/AMKTask/TaskProgram.h"
+#include "dialect/ONNX/ONNXNames.h"
+#include "dialect/ONNX/ONNXTypes.h"
+#include "pipelines/Pipelines.h"
+#include "reference/Interpreter.h"
+#include "translate/ONNXExport.h"
+#include "translate/ONNXToolOptions.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace mlir;
+using namespace amk;
+using ref::RValue;
+using ref::Tensor;
+using Clock = std::chrono::steady_clock;
+
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(message);
+}
+
+static double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+static mlir::DialectRegistry toolRegistry() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerConversionDialects(registry);
+  return registry;
+}
+
+ModelContext::ModelContext() : ctx(toolRegistry()), handler(sm, &ctx) {
+  onnx::attachONNXNodeNotes(&ctx);
+}
+
+ModelContext::~ModelContext() = default;
+
+OwningOpRef<ModuleOp> ModelContext::load(llvm::StringRef path) {
+  return loadModelFile(path, &ctx, sm);
+}
+
+std::string amk::schedulePipeline(unsigned workers) {
+  return llvm::formatv("builtin.module(amk-schedule-megakernel{{workers={0}})",
+                       workers)
+      .str();
+}
+
+/// The module's task program (the last one, or the only one when
+/// `single`); null when there is none.
+static llvm::Expected<task::ProgramOp> findProgram(ModuleOp module,
+                                                   bool single) {
+  task::ProgramOp found;
+  unsigned n = 0;
+  for (auto p : module.getOps<task::ProgramOp>()) {
+    found = p;
+    ++n;
+  }
+  if (single && n > 1)
+    return error("the pipeline produced " + llvm::Twine(n) +
+                 " task programs; a library holds one model");
+  return found;
+}
+
+llvm::Expected<CompiledProgram>
+amk::loadCompiledProgram(ModuleOp module, const ProgramOptions &options) {
+  CompiledProgram c;
+  auto program = findProgram(module, options.single);
+  if (!program)
+    return program.takeError();
+  if (!*program && options.scheduleWorkers) {
+    // The pipeline stopped at the graph: schedule it now.
+    c.schedule = schedulePipeline(options.scheduleWorkers);
+    auto schedule = [&]() -> llvm::Error {
+      if (options.runPasses)
+        return options.runPasses(c.schedule);
+      std::string err;
+      if (failed(runPipeline(module, c.schedule, err)))
+        return error(err);
+      return llvm::Error::success();
+    };
+    if (llvm::Error e = schedule())
+      return std::move(e);
+    program = findProgram(module, options.single);
+    if (!program)
+      return program.takeError();
+  }
+  if (!*program)
+    return error("the pipeline produced no amk_task.program");
+  c.program = *program;
+  if (failed(task::validateProgram(c.program)))
+    return error("the task program is invalid");
+  std::string err;
+  c.loaded = loadProgram(c.program, err);
+  if (!c.loaded)
+    return error("cannot load the task program: " + err);
+  return c;
+}
+
+llvm::Expected<std::unique_ptr<JitProgram>>
+amk::jitTaskProgram(task::ProgramOp program, const LoadedProgram &loaded) {
+  OwningOpRef<ModuleOp> host = ModuleOp::create(program.getLoc());
+  host->push_back(program.clone());
+  PassManager pm(program.getContext());
+  LowerTaskToLLVMOptions lopts;
+  lopts.embedConstants = false;
+  buildLowerToLLVMPipeline(pm, lopts);
+  if (failed(pm.run(*host)))
+    return error("cannot lower the task program to LLVM");
+  auto compiled =
+      jitCompile(*host, program.getSymName(), loaded.constants.get());
+  if (!compiled)
+    return error("JIT compilation failed: " +
+                 llvm::toString(compiled.takeError()));
+  return std::move(*compiled);
+}
+
+//===----------------------------------------------------------------------===//
+// Session
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::unique_ptr<Session>>
+Session::create(const LoadedProgram &loaded, const JitProgram *jit,
+                const amk_rt_options &options) {
+  std::unique_ptr<Session> s(new Session(loaded, jit));
+  s->prog = jit ? jit->program() : &loaded.program;
+  int created = jit ? jit->sessionCreate(&options, &s->session)
+                    : amk_rt_session_create(s->prog, &options, &s->session);
+  if (created != AMK_RT_OK) {
+    s->session = nullptr;
+    return error(llvm::Twine("cannot create a runtime session: ") +
+                 amk_rt_error_message(nullptr));
+  }
+  s->freshOutputs();
+  return std::move(s);
+}
+
+Session::~Session() {
+  if (session)
+    amk_rt_session_destroy(session);
+}
+
+llvm::Expected<unsigned> Session::bindInputs(llvm::ArrayRef<RValue> inputs) {
+  if (prog->num_inputs != inputs.size())
+    return error(llvm::formatv("the program has {0} inputs, the model {1}",
+                               prog->num_inputs, inputs.size()));
+  std::vector<const void *> ptrs;
+  for (unsigned i = 0; i < prog->num_inputs; ++i) {
+    if (!inputs[i].isTensor())
+      return error("input " + std::to_string(i) + " is not a tensor");
+    const Tensor &t = inputs[i].getTensor();
+    RankedTensorType want = loaded.inputTypes[i];
+    auto wantDtype = onnx::getDataType(want.getElementType());
+    if ((uint64_t)t.byteSize() != prog->inputs[i].bytes ||
+        t.shape() != want.getShape() || !wantDtype || *wantDtype != t.dtype()) {
+      std::string wantText;
+      llvm::raw_string_ostream os(wantText);
+      os << want;
+      return error(llvm::formatv("input '{0}' must be {1}, got {2}",
+                                 prog->inputs[i].name, wantText,
+                                 inputs[i].describe()));
+    }
+    ptrs.push_back(t.raw());
+  }
+  inputSets.push_back(std::move(ptrs));
+  return inputSets.size() - 1;
+}
+
+void Session::freshOutputs() {
+  outs.clear();
+  outPtrs.clear();
+  for (unsigned i = 0; i < prog->num_outputs; ++i) {
+    RankedTensorType type = loaded.outputTypes[i];
+    Tensor t(*onnx::getDataType(type.getElementType()), type.getShape());
+    outPtrs.push_back(t.raw());
+    outs.push_back(RValue(t));
+  }
+}
+
+llvm::Expected<double> Session::run(unsigned set) {
+  const std::vector<const void *> &in = inputSets[set];
+  auto start = Clock::now();
+  int rc;
+  if (jit) {
+    jitArgs.clear();
+    for (const void *p : in)
+      jitArgs.push_back(const_cast<void *>(p));
+    jitArgs.insert(jitArgs.end(), outPtrs.begin(), outPtrs.end());
+    rc = jit->run(session, jitArgs.data());
+  } else {
+    rc = amk_rt_run(session, in.data(), outPtrs.data());
+  }
+  double seconds = secondsSince(start);
+  if (rc != AMK_RT_OK)
+    return error(llvm::Twine("the run failed: ") + runtimeError());
+  return seconds;
+}
+
+const char *Session::runtimeError() const {
+  return amk_rt_error_message(session);
+}
+
+llvm::Error Session::writeTrace(llvm::StringRef path) const {
+  if (amk_rt_write_trace(session, path.str().c_str()) != AMK_RT_OK)
+    return error("cannot write the trace to '" + path + "'");
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Running a model
+//===----------------------------------------------------------------------===//
+
+/// Runs `text` on `module`, adding its time to `seconds`.
+static llvm::Error runTimed(ModuleOp module, llvm::StringRef text,
+                            double &seconds) {
+  auto start = Clock::now();
+  std::string err;
+  if (failed(runPipeline(module, text, err)))
+    return error(err);
+  seconds += secondsSince(start);
+  return llvm::Error::success();
+}
+
+static llvm::Error runOnInterpreter(ModuleOp module, const RunOptions &options,
+                                    ModelRun &run) {
+  if (!options.pipeline.empty())
+    if (llvm::Error e = runTimed(module, options.pipeline, run.pipelineSeconds))
+      return e;
+  run.interpreter = std::make_shared<ref::Interpreter>(module);
+  ref::Interpreter &interp = *run.interpreter;
+  run.func = interp.getFunction();
+  if (!run.func)
+    return error("the module has no function @main_graph");
+  llvm::Error unsupported = llvm::Error::success();
+  for (const std::string &u : interp.findUnsupported())
+    unsupported = llvm::joinErrors(std::move(unsupported), error(u));
+  if (unsupported)
+    return unsupported;
+  auto inputs = prepareInputs(run.func, options.inputs);
+  if (!inputs)
+    return inputs.takeError();
+  run.inputs = std::move(*inputs);
+  auto start = Clock::now();
+  auto outputs = interp.run(run.inputs);
+  run.seconds = secondsSince(start);
+  if (failed(outputs))
+    return error(interp.getFailure().message);
+  run.outputs = std::move(*outputs);
+  return llvm::Error::success();
+}
+
+static ProgramStats statsOf(task::ProgramOp program,
+                            const amk_rt_program &prog) {
+  ProgramStats s;
+  s.workers = prog.num_workers;
+  s.tasks = prog.num_tasks;
+  s.arenaBytes = prog.arena_bytes;
+  if (auto tb = program.getTensorBytes())
+    s.tensorBytes = *tb;
+  if (DictionaryAttr stats = program.getStatsAttr()) {
+    if (auto c = stats.getAs<IntegerAttr>("const_bytes"))
+      s.constBytes = c.getInt();
+    if (auto f = stats.getAs<FloatAttr>("flops"))
+      s.flops = f.getValueAsDouble();
+  }
+  return s;
+}
+
+static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
+                                const RunOptions &options, ModelRun &run) {
+  // Inputs and the interface come from the graph before compilation.
+  run.func = ref::Interpreter(original).getFunction();
+  if (!run.func)
+    return error("the module has no function @main_graph");
+  auto inputs = prepareInputs(run.func, options.inputs);
+  if (!inputs)
+    return inputs.takeError();
+  run.inputs = std::move(*inputs);
+  if (llvm::Error e = runTimed(module, options.pipeline, run.pipelineSeconds))
+    return e;
+  ProgramOptions popts;
+  popts.scheduleWorkers = options.workers;
+  popts.runPasses = [&](llvm::StringRef text) {
+    return runTimed(module, text, run.pipelineSeconds);
+  };
+  auto compiled = loadCompiledProgram(module, popts);
+  if (!compiled)
+    return compiled.takeError();
+  std::unique_ptr<JitProgram> jitted;
+  if (options.engine == Engine::Jit) {
+    auto start = Clock::now();
+    auto j = jitTaskProgram(compiled->program, *compiled->loaded);
+    if (!j)
+      return j.takeError();
+    jitted = std::move(*j);
+    run.jitSeconds = secondsSince(start);
+  }
+  amk_rt_options ropts{};
+  ropts.single_thread = options.singleThread;
+  ropts.trace = !options.tracePath.empty();
+  ropts.hang_timeout_s = options.hangTimeout;
+  auto session = Session::create(*compiled->loaded, jitted.get(), ropts);
+  if (!session)
+    return session.takeError();
+  Session &s = **session;
+  auto set = s.bindInputs(run.inputs);
+  if (!set)
+    return set.takeError();
+  auto seconds = s.run(*set);
+  if (!seconds)
+    return seconds.takeError();
+  run.seconds = *seconds;
+  // Repeated runs must agree bit for bit (no flaky schedules).
+  for (unsigned r = 1; r < options.repeat; ++r) {
+    std::vector<RValue> first = s.outputs();
+    s.freshOutputs();
+    if (auto again = s.run(*set); !again)
+      return again.takeError();
+    for (unsigned i = 0; i < first.size(); ++i)
+      if (std::memcmp(first[i].getTensor().raw(),
+                      s.outputs()[i].getTensor().raw(),
+                      first[i].getTensor().byteSize()))
+        return error(llvm::formatv("run {0} gave different bytes for output "
+                                   "{1} than run 0",
+                                   r, i));
+  }
+  if (options.bench) {
+    for (unsigned i = 0; i < options.warmup; ++i)
+      if (auto t = s.run(*set); !t)
+        return t.takeError();
+    for (unsigned i = 0; i < std::max(1u, options.iters); ++i) {
+      auto t = s.run(*set);
+      if (!t)
+        return t.takeError();
+      run.benchSeconds.push_back(*t);
+    }
+  }
+  if (!options.tracePath.empty())
+    if (llvm::Error e = s.writeTrace(options.tracePath))
+      return e;
+  run.outputs = s.takeOutputs();
+  run.program = statsOf(compiled->program, s.program());
+  return llvm::Error::success();
+}
+
+llvm::Expected<ModelRun> amk::runModel(ModuleOp module, ModuleOp original,
+                                       const RunOptions &options) {
+  ModelRun run;
+  llvm::Error e = options.engine == Engine::Reference
+                      ? runOnInterpreter(module, options, run)
+                      : runOnRuntime(module, original, options, run);
+  if (e)
+    return std::move(e);
+  return std::move(run);
+}
+
+llvm::Expected<std::vector<RValue>>
+amk::runReference(ModuleOp module, llvm::ArrayRef<RValue> inputs) {
+  ref::Interpreter interp(module);
+  auto outputs = interp.run(inputs);
+  if (failed(outputs))
+    return error(interp.getFailure().message);
+  return std::move(*outputs);
+}
+
+llvm::Expected<ort::Result> amk::runOnnxRuntime(llvm::StringRef modelPath,
+                                                ModuleOp module,
+                                                func::FuncOp func,
+                                                llvm::ArrayRef<RValue> inputs,
+                                                const ort::Options &options) {
+  std::vector<ort::NamedTensor> named;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    if (!v.isTensor())
+      return error("--compare-ort needs tensor inputs");
+    named.emplace_back(inputName(func, i), v.getTensor());
+  }
+  llvm::SmallString<256> model(modelPath), work;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("amk-ort", work))
+    return error("cannot create a directory for ONNX Runtime: " + ec.message());
+  if (!modelPath.ends_with(".onnx")) {
+    // ONNX Runtime needs an ONNX file: export the module next to the
+    // inputs.
+    model = work;
+    llvm::sys::path::append(model, "model.onnx");
+    if (failed(exportONNXToFile(module, model))) {
+      llvm::sys::fs::remove_directories(work);
+      return error("cannot export the model to ONNX for ONNX Runtime");
+    }
+  }
+  auto result = ort::run(model, named, work, options);
+  llvm::sys::fs::remove_directories(work);
+  return result;
+}

@@ -1,0 +1,199 @@
+//===- Session.h - Compile, load and run a model ----------------*- C++ -*-===//
+//
+// Part of AMK. What the tools share between reading a model and comparing
+// its outputs: the context they read it in, the task program a pipeline
+// leaves (scheduled, validated and loaded, or JIT-compiled), a runtime
+// session bound to input sets, amk-run's whole run on any engine, and the
+// references its outputs are checked against (the interpreter, ONNX
+// Runtime). Errors are llvm::Error with the message a tool prints.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_EXECUTION_SESSION_H
+#define AMK_EXECUTION_SESSION_H
+
+#include "execution/HostCode.h"
+#include "execution/Inputs.h"
+#include "execution/ProgramLoader.h"
+#include "reference/ORTBridge.h"
+#include "reference/Tensor.h"
+#include "runtime/include/amk/runtime.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace amk {
+namespace ref {
+class Interpreter;
+} // namespace ref
+
+/// The context the tools read models in: every dialect AMK reads or
+/// creates, diagnostics printed with their source line and a note naming
+/// the ONNX node.
+class ModelContext {
+public:
+  ModelContext();
+  ~ModelContext();
+  mlir::MLIRContext &get() { return ctx; }
+  /// Reads an ONNX, ONNX text or MLIR model (amk::loadModelFile); null
+  /// once its diagnostics are printed.
+  mlir::OwningOpRef<mlir::ModuleOp> load(llvm::StringRef path);
+
+private:
+  mlir::MLIRContext ctx;
+  llvm::SourceMgr sm;
+  mlir::SourceMgrDiagnosticHandler handler;
+};
+
+/// The pipeline that schedules a graph for `workers` workers.
+std::string schedulePipeline(unsigned workers);
+
+struct ProgramOptions {
+  /// Workers of the schedule added when the pipeline stopped at the graph;
+  /// 0: a module without a task program is an error.
+  unsigned scheduleWorkers = 0;
+  /// Whether several task programs are an error (a library holds one
+  /// model); otherwise the last one is taken.
+  bool single = false;
+  /// Runs the schedule on the module: the caller's, so that its timing
+  /// and error wording apply (amk::runPipeline when empty).
+  std::function<llvm::Error(llvm::StringRef pipeline)> runPasses;
+};
+
+/// A task program and its loaded form.
+struct CompiledProgram {
+  amk::task::ProgramOp program; ///< In the module the pipeline ran on.
+  std::unique_ptr<LoadedProgram> loaded;
+  /// The schedule run after a pipeline that stopped at the graph, if any.
+  std::string schedule;
+};
+
+/// The task program a pipeline left in `module`, scheduled when the
+/// pipeline stopped at the graph, then validated (whatever the pipeline:
+/// nothing runs unvalidated) and loaded.
+llvm::Expected<CompiledProgram>
+loadCompiledProgram(mlir::ModuleOp module, const ProgramOptions &options);
+
+/// `program` through the LLVM lowering and the ORC JIT; the weights stay
+/// where the loader put them (`loaded` must outlive the result).
+llvm::Expected<std::unique_ptr<JitProgram>>
+jitTaskProgram(amk::task::ProgramOp program, const LoadedProgram &loaded);
+
+/// A runtime session of a loaded program with its input sets and output
+/// buffers bound once, so that a timed run is the runtime call alone.
+class Session {
+public:
+  /// Through `jit`'s entry points when given. `loaded` and `jit` must
+  /// outlive the session.
+  static llvm::Expected<std::unique_ptr<Session>>
+  create(const LoadedProgram &loaded, const JitProgram *jit,
+         const amk_rt_options &options);
+  ~Session();
+
+  const amk_rt_program &program() const { return *prog; }
+  /// Binds an input set after checking it against the program's interface
+  /// (count, dtypes, shapes); the values must outlive the session. Returns
+  /// the set's index for run().
+  llvm::Expected<unsigned> bindInputs(llvm::ArrayRef<ref::RValue> inputs);
+  /// Binds new output buffers (copies of the previous outputs keep
+  /// theirs).
+  void freshOutputs();
+  /// Runs input set `set` into the output buffers; returns the run's wall
+  /// time in seconds.
+  llvm::Expected<double> run(unsigned set = 0);
+  const std::vector<ref::RValue> &outputs() const { return outs; }
+  std::vector<ref::RValue> takeOutputs() { return std::move(outs); }
+  /// The runtime's message about the last failure.
+  const char *runtimeError() const;
+  llvm::Error writeTrace(llvm::StringRef path) const;
+
+private:
+  Session(const LoadedProgram &loaded, const JitProgram *jit)
+      : loaded(loaded), jit(jit) {}
+  const LoadedProgram &loaded;
+  const JitProgram *jit;
+  const amk_rt_program *prog = nullptr;
+  amk_rt_session *session = nullptr;
+  std::vector<std::vector<const void *>> inputSets;
+  std::vector<ref::RValue> outs;
+  std::vector<void *> outPtrs;
+  std::vector<void *> jitArgs; ///< Reused: a timed run does not allocate.
+};
+
+/// Which engine runs a model (amk-run).
+enum class Engine { Reference, Runtime, Jit };
+
+struct RunOptions {
+  Engine engine = Engine::Runtime;
+  /// Runs on the model first; on the reference interpreter only when not
+  /// empty.
+  std::string pipeline;
+  /// Workers of the schedule added when the pipeline stops at the graph.
+  unsigned workers = 1;
+  InputOptions inputs;
+  bool singleThread = false;
+  double hangTimeout = 30;
+  /// The last run's per-task trace goes here (runtime and JIT).
+  std::string tracePath;
+  /// Runs that must give the same bytes.
+  unsigned repeat = 1;
+  /// Benchmark: `warmup` runs, then `iters` (at least one) timed ones.
+  bool bench = false;
+  unsigned warmup = 5, iters = 50;
+};
+
+/// What the runtime ran.
+struct ProgramStats {
+  unsigned workers = 0, tasks = 0;
+  uint64_t arenaBytes = 0;
+  std::optional<uint64_t> tensorBytes;
+  std::optional<int64_t> constBytes;
+  std::optional<double> flops;
+};
+
+struct ModelRun {
+  /// The graph's interface, as the inputs were made for it.
+  mlir::func::FuncOp func;
+  std::vector<ref::RValue> inputs, outputs;
+  double seconds = 0; ///< The first run.
+  double pipelineSeconds = 0;
+  std::vector<double> benchSeconds;
+  std::optional<double> jitSeconds;
+  std::optional<ProgramStats> program; ///< Runtime and JIT.
+  std::shared_ptr<ref::Interpreter> interpreter;
+};
+
+/// Runs `module` as `options` says. The pipeline changes `module`;
+/// `original` (the model before it) gives the runtime engines the graph's
+/// interface.
+llvm::Expected<ModelRun> runModel(mlir::ModuleOp module,
+                                  mlir::ModuleOp original,
+                                  const RunOptions &options);
+
+/// The reference interpreter's outputs of `module` on `inputs`; fails with
+/// the interpreter's message.
+llvm::Expected<std::vector<ref::RValue>>
+runReference(mlir::ModuleOp module, llvm::ArrayRef<ref::RValue> inputs);
+
+/// Runs the model in ONNX Runtime on `inputs`, named after `func`'s
+/// inputs: `modelPath` when it is an ONNX file, else `module` exported to
+/// a temporary one.
+llvm::Expected<ort::Result> runOnnxRuntime(llvm::StringRef modelPath,
+                                           mlir::ModuleOp module,
+                                           mlir::func::FuncOp func,
+                                           llvm::ArrayRef<ref::RValue> inputs,
+                                           const ort::Options &options);
+
+} // namespace amk
+
+#endif // AMK_EXECUTION_SESSION_H
