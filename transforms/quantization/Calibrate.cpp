@@ -11,6 +11,7 @@
 #include "transforms/quantization/Passes.h"
 #include "transforms/quantization/CalibrationData.h"
 #include "transforms/quantization/Quantization.h"
+#include "transforms/quantization/SharedOptions.h"
 #include "reference/Interpreter.h"
 #include "translate/TensorIO.h"
 
@@ -42,20 +43,10 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    ConfigOverrides o;
-    o.configFile = config;
-    auto name = [](auto v) -> std::optional<std::string> {
-      if (!v)
-        return std::nullopt;
-      return stringify(*v).str();
-    };
-    o.activationType = name(amk::givenOption(activationType));
-    o.weightType = name(amk::givenOption(weightType));
-    o.perChannel = amk::givenOption(perChannel);
-    o.symmetricActivations = amk::givenOption(symmetricActivations);
-    o.quantizedOps.assign(quantizedOps.begin(), quantizedOps.end());
-    o.keepFloat.assign(keepFloat.begin(), keepFloat.end());
-    o.method = name(amk::givenOption(method));
+    ConfigOverrides o =
+        sharedOverrides(config, activationType, weightType, perChannel,
+                        symmetricActivations, quantizedOps, keepFloat);
+    o.method = givenName(method);
     o.percentile = amk::givenOption(percentile);
     o.bins = amk::givenOption(bins);
     if (!dataDir.empty())

@@ -12,6 +12,7 @@
 #include "transforms/quantization/Passes.h"
 #include "transforms/quantization/CalibrationData.h"
 #include "transforms/quantization/Quantization.h"
+#include "transforms/quantization/SharedOptions.h"
 #include "reference/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -563,19 +564,9 @@ public:
                   llvm::toString(parsed.takeError()));
     QuantConfig cfg = *parsed;
     nlohmann::ordered_json sensitivityReport;
-    ConfigOverrides o;
-    o.configFile = config;
-    auto name = [](auto v) -> std::optional<std::string> {
-      if (!v)
-        return std::nullopt;
-      return stringify(*v).str();
-    };
-    o.activationType = name(amk::givenOption(activationType));
-    o.weightType = name(amk::givenOption(weightType));
-    o.perChannel = amk::givenOption(perChannel);
-    o.symmetricActivations = amk::givenOption(symmetricActivations);
-    o.quantizedOps.assign(quantizedOps.begin(), quantizedOps.end());
-    o.keepFloat.assign(keepFloat.begin(), keepFloat.end());
+    ConfigOverrides o =
+        sharedOverrides(config, activationType, weightType, perChannel,
+                        symmetricActivations, quantizedOps, keepFloat);
     o.sensitivityTarget = amk::givenOption(sensitivityTarget);
     o.sensitivitySamples = amk::givenOption(sensitivitySamples);
     if (llvm::Error e = applyOverrides(o, cfg))

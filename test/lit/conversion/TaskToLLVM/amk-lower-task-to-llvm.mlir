@@ -75,16 +75,16 @@ module {
 // CHECK-NOT: amk_task.
 
 // EXACT: llvm.mlir.global internal constant @net_constants(dense<[0, 0, -64, 63, 0, 0, 0, -64]> : tensor<8xi8>)
-// EXACT: llvm.func internal @net_ew0
+// EXACT-LABEL: llvm.func internal @net_ew0(
 // EXACT: math.erf
 // EXACT: llvm.func @net_rt_run(
 
 // INTERP-NOT: llvm.func internal @ew_ew0
-// INTERP: llvm.mlir.global internal constant @ew_kernels()
+// INTERP-LABEL: llvm.mlir.global internal constant @ew_kernels()
 // INTERP: llvm.mlir.zero : !llvm.ptr
 
 // LLVMIR: @ew_constants = internal constant [8 x i8] c"\00\00\C0?\00\00\00\C0", align 64
-// LLVMIR: define internal void @ew_ew0(ptr %0, ptr %1, i64 %2, i64 %3)
+// LLVMIR-LABEL: define internal void @ew_ew0(ptr %0, ptr %1, i64 %2, i64 %3)
 // LLVMIR: define i32 @ew_rt_run(ptr %0, ptr %1, ptr %2, ptr %3)
 // LLVMIR: call i32 @amk_rt_run(
 

@@ -1,34 +1,48 @@
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0},amk-validate-task-program)' | FileCheck %s
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=1},amk-validate-task-program)' | FileCheck %s --check-prefix=ONE
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin},amk-validate-task-program)' | FileCheck %s --check-prefix=TILES
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0},amk-validate-task-program)' | FileCheck %s
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=1},amk-validate-task-program)' | FileCheck %s --check-prefix=ONE
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin},amk-validate-task-program)' | FileCheck %s --check-prefix=TILES
 // Each knob changes the program: granularity, column tiles, the cost model.
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0})' | FileCheck %s --check-prefix=DEF
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=4},amk-validate-task-program)' | FileCheck %s --check-prefix=TPW
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tile-cols=64},amk-validate-task-program)' | FileCheck %s --check-prefix=COLS
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
-// RUN: not amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{policy=random})' 2>&1 | FileCheck %s --check-prefix=BADPOLICY
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0})' | FileCheck %s --check-prefix=DEF
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=4},amk-validate-task-program)' | FileCheck %s --check-prefix=TPW
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tile-cols=64},amk-validate-task-program)' | FileCheck %s --check-prefix=COLS
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
+// RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{policy=random})' 2>&1 | FileCheck %s --check-prefix=BADPOLICY
 // conv-kernel picks the convolution kernel: im2col keeps the implicit GEMM
 // (variant 1, unpacked weights), direct takes the 1x1 conv too.
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=im2col},amk-validate-task-program)' | FileCheck %s --check-prefix=IM2COL
-// RUN: amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=direct},amk-validate-task-program)' | FileCheck %s --check-prefix=DIRECT
-// RUN: not amk-opt %inputs/schedule-graph.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd})' 2>&1 | FileCheck %s --check-prefix=BADCONV
-// RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-schedule-megakernel)' 2>&1 | FileCheck %s --check-prefix=NOKERNEL
-// Op features without a kernel are compile-time errors naming op and feature.
-// RUN: not amk-opt %inputs/schedule-unsupported.mlir --split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel)' 2>&1 | FileCheck %s --check-prefix=UNSUP
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=im2col},amk-validate-task-program)' | FileCheck %s --check-prefix=IM2COL
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=direct},amk-validate-task-program)' | FileCheck %s --check-prefix=DIRECT
+// RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd})' 2>&1 | FileCheck %s --check-prefix=BADCONV
+// Op features without a kernel are compile-time errors naming op and
+// feature: the expected-error cases below, under every run above.
+
+// BADPOLICY: for the --policy option: Cannot find option named 'random'!
+// BADPOLICY: failed to add `amk-schedule-megakernel` with options `policy=random`
+// BADCONV: for the --conv-kernel option: Cannot find option named 'winograd'!
+
 // The compiled program gives the reference interpreter's outputs with 1
-// and 2 workers, threaded and on the single-thread executor.
-// RUN: amk-run %inputs/schedule-graph.mlir --seed 5 --threads 2 --check-reference --repeat 3 | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %inputs/schedule-graph.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %inputs/schedule-graph.mlir --seed 5 --threads 2 --single-thread --check-reference | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %inputs/schedule-graph.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %inputs/schedule-graph.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col})' | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %inputs/schedule-graph.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
+// and 2 workers, threaded and on the single-thread executor. amk-run takes
+// one module: split-file writes each case (`//--- NAME.mlir` below) to its
+// own file.
+// RUN: rm -rf %t && split-file %s %t
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --repeat 3 | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --single-thread --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
+// EXEC-COUNT-1: ok vs reference
+
+//--- cnn_mlp.mlir
+// A small CNN-plus-MLP graph: a 3x3 conv with bias and ReLU, max pooling, a
+// pointwise conv with a residual, a flatten (a view), a Gemm with a
+// transposed constant weight, a softmax.
 
 // The graph function is replaced by one program: interface buffers first,
 // then arena buffers at planned offsets, then packed constants.
 // CHECK-NOT: func.func
-// CHECK: amk_task.program @main_graph attributes {arena_bytes = [[ARENA:[0-9]+]] : i64, counter_signals = array<i64: {{[0-9]+}}, {{[0-9]+}}>, counters = 2 : i64
+// CHECK-LABEL: amk_task.program @cnn_mlp attributes
+// CHECK-SAME: {arena_bytes = [[ARENA:[0-9]+]] : i64, counter_signals = array<i64: {{[0-9]+}}, {{[0-9]+}}>, counters = 2 : i64
 // CHECK-SAME: tensor_bytes = [[SUM:[0-9]+]] : i64
 // CHECK: amk_task.buffer {kind = "input", name = "x", size = 3072 : i64
 // CHECK: amk_task.buffer {kind = "output", name = "probs", size = 40 : i64
@@ -52,44 +66,100 @@
 // CHECK: amk_task.task {{{.*}}kernel = 0 : i64, {{.*}}tile = array<i64: 0, 8, 0, {{[0-9]+}}>
 // CHECK: waits = array<i64: {{[01]}}, {{[0-9]+}}>
 
-// ONE: counter_signals = array<i64: 0>, counters = 1 : i64
+// ONE-LABEL: amk_task.program @cnn_mlp attributes
+// ONE-SAME: counter_signals = array<i64: 0>, counters = 1 : i64
 // ONE-NOT: waits = array<i64: 0
 
+// TILES-LABEL: amk_task.program @cnn_mlp attributes
 // TILES: tile = array<i64: 0, 4,
 
 // The same graph without the knobs (one tile per op per worker): 7 tasks,
 // modelled makespan ~4.3 us.
-// DEF: modelled_makespan_ns = 4.2{{[0-9]+}}e+03 : f64{{.*}}tasks = 7 : i64
-// TPW: tasks = 19 : i64
-// COLS: tasks = 8 : i64
-// SYNC: modelled_makespan_ns = 20022{{[0-9.]+}} : f64
-// PEAK: modelled_makespan_ns = 768{{[0-9.]+}} : f64
+// DEF-LABEL: amk_task.program @cnn_mlp attributes
+// DEF-SAME: modelled_makespan_ns = 4.2{{[0-9]+}}e+03 : f64{{.*}}tasks = 7 : i64
+// TPW-LABEL: amk_task.program @cnn_mlp attributes
+// TPW-SAME: tasks = 19 : i64
+// COLS-LABEL: amk_task.program @cnn_mlp attributes
+// COLS-SAME: tasks = 8 : i64
+// SYNC-LABEL: amk_task.program @cnn_mlp attributes
+// SYNC-SAME: modelled_makespan_ns = 20022{{[0-9.]+}} : f64
+// PEAK-LABEL: amk_task.program @cnn_mlp attributes
+// PEAK-SAME: modelled_makespan_ns = 768{{[0-9.]+}} : f64
 
-// BADPOLICY: for the --policy option: Cannot find option named 'random'!
-// BADPOLICY: failed to add `amk-schedule-megakernel` with options `policy=random`
-
+// IM2COL-LABEL: amk_task.program @cnn_mlp attributes
 // IM2COL-NOT: .direct
 // IM2COL: amk_task.kernel conv {{{.*}}name = "{{.*}}", op = "amk.conv", variant = 1 : i64}
 // IM2COL: amk_task.kernel gemm {{{.*}}name = "{{.*}}", op = "amk.conv"}
+// DIRECT-LABEL: amk_task.program @cnn_mlp attributes
 // DIRECT: kind = "const", name = "{{.*}}.direct", {{.*}}type = tensor<27x32xf32>
 // DIRECT: kind = "const", name = "{{.*}}.direct", {{.*}}type = tensor<8x32xf32>
 // DIRECT: amk_task.kernel conv {{{.*}}name = "{{.*}}", op = "amk.conv", variant = 2 : i64}
 // DIRECT: amk_task.kernel conv {{{.*}}name = "{{.*}}", op = "amk.conv", variant = 2 : i64}
 // DIRECT-NOT: amk_task.kernel gemm {{{.*}}name = "{{.*}}", op = "amk.conv"}
-
-// BADCONV: for the --conv-kernel option: Cannot find option named 'winograd'!
-
-// EXEC-COUNT-1: ok vs reference
-
-// UNSUP: error: amk-schedule-megakernel: the runtime has no kernel for op 'onnx.MaxPool': the Indices output is not implemented
-// UNSUP: error: amk-schedule-megakernel: the runtime has no kernel for op 'onnx.LayerNormalization': LayerNorm's mean and inverse-deviation outputs are not implemented
-// UNSUP: error: amk-schedule-megakernel: the runtime has no kernel for op 'amk.gemm': the addend's broadcast is not implemented
-
-// NOKERNEL: error: amk-schedule-megakernel: the runtime has no kernel for op 'onnx.TopK': no runtime kernel implements this op
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
-  func.func @main_graph(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+  func.func @cnn_mlp(%x: tensor<1x3x16x16xf32> {onnx.name = "x"}) -> (tensor<1x10xf32> {onnx.name = "probs"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.05> : tensor<8x3x3x3xf32>}> : () -> tensor<8x3x3x3xf32>
+    %b1 = "onnx.Constant"() <{value = dense<[0.1, -0.2, 0.3, 0.0, 0.5, -0.5, 0.2, 0.1]> : tensor<8xf32>}> : () -> tensor<8xf32>
+    %w2 = "onnx.Constant"() <{value = dense<0.02> : tensor<8x8x1x1xf32>}> : () -> tensor<8x8x1x1xf32>
+    %wf = "onnx.Constant"() <{value = dense<0.01> : tensor<10x512xf32>}> : () -> tensor<10x512xf32>
+    %bf = "onnx.Constant"() <{value = dense<0.5> : tensor<10xf32>}> : () -> tensor<10xf32>
+    %c = "amk.conv"(%x, %w1, %b1, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<1x3x16x16xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, none) -> tensor<1x8x16x16xf32>
+    %p:2 = "onnx.MaxPool"(%c) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x8x16x16xf32>) -> (tensor<1x8x8x8xf32>, none)
+    %r = "amk.conv"(%p#0, %w2, %none, %p#0) : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>, none, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    %f = "onnx.Flatten"(%r) <{axis = 1 : i64}> : (tensor<1x8x8x8xf32>) -> tensor<1x512xf32>
+    %g = "onnx.Gemm"(%f, %wf, %bf) <{transB = 1 : i64}> : (tensor<1x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<1x10xf32>
+    %s = "onnx.Softmax"(%g) <{axis = -1 : i64}> : (tensor<1x10xf32>) -> tensor<1x10xf32>
+    return %s : tensor<1x10xf32>
+  }
+}
+
+// -----
+
+//--- maxpool_indices.mlir
+// MaxPool's Indices output.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @maxpool_indices(%x: tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) {
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.MaxPool': the Indices output is not implemented}}
+    %y:2 = "onnx.MaxPool"(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
+    return %y#0, %y#1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>
+  }
+}
+
+// -----
+
+//--- layernorm_statistics.mlir
+// LayerNormalization's Mean and InvStdDev outputs.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @layernorm_statistics(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>) {
+    %s = "onnx.Constant"() <{value = dense<1.0> : tensor<8xf32>}> : () -> tensor<8xf32>
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.LayerNormalization': LayerNorm's mean and inverse-deviation outputs are not implemented}}
+    %y:3 = "onnx.LayerNormalization"(%x, %s, %s) : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+    return %y#0, %y#1 : tensor<2x8xf32>, tensor<2x1xf32>
+  }
+}
+
+// -----
+
+//--- gemm_addend_broadcast.mlir
+// An amk.gemm addend that broadcasts over the batch.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @gemm_addend_broadcast(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x1x5xf32>) -> tensor<2x3x5xf32> {
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'amk.gemm': the addend's broadcast is not implemented}}
+    %y = "amk.gemm"(%a, %b, %c) : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<2x1x5xf32>) -> tensor<2x3x5xf32>
+    return %y : tensor<2x3x5xf32>
+  }
+}
+
+// -----
+
+//--- topk.mlir
+// An op no runtime kernel implements.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @topk(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
     %k = "onnx.Constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64>
-    %v:2 = "onnx.TopK"(%x, %k) : (tensor<4x8xf32>, tensor<1xi64>) -> (tensor<4x2xf32>, tensor<4x2xi64>) 
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.TopK': no runtime kernel implements this op}}
+    %v:2 = "onnx.TopK"(%x, %k) : (tensor<4x8xf32>, tensor<1xi64>) -> (tensor<4x2xf32>, tensor<4x2xi64>)
     return %v#0 : tensor<4x2xf32>
   }
 }

@@ -17,7 +17,7 @@
 // On the CPU profile every chain fuses; the chains that cannot (a Conv
 // output with two uses, a BatchNorm with a non-constant mean, a Clip with
 // a non-constant bound) stay as they are.
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @conv_chains(
 // CHECK-DAG: %[[NONE:.*]] = onnx.NoValue
 // CHECK: "amk.conv"(%arg0, %{{.*}}, %{{.*}}, %[[NONE]]) <{activation = "hard_swish", pads = array<i64: 1, 1, 1, 1>}>
 // CHECK: "amk.conv"(%arg0, %{{.*}}, %{{.*}}, %[[NONE]]) <{activation = "sigmoid"
@@ -36,14 +36,17 @@
 
 // The NPU-like profile: Conv is 97% of this graph's FLOPs, above its 0.6.
 // NPU: remark: [Missed] NotProfitable | Category:amk-fuse-conv | Remark="Conv density 0.973 of FLOPs (8 of 18 ops, 0.444) exceeds the threshold 0.600 of FLOPs, 0.500 of ops (target 'npu-like', {{.*}}knowledge/targets/npu-like.json): Conv fusion does not pay on this target; graph left unchanged"
+// NPU-LABEL: func.func @conv_chains(
 // NPU-NOT: amk.conv
 // NPU: "onnx.HardSwish"
 // FORCED: remark: [Passed] Profitable | Category:amk-fuse-conv | Remark="Conv density 0.973 of FLOPs (8 of 18 ops, 0.444) is within the threshold 1.000 of FLOPs (density-threshold): fused 5 Conv chains, folded 1 BatchNormalizations"
+// FORCED-LABEL: func.func @conv_chains(
 // FORCED: "amk.conv"
 // FILE: Remark="Conv density 0.973 of FLOPs (8 of 18 ops, 0.444) exceeds the threshold 0.900 of FLOPs, 1.000 of ops (target 'dense-test'
 
 // Folding only: c5 becomes a Conv with the folded weights and bias; the
 // Add and the Relu stay.
+// BNONLY-LABEL: func.func @conv_chains(
 // BNONLY-NOT: amk.conv
 // BNONLY: %[[W:.*]] = "onnx.Constant"() <{value = dense<1.41421{{[0-9]*}}e-01> : tensor<4x3x3x3xf32>}>
 // BNONLY: %[[C:.*]] = "onnx.Conv"(%arg0, %[[W]], %{{.*}})
@@ -52,6 +55,7 @@
 
 // Without BatchNorm folding the chain through bn5 cannot fuse (the
 // epilogue would have to run after an unfolded BatchNorm); the others do.
+// NOFOLD-LABEL: func.func @conv_chains(
 // NOFOLD-COUNT-4: "amk.conv"
 // NOFOLD: %[[C:.*]] = "onnx.Conv"(%arg0
 // NOFOLD-NEXT: %[[Y:[^,]*]], {{.*}} = "onnx.BatchNormalization"(%[[C]]
@@ -75,7 +79,7 @@
 #add5 = loc(fused<#onnx.node<"add5", ["a5"]>>["t.onnx":0:0])
 #relu5 = loc(fused<#onnx.node<"relu5", ["z5"]>>["t.onnx":0:0])
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
-  func.func @main_graph(%x: tensor<1x3x8x8xf32>, %r: tensor<1x4x8x8xf32>, %mean: tensor<4xf32>, %hi: tensor<f32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  func.func @conv_chains(%x: tensor<1x3x8x8xf32>, %r: tensor<1x4x8x8xf32>, %mean: tensor<4xf32>, %hi: tensor<f32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
     %none = "onnx.NoValue"() : () -> none
     %w = "onnx.Constant"() <{value = dense<0.1> : tensor<4x3x3x3xf32>}> : () -> tensor<4x3x3x3xf32>
     %b = "onnx.Constant"() <{value = dense<0.5> : tensor<4xf32>}> : () -> tensor<4xf32>

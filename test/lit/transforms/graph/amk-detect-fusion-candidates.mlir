@@ -3,20 +3,23 @@
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-detect-fusion-candidates{report=/dev/null})' --remarks-filter=amk-detect-fusion-candidates --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-detect-fusion-candidates{report=/nonexistent/dir/r.json})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADPATH
 
-// The analysis leaves the IR alone.
-// IR: "onnx.HardSwish"
-// IR: "onnx.Softmax"
-// REMARK: Remark="conv_bn: c5 + bn5"
-// REMARK: Remark="conv_activation: c1 + hs1"
-// REMARK: Remark="conv_activation: c5 + bn5 + add5 + relu5"
-// REMARK: Remark="rms_norm: onnx.Pow + onnx.ReduceMean + onnx.Add + onnx.Sqrt + onnx.Div + onnx.Mul"
 // BADPATH: error: amk-detect-fusion-candidates: cannot write the report
+
+// The report (printed, or written with report=) does not name the
+// function, so its checks start at its "patterns" key; the remarks name
+// it. The analysis leaves the IR alone (IR).
 
 // Conv chains. Positive: HardSwish, Sigmoid, LeakyRelu, Clip (constant
 // bounds) after a Conv; Conv + BatchNorm (inference, constant parameters)
 // + residual Add + Relu. Negative: a Conv whose output has a second use
 // (nothing fuses past it), a BatchNorm with a non-constant mean, a Clip
 // with a non-constant bound.
+
+// IR-LABEL: func.func @conv_chains(
+// IR: "onnx.HardSwish"
+// REMARK: Function=conv_chains | Remark="conv_bn: c5 + bn5"
+// REMARK: Function=conv_chains | Remark="conv_activation: c1 + hs1"
+// REMARK: Function=conv_chains | Remark="conv_activation: c5 + bn5 + add5 + relu5"
 
 // CHECK-LABEL: "patterns":
 // CHECK:      "conv_bn": {
@@ -69,7 +72,7 @@
 #add5 = loc(fused<#onnx.node<"add5", ["a5"]>>["t.onnx":0:0])
 #relu5 = loc(fused<#onnx.node<"relu5", ["z5"]>>["t.onnx":0:0])
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
-  func.func @main_graph(%x: tensor<1x3x8x8xf32>, %r: tensor<1x4x8x8xf32>, %mean: tensor<4xf32>, %hi: tensor<f32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  func.func @conv_chains(%x: tensor<1x3x8x8xf32>, %r: tensor<1x4x8x8xf32>, %mean: tensor<4xf32>, %hi: tensor<f32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
     %none = "onnx.NoValue"() : () -> none
     %w = "onnx.Constant"() <{value = dense<0.1> : tensor<4x3x3x3xf32>}> : () -> tensor<4x3x3x3xf32>
     %b = "onnx.Constant"() <{value = dense<0.5> : tensor<4xf32>}> : () -> tensor<4xf32>
@@ -108,6 +111,10 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // chain. Negative: a MatMul + Add whose addend broadcasts the product to a
 // larger shape; a Softmax of an Add that has another use.
 
+// IR-LABEL: func.func @transformer_patterns(
+// IR: "onnx.Softmax"
+// REMARK: Function=transformer_patterns | Remark="rms_norm: onnx.Pow + onnx.ReduceMean + onnx.Add + onnx.Sqrt + onnx.Div + onnx.Mul"
+
 // CHECK-LABEL: "patterns":
 // CHECK:      "matmul_add": {
 // CHECK-NEXT:   "count": 1,
@@ -144,7 +151,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // Four 4x8x8 products (2*4*8*8 each) and the Gemm's bias (4*8).
 // CHECK-NEXT:     "flops": 2080,
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
-  func.func @main_graph(%x: tensor<4x8xf32>, %t: tensor<8x4xf32>, %w: tensor<8x8xf32>, %m: tensor<4x8xf32>, %big: tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  func.func @transformer_patterns(%x: tensor<4x8xf32>, %t: tensor<8x4xf32>, %w: tensor<8x8xf32>, %m: tensor<4x8xf32>, %big: tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
     %none = "onnx.NoValue"() : () -> none
     %two = "onnx.Constant"() <{value = dense<2.0> : tensor<f32>}> : () -> tensor<f32>
     %eps = "onnx.Constant"() <{value = dense<1.0e-6> : tensor<f32>}> : () -> tensor<f32>

@@ -7,7 +7,7 @@
 // input folds away: the Reshape keeps a constant shape and a static type,
 // and the function signature follows.
 
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @shape_computation_folds(
 // CHECK-SAME: -> tensor<2x12xf32>
 // CHECK-NOT: onnx.Shape
 // CHECK-NOT: onnx.Gather
@@ -22,14 +22,14 @@
 // STATS-NEXT: (S) 0 unresolved - results left without a static shape
 // With fold-limit=2 the 3-element Shape result is not folded; the scalar
 // index constant still is, so the Reshape keeps its computed shape input.
-// LIMIT-LABEL: func.func @main_graph
+// LIMIT-LABEL: func.func @shape_computation_folds(
 // LIMIT: onnx.Shape
 // LIMIT: onnx.Reshape
-// NOFOLD-LABEL: func.func @main_graph
+// NOFOLD-LABEL: func.func @shape_computation_folds(
 // NOFOLD: onnx.Shape
 // NOFOLD: onnx.Reshape{{.*}} -> tensor<?x?xf32>
 module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
-  func.func @main_graph(%x: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  func.func @shape_computation_folds(%x: tensor<2x3x4xf32>) -> tensor<*xf32> {
     %s = "onnx.Shape"(%x) : (tensor<2x3x4xf32>) -> tensor<*xi64>
     %i0 = "onnx.Constant"() <{value = dense<0> : tensor<i64>}> : () -> tensor<i64>
     %d0 = "onnx.Gather"(%s, %i0) : (tensor<*xi64>, tensor<i64>) -> tensor<*xi64>
@@ -46,7 +46,7 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 
 // Symbolic rules keep a dynamic batch: broadcasting, MatMul, Conv, pooling.
 
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @symbolic_batch(
 // CHECK-SAME: -> (tensor<?x8x4x4xf32>, tensor<?x5x3xf32>)
 // CHECK: onnx.Conv{{.*}} -> tensor<?x8x8x8xf32>
 // CHECK: onnx.Relu{{.*}} -> tensor<?x8x8x8xf32>
@@ -54,7 +54,7 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 // CHECK: onnx.MatMul{{.*}} -> tensor<?x5x3xf32>
 // CHECK: onnx.Add{{.*}} -> tensor<?x5x3xf32>
 module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
-  func.func @main_graph(%x: tensor<?x3x16x16xf32>, %a: tensor<?x5x4xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  func.func @symbolic_batch(%x: tensor<?x3x16x16xf32>, %a: tensor<?x5x4xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
     %w = "onnx.Constant"() <{value = dense<0.5> : tensor<8x3x3x3xf32>}> : () -> tensor<8x3x3x3xf32>
     %none = "onnx.NoValue"() : () -> none
     %c = "onnx.Conv"(%x, %w, %none) <{pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<?x3x16x16xf32>, tensor<8x3x3x3xf32>, none) -> tensor<*xf32>
@@ -75,11 +75,11 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 // on an index input of unknown rank; the importer then leaves the result
 // untyped), or from a constant output_shape.
 
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @max_unpool(
 // CHECK: onnx.MaxUnpool{{.*}} -> tensor<?x3x8x9xf32>
 // CHECK: onnx.MaxUnpool{{.*}} -> tensor<1x3x5x6xf32>
 module attributes {onnx.opset_import = {ai.onnx = 11 : i64}} {
-  func.func @main_graph(%x: tensor<?x3x4x5xf32>, %i: tensor<*xi64>, %y: tensor<1x3x2x3xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  func.func @max_unpool(%x: tensor<?x3x4x5xf32>, %i: tensor<*xi64>, %y: tensor<1x3x2x3xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
     %none = "onnx.NoValue"() : () -> none
     %u = "onnx.MaxUnpool"(%x, %i, %none) <{kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>}> : (tensor<?x3x4x5xf32>, tensor<*xi64>, none) -> tensor<*xf32>
     %shape = "onnx.Constant"() <{value = dense<[1, 3, 5, 6]> : tensor<4xi64>}> : () -> tensor<4xi64>
@@ -94,12 +94,12 @@ module attributes {onnx.opset_import = {ai.onnx = 11 : i64}} {
 // placeholders when their inputs are static and their shape operands
 // constant.
 
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @reference_kernel_shapes(
 // CHECK: onnx.Slice{{.*}} -> tensor<2x2xf32>
 // CHECK: onnx.TopK{{.*}} -> (tensor<2x1xf32>, tensor<2x1xi64>)
 // CHECK: onnx.NonZero{{.*}} -> tensor<*xi64>
 module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
-  func.func @main_graph(%x: tensor<4x6xf32>) -> (tensor<*xf32>, tensor<*xi64>, tensor<*xi64>) {
+  func.func @reference_kernel_shapes(%x: tensor<4x6xf32>) -> (tensor<*xf32>, tensor<*xi64>, tensor<*xi64>) {
     %st = "onnx.Constant"() <{value = dense<[1, 2]> : tensor<2xi64>}> : () -> tensor<2xi64>
     %en = "onnx.Constant"() <{value = dense<[3, 6]> : tensor<2xi64>}> : () -> tensor<2xi64>
     %ax = "onnx.Constant"() <{value = dense<[0, 1]> : tensor<2xi64>}> : () -> tensor<2xi64>
@@ -119,7 +119,7 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 // errors/pass-errors.test).
 
 module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
-  func.func @main_graph(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x6xf32> {
+  func.func @declared_type_conflict(%x: tensor<2x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x6xf32> {
     // expected-error@below {{'onnx.MatMul' op inferred type 'tensor<2x5xf32>' conflicts with the declared 'tensor<2x6xf32>'}}
     %m = "onnx.MatMul"(%x, %w) : (tensor<2x4xf32>, tensor<4x5xf32>) -> tensor<2x6xf32>
     return %m : tensor<2x6xf32>

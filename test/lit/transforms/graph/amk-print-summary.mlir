@@ -42,4 +42,5 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 
 // BAD: for the --format option: Cannot find option named 'xml'!
 
+// IR-LABEL: func.func @main_graph(
 // IR: "onnx.MatMul"

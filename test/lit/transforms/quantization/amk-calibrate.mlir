@@ -6,7 +6,7 @@
 // Set A (x = [0 1 2 3] and [.5 .5 .5 .5]): min/max over both samples.
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A report=%t/a.json})' | FileCheck %s --check-prefix=A
 // A: module attributes {amk.calibration = {config = "{{.*}}\22method\22:\22minmax\22{{.*}}", method = "minmax", samples = 2 : i64, set_hash = "0x[[HASHA:[0-9a-f]+]]", synthetic = false}
-// A: func.func @main_graph(%arg0: tensor<1x4xf32> {amk.range = array<f64: 0.000000e+00, 3.000000e+00>, onnx.name = "x"})
+// A-LABEL: func.func @main_graph(%arg0: tensor<1x4xf32> {amk.range = array<f64: 0.000000e+00, 3.000000e+00>, onnx.name = "x"})
 // A: "onnx.MatMul"{{.*}}amk.ranges = [array<f64: -1.000000e+00, 4.500000e+00>]
 // A: "onnx.Relu"{{.*}}amk.ranges = [array<f64: 0.000000e+00, 4.500000e+00>]
 // A: "onnx.MatMul"{{.*}}amk.ranges = [array<f64: 3.000000e+00, 9.000000e+00>]
@@ -22,7 +22,8 @@
 // Set B (x = [-1 .5 2 6]): other ranges, another hash.
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/B})' | FileCheck %s --check-prefix=B
 // B: samples = 1 : i64, set_hash = "0x{{[0-9a-f]+}}"
-// B: amk.range = array<f64: -1.000000e+00, 6.000000e+00>
+// B-LABEL: func.func @main_graph(
+// B-SAME: amk.range = array<f64: -1.000000e+00, 6.000000e+00>
 // B: "onnx.MatMul"{{.*}}amk.ranges = [array<f64: -5.000000e+00, 5.500000e+00>]
 // B: "onnx.Relu"{{.*}}amk.ranges = [array<f64: 0.000000e+00, 5.500000e+00>]
 
@@ -32,14 +33,17 @@
 // (3 * 342 / 2048).
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A method=percentile percentile=50})' | FileCheck %s --check-prefix=PCT
 // PCT: method = "percentile"
-// PCT: amk.range = array<f64: 0.000000e+00, 0.5009765625>
+// PCT-LABEL: func.func @main_graph(
+// PCT-SAME: amk.range = array<f64: 0.000000e+00, 0.5009765625>
 // bins sets the histogram's resolution: with 128 bins the bin holding .5
 // ends at 3 * 22 / 128.
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A method=percentile percentile=50 bins=128})' | FileCheck %s --check-prefix=BINS
-// BINS: amk.range = array<f64: 0.000000e+00, 5.156250e-01>
+// BINS-LABEL: func.func @main_graph(
+// BINS-SAME: amk.range = array<f64: 0.000000e+00, 5.156250e-01>
 // max-samples=1 reads only s0 (x = [0 1 2 3]): y = 9 alone.
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A max-samples=1})' | FileCheck %s --check-prefix=MAX
 // MAX: samples = 1 : i64
+// MAX-LABEL: func.func @main_graph(
 // MAX: "onnx.Relu"
 // MAX-NEXT: "onnx.MatMul"{{.*}}amk.ranges = [array<f64: 9.000000e+00, 9.000000e+00>]
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A method=entropy})' | FileCheck %s --check-prefix=ENT

@@ -6,7 +6,7 @@
 // The activation pair becomes Div -> Round -> Add(zp) -> Max/Min(uint8
 // range) -> Sub(zp) -> Mul; the int8 weights and their per-channel
 // DequantizeLinear fold into float weights (127 * s, 64 * s, ...).
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @uint8_pair_int8_weights(
 // CHECK-NOT: QuantizeLinear
 // CHECK: %[[S:.*]] = "onnx.Constant"() <{value = dense<0.021568628> : tensor<f32>}>
 // CHECK-NEXT: %[[D:.*]] = "onnx.Div"(%arg0, %[[S]])
@@ -39,7 +39,7 @@
 // STATS-NEXT: (S) 2 left
 // STATS-NEXT: (S) 0 pairs
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
-  func.func @main_graph(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
+  func.func @uint8_pair_int8_weights(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
     %s = "onnx.Constant"() <{value = dense<0.0215686276> : tensor<f32>}> : () -> tensor<f32>
     %z = "onnx.Constant"() <{value = dense<46> : tensor<ui8>}> : () -> tensor<ui8>
     %q = "onnx.QuantizeLinear"(%x, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4xui8>
@@ -56,7 +56,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // -----
 
 // int8 without a zero point: no Add/Sub, the int8 range.
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @int8_without_zero_point(
 // CHECK-NOT: onnx.Add
 // CHECK: "onnx.Div"
 // CHECK-NEXT: "onnx.Round"
@@ -68,7 +68,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK-NEXT: "onnx.Mul"
 // CHECK-NEXT: return
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
-  func.func @main_graph(%x: tensor<8xf32>) -> tensor<8xf32> {
+  func.func @int8_without_zero_point(%x: tensor<8xf32>) -> tensor<8xf32> {
     %s = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
     %z = "onnx.Constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
     %q = "onnx.QuantizeLinear"(%x, %s, %z) : (tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<8xi8>
@@ -81,11 +81,11 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 
 // A Quantize whose integers are a graph output stays (remark), and so does
 // the DequantizeLinear of a per-axis activation scale.
-// CHECK-LABEL: func.func @main_graph
+// CHECK-LABEL: func.func @graph_output_per_axis(
 // CHECK: onnx.QuantizeLinear
 // CHECK: onnx.DequantizeLinear
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
-  func.func @main_graph(%x: tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<2x3xf32>) {
+  func.func @graph_output_per_axis(%x: tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<2x3xf32>) {
     %s = "onnx.Constant"() <{value = dense<[0.5, 0.25, 1.0]> : tensor<3xf32>}> : () -> tensor<3xf32>
     %z = "onnx.Constant"() <{value = dense<0> : tensor<3xui8>}> : () -> tensor<3xui8>
     %q = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 1 : i64}> : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>

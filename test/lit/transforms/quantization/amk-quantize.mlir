@@ -5,6 +5,7 @@
 
 // fp32 adds nothing.
 // RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize)' | FileCheck %s --check-prefix=FP32
+// FP32-LABEL: func.func @main_graph(
 // FP32-NOT: QuantizeLinear
 // FP32: "amk.conv"
 
@@ -12,10 +13,12 @@
 // their readers and the weights dequantized)...
 // RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=int8 data-dir=%t/calib emulate=false})' | FileCheck %s --check-prefix=QDQ
 // QDQ: amk.calibration = {
+// QDQ-LABEL: func.func @main_graph(
 // QDQ-COUNT-2: "onnx.QuantizeLinear"
 // ...with emulation the pairs become float elementwise groups for the
 // runtime.
 // RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=int8 data-dir=%t/calib})' | FileCheck %s --check-prefix=EMU
+// EMU-LABEL: func.func @main_graph(
 // EMU-NOT: QuantizeLinear
 // EMU: "amk.fused_elementwise"
 
