@@ -31,7 +31,10 @@
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col})' | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // EXEC-COUNT-1: ok vs reference
+// WHEREEXEC: ok vs reference
 
 //--- cnn_mlp.mlir
 // A small CNN-plus-MLP graph: a 3x3 conv with bias and ReLU, max pooling, a
@@ -161,5 +164,63 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.TopK': no runtime kernel implements this op}}
     %v:2 = "onnx.TopK"(%x, %k) : (tensor<4x8xf32>, tensor<1xi64>) -> (tensor<4x2xf32>, tensor<4x2xi64>)
     return %v#0 : tensor<4x2xf32>
+  }
+}
+
+// -----
+
+//--- where.mlir
+// Where on the WHERE kernel: a bool mask broadcast over the batch and the
+// last axis, a full-size X and a Z broadcast from one row. The parameters
+// are the rank, the element bytes, Y's dims and the element strides of C,
+// X and Z over them (0 along a broadcast axis); each tile reads the rows
+// of X it writes, and the broadcast operands whole.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @where(%c: tensor<5x1xi1>, %x: tensor<3x5x7xf32>, %z: tensor<7xf32>) -> tensor<3x5x7xf32> {
+    %y = "onnx.Where"(%c, %x, %z) : (tensor<5x1xi1>, tensor<3x5x7xf32>, tensor<7xf32>) -> tensor<3x5x7xf32>
+    return %y : tensor<3x5x7xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @where
+// CHECK: amk_task.kernel where {buffers = array<i64: 0, 1, 2, 3>, {{.*}}iparams = array<i64: 3, 4, 3, 5, 7, 0, 1, 0, 35, 7, 1, 0, 0, 1>
+// CHECK: amk_task.task {{.*}}reads = array<i64: 0, 0, 5, 5, 1, 1, 0, 256, 256, 1, 2, 0, 28, 28, 1>, tile = array<i64: 0, 64, 0, 1>, {{.*}}writes = array<i64: 3, 0, 256, 256, 1>
+// CHECK: amk_task.task {{.*}}reads = array<i64: 0, 0, 5, 5, 1, 1, 256, 164, 164, 1, 2, 0, 28, 28, 1>, tile = array<i64: 64, 105, 0, 1>, {{.*}}writes = array<i64: 3, 256, 164, 164, 1>
+// ONE-LABEL: amk_task.program @where
+// ONE: amk_task.kernel where
+
+// -----
+
+//--- where_i64.mlir
+// Any element type the runtime stores: int64 values, 8 bytes each.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @where_i64(%c: tensor<2x2xi1>, %x: tensor<2x2xi64>, %z: tensor<2x2xi64>) -> tensor<2x2xi64> {
+    %y = "onnx.Where"(%c, %x, %z) : (tensor<2x2xi1>, tensor<2x2xi64>, tensor<2x2xi64>) -> tensor<2x2xi64>
+    return %y : tensor<2x2xi64>
+  }
+}
+// CHECK-LABEL: amk_task.program @where_i64
+// CHECK: amk_task.kernel where {{{.*}}iparams = array<i64: 2, 8, 2, 2, 2, 1, 2, 1, 2, 1>
+
+// -----
+
+//--- where_rank9.mlir
+// The WHERE kernel walks at most 8 axes.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @where_rank9(%c: tensor<1x1x1x1x1x1x1x1x2xi1>, %x: tensor<1x1x1x1x1x1x1x1x2xf32>) -> tensor<1x1x1x1x1x1x1x1x2xf32> {
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.Where': the WHERE kernel handles rank up to 8}}
+    %y = "onnx.Where"(%c, %x, %x) : (tensor<1x1x1x1x1x1x1x1x2xi1>, tensor<1x1x1x1x1x1x1x1x2xf32>, tensor<1x1x1x1x1x1x1x1x2xf32>) -> tensor<1x1x1x1x1x1x1x1x2xf32>
+    return %y : tensor<1x1x1x1x1x1x1x1x2xf32>
+  }
+}
+
+// -----
+
+//--- where_empty.mlir
+// An empty result has no tile to run.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @where_empty(%c: tensor<0x2xi1>, %x: tensor<0x2xf32>) -> tensor<0x2xf32> {
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.Where': its result has no elements}}
+    %y = "onnx.Where"(%c, %x, %x) : (tensor<0x2xi1>, tensor<0x2xf32>, tensor<0x2xf32>) -> tensor<0x2xf32>
+    return %y : tensor<0x2xf32>
   }
 }
