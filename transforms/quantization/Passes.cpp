@@ -16,12 +16,18 @@ using namespace mlir;
 
 namespace {
 struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
-  Option<std::string> precision{
+  Option<amk::quant::Precision> precision{
       *this, "precision",
       llvm::cl::desc("fp32 (nothing), int8 (every Conv/Gemm/MatMul "
                      "quantized) or mixed (the sensitivity search keeps "
                      "nodes in float) [tune: fp32|int8|mixed]"),
-      llvm::cl::init("fp32")};
+      llvm::cl::init(amk::quant::Precision::FP32),
+      llvm::cl::values(
+          clEnumValN(amk::quant::Precision::FP32, "fp32", "float32 only"),
+          clEnumValN(amk::quant::Precision::Int8, "int8",
+                     "every Conv/Gemm/MatMul quantized"),
+          clEnumValN(amk::quant::Precision::Mixed, "mixed",
+                     "int8 where the outputs' SQNR allows"))};
   Option<std::string> dataDir{
       *this, "data-dir",
       llvm::cl::desc("Calibration samples (required for int8 and mixed)"),
@@ -41,19 +47,14 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
 } // namespace
 
 LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
-                                         llvm::StringRef precision,
+                                         quant::Precision precision,
                                          llvm::StringRef dataDir,
                                          double sensitivityTarget, bool emulate,
                                          std::string &error) {
-  if (precision == "fp32")
+  if (precision == quant::Precision::FP32)
     return success();
-  if (precision != "int8" && precision != "mixed") {
-    error =
-        "precision must be fp32, int8 or mixed, not '" + precision.str() + "'";
-    return failure();
-  }
   if (dataDir.empty()) {
-    error = "precision " + precision.str() +
+    error = "precision " + stringify(precision).str() +
             " needs data-dir: calibration samples like the inputs the model "
             "will see (docs/quantization.md); AMK does not calibrate on "
             "made-up data";
@@ -63,7 +64,7 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
   calib.dataDir = dataDir.str();
   pm.addPass(createCalibrate(calib));
   InsertQDQOptions qdq;
-  if (precision == "mixed")
+  if (precision == quant::Precision::Mixed)
     qdq.sensitivityTarget = sensitivityTarget;
   pm.addPass(createInsertQDQ(qdq));
   if (emulate) {

@@ -29,7 +29,7 @@ namespace amk {
 /// the pairs for the runtime's float kernels. fp32 adds nothing. Fails with
 /// `error` on a bad precision or a missing data directory.
 mlir::LogicalResult buildQuantizePipeline(mlir::OpPassManager &pm,
-                                          llvm::StringRef precision,
+                                          quant::Precision precision,
                                           llvm::StringRef dataDir,
                                           double sensitivityTarget,
                                           bool emulate, std::string &error);

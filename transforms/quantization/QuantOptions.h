@@ -15,6 +15,8 @@ namespace amk::quant {
 
 enum class IntType { UInt8, Int8, Int16 };
 enum class CalibrationMethod { MinMax, Percentile, Entropy, MSE };
+/// amk-quantize's precision.
+enum class Precision { FP32, Int8, Mixed };
 
 inline llvm::StringRef stringify(IntType t) {
   switch (t) {
@@ -40,6 +42,18 @@ inline llvm::StringRef stringify(CalibrationMethod m) {
     return "mse";
   }
   llvm_unreachable("unknown CalibrationMethod");
+}
+
+inline llvm::StringRef stringify(Precision p) {
+  switch (p) {
+  case Precision::FP32:
+    return "fp32";
+  case Precision::Int8:
+    return "int8";
+  case Precision::Mixed:
+    return "mixed";
+  }
+  llvm_unreachable("unknown Precision");
 }
 
 } // namespace amk::quant

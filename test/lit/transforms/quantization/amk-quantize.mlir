@@ -30,6 +30,6 @@
 
 // Bad options fail when the pipeline is parsed.
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=int4})' 2>&1 | FileCheck %s --check-prefix=BADP
-// BADP: error: amk-quantize: precision must be fp32, int8 or mixed, not 'int4'
+// BADP: for the --precision option: Cannot find option named 'int4'!
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=int8})' 2>&1 | FileCheck %s --check-prefix=NODATA
 // NODATA: error: amk-quantize: precision int8 needs data-dir
