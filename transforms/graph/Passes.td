@@ -87,6 +87,44 @@ def InferShapes : Pass<"amk-infer-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+def BindShapes : Pass<"amk-bind-shapes", "mlir::ModuleOp"> {
+  let summary = "Bind a model's dynamic input dimensions to sizes";
+  let description = [{
+    Gives every dynamic dimension of the graph inputs a size, then (with
+    `infer`) runs amk-infer-shapes so shape computations fold away and
+    every value the sizes determine becomes static: the step that turns a
+    model exported with dynamic axes into the static program the runtime
+    runs.
+
+    Sizes come from two options, which may be combined:
+    - `shapes`: whole input shapes by input name, `x=1x3x640x640`; every
+      dimension must agree with the ones the model fixes;
+    - `dims`: sizes by the model's dimension names (ONNX `dim_param`s),
+      `batch=8,seq=128`, applied to every input that names them.
+
+    An input named twice, a dimension bound to two different sizes (by two
+    entries, or by a shape and a name), a size that contradicts a static
+    dimension, a size that is not positive or overflows, an unknown input
+    name, or a shape of the wrong rank is an error naming the input and the
+    dimension; nothing is changed then. A dimension name no input has is a
+    warning (one set of sizes may serve several models). A dimension
+    neither option binds stays dynamic.
+
+    Example: `amk-bind-shapes{shapes=x=1x3x224x224 dims=seq=128}`.
+  }];
+  let options = [
+    ListOption<"shapes", "shapes", "std::string",
+               "Input shapes by name, NAME=D0xD1x...">,
+    ListOption<"dims", "dims", "std::string",
+               "Dimension sizes by the model's dimension names, NAME=SIZE">,
+    Option<"infer", "infer", "bool", /*default=*/"true",
+           "Run amk-infer-shapes after binding">,
+  ];
+  let statistics = [
+    Statistic<"numBound", "bound", "input dimensions bound to a size">,
+  ];
+}
+
 def FoldConstants : Pass<"amk-fold-constants", "mlir::ModuleOp"> {
   let summary = "Evaluate ops whose inputs are all constants";
   let description = [{
