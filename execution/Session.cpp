@@ -235,6 +235,34 @@ static llvm::Error runTimed(ModuleOp module, llvm::StringRef text,
   return llvm::Error::success();
 }
 
+llvm::Error amk::bindInputShapes(ModuleOp module, func::FuncOp func,
+                                 llvm::ArrayRef<RValue> inputs) {
+  bool dynamic = false;
+  for (Type t : func.getArgumentTypes()) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    dynamic |= rt && !rt.hasStaticShape();
+  }
+  if (!dynamic)
+    return llvm::Error::success();
+  BindShapesOptions o;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto rt = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
+    if (!rt || rt.hasStaticShape() || !v.isTensor())
+      continue;
+    std::string spec = inputName(func, i) + "=";
+    for (auto [d, size] : llvm::enumerate(v.getTensor().shape()))
+      spec += (d ? "x" : "") + std::to_string(size);
+    // A scalar has no dimension to bind.
+    if (!v.getTensor().shape().empty())
+      o.shapes.push_back(spec);
+  }
+  PassManager pm(module.getContext());
+  pm.addPass(createBindShapes(o));
+  if (failed(pm.run(module)))
+    return error("the inputs' shapes do not fit the model (amk-bind-shapes)");
+  return llvm::Error::success();
+}
+
 static llvm::Error runOnInterpreter(ModuleOp module, const RunOptions &options,
                                     ModelRun &run) {
   if (!options.pipeline.empty())
@@ -290,6 +318,11 @@ static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
   if (!inputs)
     return inputs.takeError();
   run.inputs = std::move(*inputs);
+  // A model with dynamic dimensions is compiled for the inputs' shapes.
+  auto start = Clock::now();
+  if (llvm::Error e = bindInputShapes(module, run.func, run.inputs))
+    return e;
+  run.pipelineSeconds += secondsSince(start);
   if (llvm::Error e = runTimed(module, options.pipeline, run.pipelineSeconds))
     return e;
   ProgramOptions popts;

@@ -173,6 +173,13 @@ struct ModelRun {
   std::shared_ptr<ref::Interpreter> interpreter;
 };
 
+/// Binds the dynamic dimensions of `module`'s inputs to the shapes of
+/// `inputs` (made for `func`, the graph's interface) with amk-bind-shapes,
+/// so shape computations fold and the program is static; nothing to do
+/// for a static model.
+llvm::Error bindInputShapes(mlir::ModuleOp module, mlir::func::FuncOp func,
+                            llvm::ArrayRef<ref::RValue> inputs);
+
 /// Runs `module` as `options` says. The pipeline changes `module`;
 /// `original` (the model before it) gives the runtime engines the graph's
 /// interface.

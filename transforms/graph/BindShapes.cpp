@@ -62,7 +62,8 @@ public:
     // The requested sizes, checked for repeats first.
     llvm::StringMap<SmallVector<int64_t>> byInput;
     for (const std::string &spec : shapes) {
-      auto [name, dimsText] = StringRef(spec).split('=');
+      // The last '=': an ONNX input name may hold one, a shape cannot.
+      auto [name, dimsText] = StringRef(spec).rsplit('=');
       name = name.trim();
       if (name.empty() || dimsText.empty())
         return fail("shapes entry '" + spec + "' is not NAME=D0xD1x...");
