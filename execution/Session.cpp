@@ -263,6 +263,46 @@ llvm::Error amk::bindInputShapes(ModuleOp module, func::FuncOp func,
   return llvm::Error::success();
 }
 
+llvm::Error amk::bindShapes(ModuleOp module, llvm::ArrayRef<std::string> shapes,
+                           llvm::ArrayRef<std::string> dims) {
+  if (!shapes.empty() || !dims.empty()) {
+    BindShapesOptions o;
+    o.shapes.assign(shapes.begin(), shapes.end());
+    o.dims.assign(dims.begin(), dims.end());
+    PassManager pm(module.getContext());
+    pm.addPass(createBindShapes(o));
+    if (failed(pm.run(module)))
+      return error("the shapes do not fit the model (amk-bind-shapes)");
+  }
+  // What is still dynamic, by input and dimension name, so the user knows
+  // which option to add.
+  auto funcs = module.getOps<func::FuncOp>();
+  if (funcs.empty())
+    return llvm::Error::success();
+  func::FuncOp func = *funcs.begin();
+  for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || rt.hasStaticShape())
+      continue;
+    auto params = func.getArgAttrOfType<ArrayAttr>(i, "onnx.dim_params");
+    std::string which;
+    for (int64_t d = 0; d < rt.getRank(); ++d) {
+      if (!rt.isDynamicDim(d))
+        continue;
+      auto p = params && d < (int64_t)params.size()
+                   ? dyn_cast<StringAttr>(params[d])
+                   : StringAttr();
+      which += (which.empty() ? "" : ", ") + std::to_string(d) +
+               (p && !p.getValue().empty() ? " ('" + p.str() + "')" : "");
+    }
+    return error("input '" + inputName(func, i) + "' has dynamic dimensions " +
+                 which + ": give its shape (--input-shape " +
+                 inputName(func, i) + "=D0xD1x...) or the dimensions' sizes "
+                 "(--dim NAME=N)");
+  }
+  return llvm::Error::success();
+}
+
 static llvm::Error runOnInterpreter(ModuleOp module, const RunOptions &options,
                                     ModelRun &run) {
   if (!options.pipeline.empty())

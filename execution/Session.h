@@ -180,6 +180,14 @@ struct ModelRun {
 llvm::Error bindInputShapes(mlir::ModuleOp module, mlir::func::FuncOp func,
                             llvm::ArrayRef<ref::RValue> inputs);
 
+/// Binds `module`'s dynamic input dimensions by input shape
+/// (`NAME=D0xD1x...`) and by dimension name (`NAME=N`), as amk-bind-shapes
+/// does; fails, naming the input and its dimensions, if any input is still
+/// dynamic after that (amk-compile compiles static programs only).
+llvm::Error bindShapes(mlir::ModuleOp module,
+                       llvm::ArrayRef<std::string> shapes,
+                       llvm::ArrayRef<std::string> dims);
+
 /// Runs `module` as `options` says. The pipeline changes `module`;
 /// `original` (the model before it) gives the runtime engines the graph's
 /// interface.

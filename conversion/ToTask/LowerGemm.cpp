@@ -37,6 +37,7 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
     return unsupported(op, "1-D matrix product operands are not "
                            "implemented");
   bool transA = false, transB = false;
+  SmallVector<int64_t> copyPermA, copyPermB;
   float alpha = 1, beta = 1;
   int act = AMK_OP_NONE;
   float actA = 0, actB = 0;
@@ -76,10 +77,21 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
     alpha = floatAttr(op, "alpha", 1), beta = floatAttr(op, "beta", 1);
   } else if (isa<amk::fused::GemmOp>(op)) {
     auto pa = intsAttr(op, "perm_a"), pb = intsAttr(op, "perm_b");
+    // A permutation that moves a batch axis (torch's attention reads
+    // (seq, batch, d) as batch-major) is materialized by a copy first.
     if (!pa.empty() && !applyPerm(pa, aShape, transA))
-      return unsupported(op, "perm_a moves a batch axis");
+      copyPermA = pa;
     if (!pb.empty() && !applyPerm(pb, bShape, transB))
-      return unsupported(op, "perm_b moves a batch axis");
+      copyPermB = pb;
+    for (auto [perm, shape] : {std::pair(&copyPermA, &aShape),
+                               std::pair(&copyPermB, &bShape)}) {
+      if (perm->empty())
+        continue;
+      SmallVector<int64_t> permuted;
+      for (int64_t p : *perm)
+        permuted.push_back((*shape)[p]);
+      *shape = permuted;
+    }
     alpha = floatAttr(op, "alpha", 1), beta = floatAttr(op, "beta", 1);
     act = activationCode(strAttr(op, "activation", "none"));
     if (act < 0)
@@ -99,12 +111,28 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
   auto ai = getTensor(a, op);
   if (failed(ai))
     return failure();
+  // The permuted copy of an operand, as a fresh arena tensor.
+  auto permutedCopy = [&](int src, RankedTensorType type,
+                          ArrayRef<int64_t> perm, ArrayRef<int64_t> shape,
+                          StringRef suffix) {
+    SmallVector<int64_t> inStrides = contiguousStrides(type.getShape()), from;
+    for (int64_t p : perm)
+      from.push_back(inStrides[p]);
+    int dst = newArenaTensor(
+        RankedTensorType::get(shape, type.getElementType()),
+        tensors[src].name + suffix.str());
+    addCopy(op, src, dst, shape, from, 0, contiguousStrides(shape), 0,
+            elemBytes(type.getElementType()), true);
+    return dst;
+  };
+  if (!copyPermA.empty())
+    ai = permutedCopy(*ai, at, copyPermA, aShape, ".permuted");
   int bIdx;
   // A constant B (the weights) is packed now into the kernel's layout:
   // ceil(N/64) contiguous panels of K x 64, transposed if need be, so the
   // kernel streams it instead of reading 64-float pieces of long rows.
   bool bPanels = false;
-  if (bBatch == 1 && bt.getElementType().isF32() &&
+  if (bBatch == 1 && bt.getElementType().isF32() && copyPermB.empty() &&
       b.getDefiningOp<amk::onnx::ConstantOp>()) {
     auto value = amk::getConstantTensor(b);
     if (!value)
@@ -127,7 +155,9 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
     auto bi = getTensor(b, op);
     if (failed(bi))
       return failure();
-    bIdx = *bi;
+    bIdx = copyPermB.empty()
+               ? *bi
+               : permutedCopy(*bi, bt, copyPermB, bShape, ".permuted");
   }
   int biasIdx = -1, biasMode = 0;
   int64_t biasBStride = 0;

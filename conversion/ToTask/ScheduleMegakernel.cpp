@@ -123,6 +123,18 @@ int Scheduler::defineOutput(Value v) {
   return id;
 }
 
+/// A fresh arena tensor no MLIR value holds (a lowering's temporary).
+int Scheduler::newArenaTensor(RankedTensorType type, StringRef name) {
+  TensorInfo t;
+  t.type = type;
+  t.bytes = type.getNumElements() * elemBytes(type.getElementType());
+  t.name = name.str();
+  int id = tensors.size();
+  t.root = id;
+  tensors.push_back(t);
+  return id;
+}
+
 LogicalResult Scheduler::unsupported(Operation *op, const Twine &why) {
   return op->emitError() << "amk-schedule-megakernel: the runtime has no "
                             "kernel for "

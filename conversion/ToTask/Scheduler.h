@@ -153,6 +153,7 @@ private:
   int newConstTensor(RankedTensorType type, ElementsAttr value,
                      StringRef name);
   int defineOutput(Value v);
+  int newArenaTensor(RankedTensorType type, StringRef name);
   int rootOf(int t) { return tensors[t].root; }
   LogicalResult unsupported(Operation *op, const Twine &why);
   LogicalResult lowerOp(Operation *op);

@@ -107,6 +107,17 @@ cl::opt<bool>
     noRecords("no-records",
               cl::desc("Never take the pipeline from amk-tune's records"),
               cl::cat(compileCat));
+cl::list<std::string>
+    inputShapes("input-shape",
+                cl::desc("NAME=D0xD1x...: compile for this shape of input "
+                         "NAME (a model with dynamic dimensions); "
+                         "repeatable"),
+                cl::cat(compileCat));
+cl::list<std::string>
+    dimSizes("dim",
+             cl::desc("NAME=N: compile for this size of the model's "
+                      "dimension NAME (its dim_param); repeatable"),
+             cl::cat(compileCat));
 cl::opt<bool> quiet("quiet", cl::desc("Do not print the pipeline used"),
                     cl::cat(compileCat));
 
@@ -244,6 +255,9 @@ int main(int argc, char **argv) {
       return llvm::createStringError(err + " on '" + modelPath + "'");
     return llvm::Error::success();
   };
+  // A dynamic model is compiled for the sizes given; one left dynamic is
+  // an error naming the input and its dimensions.
+  errors(amk::bindShapes(*module, inputShapes, dimSizes));
   errors(runPasses(pipelineText));
   amk::ProgramOptions programOptions;
   programOptions.scheduleWorkers = nworkers;

@@ -130,6 +130,23 @@ MODELS = {
 }
 
 
+# The same models exported with dynamic axes (opset 17), as exporters
+# write them for deployment: batch and image size for the CNNs, batch for
+# ViT (its position embedding fixes the image size), batch and sequence
+# for BERT-like (up to its 128 positions).
+DYNAMIC = {
+    'resnet18': {'input': {0: 'batch', 2: 'height', 3: 'width'},
+                 'output': {0: 'batch'}},
+    'mobilenetv2': {'input': {0: 'batch', 2: 'height', 3: 'width'},
+                    'output': {0: 'batch'}},
+    'vit_small': {'input': {0: 'batch'}, 'output': {0: 'batch'}},
+    'bert_like': {'input_ids': {0: 'batch', 1: 'sequence'},
+                  'attention_mask': {0: 'batch', 1: 'sequence'},
+                  'hidden': {0: 'batch', 1: 'sequence'},
+                  'pooled': {0: 'batch'}},
+}
+
+
 def export(name, out_dir):
     make, inputs, opsets = MODELS[name]
     paths = []
@@ -144,6 +161,19 @@ def export(name, out_dir):
                 else torch.onnx.TrainingMode.EVAL)
         torch.onnx.export(model, args, path, opset_version=opset,
                           input_names=in_names, output_names=out_names,
+                          do_constant_folding=True, training=mode)
+        paths.append(path)
+        print(f'{path}: {os.path.getsize(path) / 1e6:.1f} MB')
+    if name in DYNAMIC:
+        model = seeded(make)
+        torch.manual_seed(SEED + 1)
+        args, in_names, out_names = inputs()
+        path = os.path.join(out_dir, f'{name}_dyn_op17.onnx')
+        mode = (torch.onnx.TrainingMode.PRESERVE if name in KEEP_BATCHNORM
+                else torch.onnx.TrainingMode.EVAL)
+        torch.onnx.export(model, args, path, opset_version=17,
+                          input_names=in_names, output_names=out_names,
+                          dynamic_axes=DYNAMIC[name],
                           do_constant_folding=True, training=mode)
         paths.append(path)
         print(f'{path}: {os.path.getsize(path) / 1e6:.1f} MB')

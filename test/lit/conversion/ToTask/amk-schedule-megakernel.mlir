@@ -33,7 +33,9 @@
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
 // EXEC-COUNT-1: ok vs reference
+// PERMEXEC: ok vs reference
 // WHEREEXEC: ok vs reference
 
 //--- cnn_mlp.mlir
@@ -224,3 +226,21 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     return %y : tensor<0x2xf32>
   }
 }
+
+// -----
+
+//--- gemm_batch_perm.mlir
+// An amk.gemm whose perm_a moves the batch axis (torch's attention in
+// (sequence, batch, feature) order at batch > 1): the permuted operand is
+// copied into a fresh arena tensor first, then multiplied.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @gemm_batch_perm(%x: tensor<3x5x8xf32>) -> tensor<5x3x4xf32> {
+    %w = "onnx.Constant"() <{value = dense<0.25> : tensor<8x4xf32>}> : () -> tensor<8x4xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %y = "amk.gemm"(%x, %w, %none) <{perm_a = array<i64: 1, 0, 2>}> : (tensor<3x5x8xf32>, tensor<8x4xf32>, none) -> tensor<5x3x4xf32>
+    return %y : tensor<5x3x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @gemm_batch_perm
+// CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 3, 0, 0, 5, 3, 8, 8, 40, 1, 24, 8, 1>
+// CHECK: amk_task.kernel gemm {{{.*}}name = "{{.*}}", op = "amk.gemm"}
