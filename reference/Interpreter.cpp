@@ -119,6 +119,8 @@ const KernelRegistry &KernelRegistry::get() {
     registerElementwiseKernels(r);
     registerReductionKernels(r);
     registerTensorKernels(r);
+    registerIndexingKernels(r);
+    registerGeneratorKernels(r);
     registerConvPoolKernels(r);
     registerNormalizationKernels(r);
     registerNNKernels(r);
@@ -127,6 +129,8 @@ const KernelRegistry &KernelRegistry::get() {
     registerRecurrentKernels(r);
     registerControlKernels(r);
     registerMiscKernels(r);
+    registerSignalKernels(r);
+    registerStringKernels(r);
     registerImageKernels(r);
     registerFusedKernels(r);
     return r;

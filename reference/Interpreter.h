@@ -176,6 +176,8 @@ private:
 void registerElementwiseKernels(KernelRegistry &r);
 void registerReductionKernels(KernelRegistry &r);
 void registerTensorKernels(KernelRegistry &r);
+void registerIndexingKernels(KernelRegistry &r);
+void registerGeneratorKernels(KernelRegistry &r);
 void registerNNKernels(KernelRegistry &r);
 void registerConvPoolKernels(KernelRegistry &r);
 void registerNormalizationKernels(KernelRegistry &r);
@@ -184,6 +186,8 @@ void registerQuantKernels(KernelRegistry &r);
 void registerRecurrentKernels(KernelRegistry &r);
 void registerControlKernels(KernelRegistry &r);
 void registerMiscKernels(KernelRegistry &r);
+void registerSignalKernels(KernelRegistry &r);
+void registerStringKernels(KernelRegistry &r);
 void registerImageKernels(KernelRegistry &r);
 void registerFusedKernels(KernelRegistry &r);
 

@@ -14,7 +14,7 @@ cxx=$(command -v clang++-22 || command -v clang++)
 "$cxx" -std=c++17 -fsanitize=thread -O1 -g -march=native -fno-omit-frame-pointer \
   -I"$root" -I"$root/runtime/include" -I"$root/runtime/support" -I"$root/runtime/lib" \
   $(find "$root/runtime/lib" -name '*.cpp' | sort) \
-  "$root/test/runtime/RuntimeTest.cpp" \
+  $(find "$root/test/runtime" -name '*.cpp' | sort) \
   -lgtest -lgtest_main /usr/lib/libxsmm.a /usr/lib/libxsmmnoblas.a \
   -lpthread -ldl -lm -o "$out/amk-runtime-tests-tsan"
 # halt_on_error: the first report fails the run.

@@ -1,0 +1,233 @@
+//===- ConvKernelTest.cpp - Convolution kernels against naive loops -------===//
+//
+// Part of AMK. The depthwise and the direct convolution over their fast
+// paths and edges (strides, dilation, padding, partial blocks, fused
+// activations and residuals), tiled as the scheduler tiles them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+#include "ProgramBuilder.h"
+#include "amk/kernel_params.h"
+#include "amk/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using amk::rt::ProgramBuilder;
+using amk::rt::test::runProgram;
+using amk::rt::test::Session;
+
+namespace {
+
+/// Depthwise convolution against a naive loop: the 3x3 stride 1/2 fast
+/// path (odd widths for the partial last vector, fused Clip, a residual,
+/// a HardSwish it does not fuse) and the generic path (5x5, dilation 2).
+TEST(Runtime, DepthwiseConvMatchesNaive) {
+  struct Case {
+    int64_t k, stride, dil, act;
+    bool residual;
+  };
+  const Case cases[] = {{3, 1, 1, AMK_OP_CLIP, false},
+                        {3, 2, 1, AMK_OP_CLIP, false},
+                        {3, 1, 1, AMK_OP_RELU, true},
+                        {3, 2, 1, AMK_OP_HARD_SWISH, false},
+                        {5, 1, 2, AMK_OP_RELU, false}};
+  const int64_t C = 5, H = 19, W = 23, mult = 2, OC = C * mult;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const Case &c : cases) {
+    int64_t pad = c.dil * (c.k - 1) / 2;
+    int64_t OH = (H + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+    int64_t OW = (W + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+    std::vector<float> X(C * H * W), Wt(OC * c.k * c.k), bias(OC),
+        R(OC * OH * OW);
+    for (auto *v : {&X, &Wt, &bias, &R})
+      for (float &f : *v)
+        f = 3 * dist(rng);
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, C, H, W}, 4);
+    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {1, OC, OH, OW}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, OC, OH, OW}, 4);
+    uint32_t wb = b.addConstant(Wt.data(), Wt.size() * 4);
+    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
+    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+    ip[AMK_SP_N] = 1, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W;
+    ip[AMK_SP_OC] = OC, ip[AMK_SP_KH] = ip[AMK_SP_KW] = c.k;
+    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
+    ip[AMK_SP_SH] = ip[AMK_SP_SW] = c.stride;
+    ip[AMK_SP_PH] = ip[AMK_SP_PW] = pad;
+    ip[AMK_SP_DH] = ip[AMK_SP_DW] = c.dil;
+    ip[AMK_SP_GROUP] = C, ip[AMK_SP_MODE] = c.act;
+    float alpha = c.act == AMK_OP_CLIP ? 0.f : 1.f / 6;
+    float beta = c.act == AMK_OP_CLIP ? 6.f : 0.5f;
+    uint32_t k =
+        b.addKernel(AMK_RT_K_DWCONV, 0,
+                    {in, wb, out, bb, c.residual ? res : AMK_RT_NO_BUFFER}, ip,
+                    {alpha, beta}, "dw");
+    b.addTask(k, 0, {0, 3, 0, OH * OW}, {}, -1);
+    b.addTask(k, 0, {3, OC, 0, OH * OW}, {}, -1);
+    std::vector<float> Y(OC * OH * OW, NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          double acc = bias[o];
+          for (int64_t ky = 0; ky < c.k; ++ky)
+            for (int64_t kx = 0; kx < c.k; ++kx) {
+              int64_t iy = oy * c.stride - pad + ky * c.dil;
+              int64_t ix = ox * c.stride - pad + kx * c.dil;
+              if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                acc += (double)Wt[(o * c.k + ky) * c.k + kx] *
+                       X[((o / mult) * H + iy) * W + ix];
+            }
+          int64_t at = (o * OH + oy) * OW + ox;
+          if (c.residual)
+            acc += R[at];
+          if (c.act == AMK_OP_CLIP)
+            acc = std::min(std::max(acc, 0.0), 6.0);
+          else if (c.act == AMK_OP_RELU)
+            acc = std::max(acc, 0.0);
+          else if (c.act == AMK_OP_HARD_SWISH)
+            acc = acc * std::min(std::max(acc * alpha + beta, 0.0), 1.0);
+          ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
+              << "k " << c.k << " stride " << c.stride << " at " << o << ","
+              << oy << "," << ox;
+        }
+  }
+}
+
+/// The direct convolution (CONV variant 2) against a naive loop: 3x3,
+/// 7x7 and 1x1 filters at strides 1 and 2, dilation, end padding smaller
+/// or larger than the begin padding, channel counts that leave a partial
+/// 32-channel block, rows wider than a register tile and rows narrow enough to
+/// pair, tiles that start mid-block and mid-row, a residual, and activations it
+/// applies in vectors (ReLU, Clip) and through the generic path.
+TEST(Runtime, DirectConvMatchesNaive) {
+  struct Case {
+    int64_t c, oc, h, w, k, stride, dil, padBegin, padEnd, act;
+    bool residual, bias;
+  };
+  const Case cases[] = {
+      {5, 40, 19, 23, 3, 1, 1, 1, 1, AMK_OP_RELU, true, true},
+      {6, 32, 13, 13, 3, 2, 1, 1, 1, AMK_OP_CLIP, false, true},
+      {3, 32, 29, 29, 7, 2, 1, 3, 3, AMK_OP_SIGMOID, false, true},
+      {7, 24, 9, 11, 1, 1, 1, 0, 0, AMK_OP_HARD_SWISH, true, true},
+      {9, 48, 12, 12, 1, 2, 1, 0, 0, AMK_OP_NONE, false, false},
+      {4, 33, 10, 10, 3, 1, 2, 2, 2, AMK_OP_RELU, true, true},
+      {5, 16, 16, 16, 3, 2, 1, 1, 0, AMK_OP_NONE, false, true},
+      // Only end padding (SAME_UPPER with an odd total): the last row and
+      // column read zeros past the input.
+      {3, 32, 16, 16, 3, 2, 1, 0, 1, AMK_OP_NONE, false, true}};
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const Case &c : cases) {
+    int64_t span = c.dil * (c.k - 1) + 1;
+    int64_t OH = (c.h + c.padBegin + c.padEnd - span) / c.stride + 1;
+    int64_t OW = (c.w + c.padBegin + c.padEnd - span) / c.stride + 1;
+    int64_t P = OH * OW, taps = c.k * c.k;
+    std::vector<float> X(c.c * c.h * c.w), Wt(c.oc * c.c * taps), bias(c.oc),
+        R(c.oc * P);
+    for (auto *v : {&X, &Wt, &bias, &R})
+      for (float &f : *v)
+        f = 2 * dist(rng);
+    // The packed layout the scheduler writes: [ceil(OC/32)][C][taps][32].
+    const int64_t B = AMK_CONV_OC_BLOCK, blocks = (c.oc + B - 1) / B;
+    std::vector<float> packed(blocks * c.c * taps * B, 0.f);
+    for (int64_t o = 0; o < c.oc; ++o)
+      for (int64_t i = 0; i < c.c * taps; ++i)
+        packed[((o / B) * c.c * taps + i) * B + o % B] = Wt[o * c.c * taps + i];
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, c.c, c.h, c.w}, 4);
+    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {1, c.oc, OH, OW}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, c.oc, OH, OW}, 4);
+    uint32_t wb = b.addConstant(packed.data(), packed.size() * 4);
+    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
+    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+    ip[AMK_SP_N] = 1, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h;
+    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = c.oc;
+    ip[AMK_SP_KH] = ip[AMK_SP_KW] = c.k;
+    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
+    ip[AMK_SP_SH] = ip[AMK_SP_SW] = c.stride;
+    ip[AMK_SP_PH] = ip[AMK_SP_PW] = c.padBegin;
+    ip[AMK_SP_DH] = ip[AMK_SP_DW] = c.dil;
+    ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = c.act;
+    float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
+    float beta = c.act == AMK_OP_CLIP ? 0.75f : 0.5f;
+    uint32_t k = b.addKernel(AMK_RT_K_CONV, 2,
+                             {in, wb, out, c.bias ? bb : AMK_RT_NO_BUFFER,
+                              c.residual ? res : AMK_RT_NO_BUFFER},
+                             ip, {alpha, beta}, "direct");
+    // Rows cut off a 32-channel block and columns cut mid-row, then whole
+    // rows (where narrow rows pair up) for the rest.
+    int64_t r0 = std::min<int64_t>(c.oc, 17), c0 = std::min<int64_t>(P, 5);
+    int64_t c1 = std::min<int64_t>(P, 3 * OW);
+    b.addTask(k, 0, {0, r0, 0, P}, {}, -1);
+    b.addTask(k, 0, {r0, c.oc, 0, c0}, {}, -1);
+    b.addTask(k, 0, {r0, c.oc, c0, c1}, {}, -1);
+    if (c1 < P)
+      b.addTask(k, 0, {r0, c.oc, c1, P}, {}, -1);
+    std::vector<float> Y(c.oc * P, NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
+    for (int64_t o = 0; o < c.oc; ++o)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          double acc = c.bias ? bias[o] : 0;
+          for (int64_t ic = 0; ic < c.c; ++ic)
+            for (int64_t ky = 0; ky < c.k; ++ky)
+              for (int64_t kx = 0; kx < c.k; ++kx) {
+                int64_t iy = oy * c.stride - c.padBegin + ky * c.dil;
+                int64_t ix = ox * c.stride - c.padBegin + kx * c.dil;
+                if (iy >= 0 && iy < c.h && ix >= 0 && ix < c.w)
+                  acc += (double)Wt[((o * c.c + ic) * c.k + ky) * c.k + kx] *
+                         X[(ic * c.h + iy) * c.w + ix];
+              }
+          int64_t at = o * P + oy * OW + ox;
+          if (c.residual)
+            acc += R[at];
+          if (c.act == AMK_OP_CLIP)
+            acc = std::min(std::max(acc, (double)alpha), (double)beta);
+          else if (c.act == AMK_OP_RELU)
+            acc = std::max(acc, 0.0);
+          else if (c.act == AMK_OP_SIGMOID)
+            acc = 1 / (1 + std::exp(-acc));
+          else if (c.act == AMK_OP_HARD_SWISH)
+            acc = acc * std::min(std::max(acc * alpha + beta, 0.0), 1.0);
+          ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
+              << "k " << c.k << " stride " << c.stride << " oc " << c.oc
+              << " at " << o << "," << oy << "," << ox;
+        }
+  }
+}
+
+/// The direct convolution refuses, when the session is created, a stride
+/// it has no register tiles for.
+TEST(Runtime, DirectConvRejectsStrideThree) {
+  std::vector<float> Wt(32 * 9, 0.f);
+  ProgramBuilder b(1);
+  uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, 1, 9, 9}, 4);
+  uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, 32, 3, 3}, 4);
+  uint32_t wb = b.addConstant(Wt.data(), Wt.size() * 4);
+  std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+  ip[AMK_SP_N] = 1, ip[AMK_SP_C] = 1, ip[AMK_SP_H] = ip[AMK_SP_W] = 9;
+  ip[AMK_SP_OC] = 32, ip[AMK_SP_KH] = ip[AMK_SP_KW] = 3;
+  ip[AMK_SP_OH] = ip[AMK_SP_OW] = 3, ip[AMK_SP_SH] = ip[AMK_SP_SW] = 3;
+  ip[AMK_SP_DH] = ip[AMK_SP_DW] = 1, ip[AMK_SP_GROUP] = 1;
+  uint32_t k = b.addKernel(AMK_RT_K_CONV, 2,
+                           {in, wb, out, AMK_RT_NO_BUFFER, AMK_RT_NO_BUFFER},
+                           ip, {0.f, 0.f}, "direct");
+  b.addTask(k, 0, {0, 32, 0, 9}, {}, -1);
+  Session s;
+  ASSERT_NE(s.create(b.get()), AMK_RT_OK);
+  EXPECT_NE(std::string(amk_rt_error_message(nullptr)).find("column stride"),
+            std::string::npos)
+      << amk_rt_error_message(nullptr);
+}
+
+} // namespace

@@ -1,0 +1,373 @@
+//===- KernelTest.cpp - Runtime kernels against naive loops ---------------===//
+//
+// Part of AMK. GEMM tiles, transposing copies, the vectorized activations,
+// normalization and softmax rows, the ELEMENTWISE kernel's compiled and
+// interpreted paths, and WHERE, each against a plain loop or the C
+// library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+#include "Kernels.h"
+#include "ProgramBuilder.h"
+#include "amk/kernel_params.h"
+#include "amk/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using amk::rt::ProgramBuilder;
+using amk::rt::test::runProgram;
+using amk::rt::test::Session;
+
+namespace {
+
+/// C = relu(A B + bias), A MxK, B KxN, split into row tiles over 2 workers
+/// and a column split, checked against a double-precision loop.
+TEST(Runtime, GemmTilesMatchNaive) {
+  const int64_t M = 37, N = 70, K = 33;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> A(M * K), B(K * N), bias(N);
+  for (float &v : A)
+    v = dist(rng);
+  for (float &v : B)
+    v = dist(rng);
+  for (float &v : bias)
+    v = dist(rng);
+  ProgramBuilder b(2);
+  uint32_t in = b.addIO(true, "A", AMK_RT_F32, {M, K}, 4);
+  uint32_t out = b.addIO(false, "C", AMK_RT_F32, {M, N}, 4);
+  uint32_t wb = b.addConstant(B.data(), B.size() * 4);
+  uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
+  std::vector<int64_t> ip(AMK_GEMM_NUM_IPARAMS, 0);
+  ip[AMK_GEMM_BATCH] = 1, ip[AMK_GEMM_M] = M, ip[AMK_GEMM_N] = N;
+  ip[AMK_GEMM_K] = K, ip[AMK_GEMM_LDA] = K, ip[AMK_GEMM_LDB] = N;
+  ip[AMK_GEMM_LDC] = N, ip[AMK_GEMM_BIAS_MODE] = 1;
+  ip[AMK_GEMM_ACT] = AMK_OP_RELU;
+  std::vector<float> fp(AMK_GEMM_NUM_FPARAMS, 0);
+  fp[AMK_GEMM_ALPHA] = 1, fp[AMK_GEMM_BETA] = 1;
+  uint32_t k = b.addKernel(AMK_RT_K_GEMM, 0,
+                           {in, wb, out, bb, AMK_RT_NO_BUFFER}, ip, fp, "mm");
+  b.addTask(k, 0, {0, 20, 0, N}, {}, -1);
+  b.addTask(k, 1, {20, M, 0, 40}, {}, -1);
+  b.addTask(k, 1, {20, M, 40, N}, {}, -1);
+  std::vector<float> C(M * N, NAN);
+  for (int single = 0; single < 2; ++single) {
+    Session s;
+    amk_rt_options o{};
+    o.single_thread = single;
+    ASSERT_EQ(s.create(b.get(), o), AMK_RT_OK) << amk_rt_error_message(nullptr);
+    const void *ins[] = {A.data()};
+    void *outs[] = {C.data()};
+    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = bias[j];
+        for (int64_t p = 0; p < K; ++p)
+          acc += (double)A[i * K + p] * B[p * N + j];
+        acc = std::max(acc, 0.0);
+        ASSERT_NEAR(C[i * N + j], acc, 1e-5 * (1 + std::fabs(acc)))
+            << "at " << i << "," << j << " single=" << single;
+      }
+  }
+}
+
+/// A copy that swaps the last two axes moves 16 x 16 blocks through
+/// registers: odd sizes (partial row groups, a column tail) and tiles that
+/// start inside a group against the plain index arithmetic.
+TEST(Runtime, TransposeCopyMatchesNaive) {
+  const int64_t A = 3, R = 37, C = 50; // Y[a][r][c] = X[a][c][r]
+  std::vector<float> X(A * C * R);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = (float)i;
+  ProgramBuilder b(1);
+  uint32_t in = b.addIO(true, "X", AMK_RT_F32, {A, C, R}, 4);
+  uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {A, R, C}, 4);
+  // eb, rank, offsets, dims, source strides, destination strides.
+  std::vector<int64_t> ip = {4, 3, 0, 0, A, R, C, C * R, 1, R, R * C, C, 1};
+  uint32_t k = b.addKernel(AMK_RT_K_COPY, 0, {in, out}, ip, {}, "transpose");
+  b.addTask(k, 0, {0, 5, 0, 1}, {}, -1);
+  b.addTask(k, 0, {5, 60, 0, 1}, {}, -1);
+  b.addTask(k, 0, {60, A * R, 0, 1}, {}, -1);
+  std::vector<float> Y(A * R * C, NAN);
+  ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+  for (int64_t a = 0; a < A; ++a)
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c)
+        ASSERT_EQ(Y[(a * R + r) * C + c], X[(a * C + c) * R + r])
+            << a << "," << r << "," << c;
+}
+
+/// The vectorized activations against the C library's functions, over a
+/// range that reaches their clamps, with a length that leaves a tail, and
+/// at infinities and NaN: a NaN stays NaN, and nothing is subnormal.
+TEST(Runtime, VectorActivationsMatchLibm) {
+  std::vector<float> in = {
+      0.f,  -0.f,  1e-30f, -1e-30f, 0.01f,    -0.01f,    0.1f,  -0.1f, 1.f,
+      -1.f, 3.f,   -3.f,   9.f,     -9.f,     20.f,      -20.f, 45.f,  -45.f,
+      88.f, -88.f, 100.f,  -100.f,  INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 300; ++i)
+    in.push_back(-15.f + 0.1f * i);
+  struct Case {
+    int op;
+    double (*f)(double);
+  };
+  const Case cases[] = {
+      {AMK_OP_GELU,
+       [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }},
+      {AMK_OP_GELU_TANH,
+       [](double v) {
+         return 0.5 * v *
+                (1 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
+       }},
+      {AMK_OP_SIGMOID, [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {AMK_OP_TANH, [](double v) { return std::tanh(v); }},
+      {AMK_OP_QUICK_GELU,
+       [](double v) { return v / (1 + std::exp(-1.702 * v)); }},
+      {AMK_OP_EXP, [](double v) { return std::exp(v); }},
+      {AMK_OP_ERF, [](double v) { return std::erf(v); }}};
+  for (const Case &c : cases) {
+    std::vector<float> x = in;
+    amk::rt::applyActivation(x.data(), (int64_t)x.size(), c.op, 1.702f, 0.f);
+    for (size_t i = 0; i < in.size(); ++i) {
+      double want = c.f(in[i]);
+      float got = x[i];
+      if (std::isnan(in[i]) || std::isnan(want)) {
+        // NaN in, or an indeterminate form (-inf * 0 in GELU's formula).
+        EXPECT_TRUE(std::isnan(got)) << "op " << c.op << " at " << in[i];
+        continue;
+      }
+      EXPECT_FALSE(std::fpclassify(got) == FP_SUBNORMAL)
+          << "op " << c.op << " at " << in[i];
+      if (std::isinf(want) || std::fabs(want) > 1e37) {
+        // exp clamps at 88.3: a huge finite value or infinity.
+        EXPECT_GT(std::fabs(got), 1e37) << "op " << c.op << " at " << in[i];
+        continue;
+      }
+      EXPECT_NEAR(got, want, 2e-6 + 2e-6 * std::fabs(want))
+          << "op " << c.op << " at " << in[i];
+    }
+  }
+}
+
+/// Layer and RMS normalization against a naive loop, for row lengths
+/// that are and are not multiples of the kernel's 16 lanes, and softmax
+/// rows of an odd length.
+TEST(Runtime, NormalizationAndSoftmaxRowsMatchNaive) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-3, 3);
+  for (int64_t cols : {7, 37, 64, 200}) {
+    for (int rms = 0; rms < 2; ++rms) {
+      const int64_t rows = 3;
+      std::vector<float> X(rows * cols), scale(cols), bias(cols);
+      for (auto *v : {&X, &scale, &bias})
+        for (float &f : *v)
+          f = dist(rng) + (v == &X ? 5.f : 0.f); // An offset mean.
+      ProgramBuilder b(1);
+      uint32_t in = b.addIO(true, "X", AMK_RT_F32, {rows, cols}, 4);
+      uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {rows, cols}, 4);
+      uint32_t sb = b.addConstant(scale.data(), cols * 4);
+      uint32_t bb = b.addConstant(bias.data(), cols * 4);
+      std::vector<int64_t> ip(AMK_LN_NUM_IPARAMS, 0);
+      ip[AMK_LN_ROWS] = rows, ip[AMK_LN_COLS] = cols, ip[AMK_LN_RMS] = rms;
+      uint32_t k = b.addKernel(AMK_RT_K_LAYERNORM, 0, {in, out, sb, bb}, ip,
+                               {1e-5f}, "ln");
+      b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
+      std::vector<float> Y(rows * cols, NAN);
+      ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+      for (int64_t r = 0; r < rows; ++r) {
+        double mean = 0, var = 0;
+        if (!rms) {
+          for (int64_t i = 0; i < cols; ++i)
+            mean += X[r * cols + i];
+          mean /= cols;
+        }
+        for (int64_t i = 0; i < cols; ++i)
+          var += (X[r * cols + i] - mean) * (X[r * cols + i] - mean);
+        var /= cols;
+        for (int64_t i = 0; i < cols; ++i) {
+          double want =
+              (X[r * cols + i] - mean) / std::sqrt(var + 1e-5) * scale[i] +
+              bias[i];
+          ASSERT_NEAR(Y[r * cols + i], want, 1e-4 * (1 + std::fabs(want)))
+              << "cols " << cols << " rms " << rms << " at " << r << "," << i;
+        }
+      }
+    }
+    // Softmax over the same lengths.
+    std::vector<float> X(cols), Y(cols, NAN);
+    for (float &f : X)
+      f = dist(rng);
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, cols}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, cols}, 4);
+    std::vector<int64_t> ip(AMK_SOFTMAX_NUM_IPARAMS, 0);
+    ip[AMK_SOFTMAX_OUTER] = 1, ip[AMK_SOFTMAX_AXIS] = cols;
+    ip[AMK_SOFTMAX_INNER] = 1;
+    uint32_t k = b.addKernel(AMK_RT_K_SOFTMAX, 0, {in, out}, ip, {}, "sm");
+    b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+    double m = *std::max_element(X.begin(), X.end()), sum = 0;
+    for (float v : X)
+      sum += std::exp(v - m);
+    for (int64_t i = 0; i < cols; ++i)
+      ASSERT_NEAR(Y[i], std::exp(X[i] - m) / sum, 1e-6) << cols << "," << i;
+  }
+}
+
+/// Softmax over rows with masked positions (-10000, as attention masks
+/// add) and a wide range: the probabilities match exp/sum and none is
+/// subnormal (a subnormal probability slows the next GEMM by 10-40x on
+/// x86; such a term is below n * FLT_MIN and is 0 instead).
+TEST(Runtime, SoftmaxMatchesExpAndHasNoSubnormals) {
+  const int64_t rows = 4, n = 128;
+  std::vector<float> X(rows * n);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < n; ++i)
+      X[r * n + i] = i < n / 2 ? 0.25f * (float)(i % 7) - 0.1f * (float)r
+                               : -10000.f + (float)(r * 20 + i) * 0.5f;
+  X[n + 3] = -70.f; // exp(-70) / sum is tiny but normal: kept.
+  ProgramBuilder b(1);
+  uint32_t in = b.addIO(true, "X", AMK_RT_F32, {rows, n}, 4);
+  uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {rows, n}, 4);
+  std::vector<int64_t> ip(AMK_SOFTMAX_NUM_IPARAMS, 0);
+  ip[AMK_SOFTMAX_OUTER] = rows, ip[AMK_SOFTMAX_AXIS] = n;
+  ip[AMK_SOFTMAX_INNER] = 1;
+  uint32_t k = b.addKernel(AMK_RT_K_SOFTMAX, 0, {in, out}, ip, {}, "sm");
+  b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
+  std::vector<float> Y(rows * n, NAN);
+  ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, sum = 0, total = 0;
+    for (int64_t i = 0; i < n; ++i)
+      m = std::max(m, (double)X[r * n + i]);
+    for (int64_t i = 0; i < n; ++i)
+      sum += std::exp((double)X[r * n + i] - m);
+    for (int64_t i = 0; i < n; ++i) {
+      float y = Y[r * n + i];
+      EXPECT_NE(std::fpclassify(y), FP_SUBNORMAL) << r << "," << i;
+      double want = std::exp((double)X[r * n + i] - m) / sum;
+      EXPECT_NEAR(y, want, 1e-6 * want + 1e-37) << r << "," << i;
+      total += y;
+    }
+    EXPECT_NEAR(total, 1.0, 1e-5);
+  }
+  EXPECT_GT(Y[n + 3], 0.f);
+}
+
+/// The ELEMENTWISE kernel runs its compiled code when the program has
+/// some (the LLVM lowering's), each task on exactly its own element range,
+/// and interprets its iparams otherwise.
+std::atomic<int64_t> ewCalls{0}, ewElements{0};
+void fakeCompiledElementwise(float *y, const void *const *inputs, int64_t begin,
+                             int64_t end) {
+  const float *x = static_cast<const float *>(inputs[0]);
+  for (int64_t i = begin; i < end; ++i)
+    y[i] = 1000 + x[i];
+  ewCalls += 1;
+  ewElements += end - begin;
+}
+
+TEST(Runtime, ElementwiseRunsCompiledCodeWhenGiven) {
+  const int64_t n = 10;
+  std::vector<float> x(n), y(n, NAN);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = float(i) * 0.5f;
+  for (bool compiled : {false, true}) {
+    ProgramBuilder b(2);
+    uint32_t in = b.addIO(true, "x", AMK_RT_F32, {n}, 4);
+    uint32_t out = b.addIO(false, "y", AMK_RT_F32, {n}, 4);
+    // rank 1, dims {n}, one float32 input with stride 1, no instruction,
+    // result in register 0: y = x when interpreted.
+    std::vector<int64_t> ip = {1, n, 1, AMK_RT_F32, 1, 0, 0};
+    uint32_t k = b.addKernel(AMK_RT_K_ELEMENTWISE, 0, {out, in}, ip, {}, "ew");
+    if (compiled)
+      b.setElementwiseFn(k, fakeCompiledElementwise);
+    b.addTask(k, 0, {0, 4, 0, 1}, {}, -1);
+    b.addTask(k, 1, {4, n, 0, 1}, {}, -1);
+    ewCalls = 0, ewElements = 0;
+    Session s;
+    ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+    const void *ins[] = {x.data()};
+    void *outs[] = {y.data()};
+    ASSERT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_OK) << s.error();
+    EXPECT_EQ(ewCalls.load(), compiled ? 2 : 0);
+    EXPECT_EQ(ewElements.load(), compiled ? n : 0);
+    for (int64_t i = 0; i < n; ++i)
+      EXPECT_EQ(y[i], (compiled ? 1000 : 0) + x[i]) << "at " << i;
+  }
+}
+
+} // namespace
+
+/// WHERE against a naive loop: every element size, broadcasting along
+/// each axis (and a missing leading axis), tiles that start mid-row.
+template <typename T> void checkWhere(amk_rt_dtype dtype) {
+  const int64_t A = 3, B = 5, C = 7; // Y: A x B x C
+  // cond: B x 1 (broadcast over A and C), X: A x B x C, Z: 1 x 1 x C.
+  std::vector<uint8_t> cond(B);
+  for (int64_t b = 0; b < B; ++b)
+    cond[b] = (b * 7 + 3) % 3 != 0;
+  std::vector<T> X(A * B * C), Z(C);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = (T)(i + 1);
+  for (int64_t c = 0; c < C; ++c)
+    Z[c] = (T)(1000 + c);
+  ProgramBuilder b(2);
+  uint32_t cb = b.addIO(true, "C", AMK_RT_BOOL, {B, 1}, 1);
+  uint32_t xb = b.addIO(true, "X", dtype, {A, B, C}, sizeof(T));
+  uint32_t zb = b.addIO(true, "Z", dtype, {1, 1, C}, sizeof(T));
+  uint32_t yb = b.addIO(false, "Y", dtype, {A, B, C}, sizeof(T));
+  std::vector<int64_t> ip = {3,     (int64_t)sizeof(T),
+                             A,     B,
+                             C,     0,
+                             1,     0, // cond strides
+                             B * C, C,
+                             1, // X strides
+                             0,     0,
+                             1}; // Z strides
+  uint32_t k = b.addKernel(AMK_RT_K_WHERE, 0, {cb, xb, zb, yb}, ip, {}, "w");
+  b.addTask(k, 0, {0, 11, 0, 1}, {}, -1);
+  b.addTask(k, 1, {11, 40, 0, 1}, {}, -1);
+  b.addTask(k, 0, {40, A * B * C, 0, 1}, {}, -1);
+  std::vector<T> Y(A * B * C, (T)0);
+  ASSERT_NO_FATAL_FAILURE(
+      runProgram(b, {cond.data(), X.data(), Z.data()}, {Y.data()}));
+  for (int64_t a = 0; a < A; ++a)
+    for (int64_t bb = 0; bb < B; ++bb)
+      for (int64_t c = 0; c < C; ++c) {
+        int64_t i = (a * B + bb) * C + c;
+        ASSERT_EQ(Y[i], cond[bb] ? X[i] : Z[c]) << a << "," << bb << "," << c;
+      }
+}
+
+TEST(Runtime, WhereMatchesNaive) {
+  checkWhere<uint8_t>(AMK_RT_U8);
+  checkWhere<int32_t>(AMK_RT_I32);
+  checkWhere<float>(AMK_RT_F32);
+  checkWhere<int64_t>(AMK_RT_I64);
+}
+
+TEST(Runtime, WhereRejectsBadParameters) {
+  ProgramBuilder b(1);
+  uint32_t cb = b.addIO(true, "C", AMK_RT_BOOL, {4}, 1);
+  uint32_t xb = b.addIO(true, "X", AMK_RT_F32, {4}, 4);
+  uint32_t zb = b.addIO(true, "Z", AMK_RT_F32, {4}, 4);
+  uint32_t yb = b.addIO(false, "Y", AMK_RT_F32, {4}, 4);
+  // An element size of 3 bytes.
+  uint32_t k = b.addKernel(AMK_RT_K_WHERE, 0, {cb, xb, zb, yb},
+                           {1, 3, 4, 1, 1, 1}, {}, "bad");
+  b.addTask(k, 0, {0, 4, 0, 1}, {}, -1);
+  Session s;
+  EXPECT_NE(s.create(b.get()), AMK_RT_OK);
+  EXPECT_NE(std::string(amk_rt_error_message(nullptr)).find("element size"),
+            std::string::npos)
+      << amk_rt_error_message(nullptr);
+}
