@@ -275,6 +275,9 @@ LogicalResult Scheduler::run() {
         info.bytes == root.bytes) {
       root.kind = TensorInfo::Output;
       root.ioIndex = i;
+      // The caller's buffer has the returned value's shape, which a view
+      // (a Reshape or Flatten of the kernel's result) may have changed.
+      root.type = info.type;
       continue;
     }
     TensorInfo out;

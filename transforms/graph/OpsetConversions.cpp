@@ -454,9 +454,41 @@ LogicalResult Converter::convertSoftmax(Edit &e, bool &replaced) {
   auto axisAttr = dyn_cast_or_null<IntegerAttr>(e.attrs.get("axis"));
   int64_t axis =
       axisAttr ? axisAttr.getValue().getSExtValue() : (fromNew ? -1 : 1);
-  if (!t)
-    return refuse(op, "the input must be ranked to change Softmax's axis "
-                      "semantics across opset 13");
+  if (!t) {
+    // Old semantics on an input of unknown rank (exporters leave
+    // intermediates untyped): Flatten at a non-negative axis, the softmax
+    // per row, and a Reshape back to the input's run-time shape need no
+    // rank. Going the other way, or a negative old axis, does.
+    auto ut = dyn_cast<UnrankedTensorType>(e.operands[0].getType());
+    if (!ut || !toNew || axis < 0)
+      return refuse(op, "the input must be ranked to change Softmax's axis "
+                        "semantics across opset 13");
+    MLIRContext *ctx = b->getContext();
+    auto flatType = RankedTensorType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, ut.getElementType());
+    Value flat = onnx::FlattenOp::create(
+        *b, loc, TypeRange{flatType}, ValueRange{e.operands[0]},
+        ArrayRef<NamedAttribute>{b->getNamedAttr(
+            "axis", IntegerAttr::get(IntegerType::get(ctx, 64), axis))});
+    OperationState st(loc, op->getName());
+    st.addOperands({flat});
+    st.addAttribute("axis", IntegerAttr::get(IntegerType::get(ctx, 64), -1));
+    st.addTypes({flatType});
+    Value sm = b->create(st)->getResult(0);
+    Value shape = onnx::ShapeOp::create(
+        *b, loc,
+        TypeRange{RankedTensorType::get({ShapedType::kDynamic},
+                                        b->getIntegerType(64))},
+        ValueRange{e.operands[0]}, ArrayRef<NamedAttribute>{});
+    Value back = onnx::ReshapeOp::create(*b, loc, TypeRange{e.results[0]},
+                                         ValueRange{sm, shape},
+                                         ArrayRef<NamedAttribute>{});
+    op->getResult(0).replaceAllUsesWith(back);
+    op->erase();
+    replaced = true;
+    ++converted;
+    return success();
+  }
   int64_t r = t.getRank();
   if (axis < 0)
     axis += r;

@@ -34,7 +34,9 @@
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
+// RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // EXEC-COUNT-1: ok vs reference
+// VIEWEXEC: output_0: float[2,3,4]  ok vs reference
 // PERMEXEC: ok vs reference
 // WHEREEXEC: ok vs reference
 
@@ -244,3 +246,20 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // CHECK-LABEL: amk_task.program @gemm_batch_perm
 // CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 3, 0, 0, 5, 3, 8, 8, 40, 1, 24, 8, 1>
 // CHECK: amk_task.kernel gemm {{{.*}}name = "{{.*}}", op = "amk.gemm"}
+
+// -----
+
+//--- output_view.mlir
+// A graph output that is a view (a Reshape) of a kernel's result: the
+// kernel writes into the caller's buffer, which has the view's shape, not
+// the kernel result's (it was reported as [2, 12]).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @output_view(%x: tensor<2x12xf32>) -> tensor<2x3x4xf32> {
+    %r = "onnx.Relu"(%x) : (tensor<2x12xf32>) -> tensor<2x12xf32>
+    %shape = "onnx.Constant"() <{value = dense<[2, 3, 4]> : tensor<3xi64>}> : () -> tensor<3xi64>
+    %y = "onnx.Reshape"(%r, %shape) : (tensor<2x12xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @output_view
+// CHECK: amk_task.buffer {kind = "output", size = 96 : i64, type = tensor<2x3x4xf32>}

@@ -118,3 +118,24 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     return %r : tensor<*xf32>
   }
 }
+
+// -----
+
+// An opset-9 Softmax on a value of unknown rank (exporters such as
+// paddle2onnx leave intermediates untyped): its 2-D coercion needs no rank,
+// so it becomes Flatten, a last-axis Softmax and a Reshape back to the
+// input's run-time shape, instead of being refused.
+// CHECK-LABEL: func.func @softmax_unranked
+// CHECK: %[[F:.*]] = "onnx.Flatten"(%{{.*}}) : (tensor<*xf32>) -> tensor<?x?xf32>
+// CHECK: %[[S:.*]] = "onnx.Softmax"(%[[F]]) <{axis = -1 : i64}> : (tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK: %[[SH:.*]] = "onnx.Shape"(%{{.*}}) : (tensor<*xf32>) -> tensor<?xi64>
+// CHECK: "onnx.Reshape"(%[[S]], %[[SH]]) : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<*xf32>
+// DOWN-LABEL: func.func @softmax_unranked
+// DOWN: "onnx.Flatten"
+module attributes {onnx.opset_import = {ai.onnx = 9 : i64}} {
+  func.func @softmax_unranked(%x: tensor<2x3x4xf32>) -> tensor<*xf32> {
+    %r = "onnx.Relu"(%x) : (tensor<2x3x4xf32>) -> tensor<*xf32>
+    %s = "onnx.Softmax"(%r) : (tensor<*xf32>) -> tensor<*xf32>
+    return %s : tensor<*xf32>
+  }
+}
