@@ -454,46 +454,19 @@ LogicalResult Converter::convertSoftmax(Edit &e, bool &replaced) {
   auto axisAttr = dyn_cast_or_null<IntegerAttr>(e.attrs.get("axis"));
   int64_t axis =
       axisAttr ? axisAttr.getValue().getSExtValue() : (fromNew ? -1 : 1);
-  if (!t) {
-    // Old semantics on an input of unknown rank (exporters leave
-    // intermediates untyped): Flatten at a non-negative axis, the softmax
-    // per row, and a Reshape back to the input's run-time shape need no
-    // rank. Going the other way, or a negative old axis, does.
-    auto ut = dyn_cast<UnrankedTensorType>(e.operands[0].getType());
-    if (!ut || !toNew || axis < 0)
-      return refuse(op, "the input must be ranked to change Softmax's axis "
-                        "semantics across opset 13");
-    MLIRContext *ctx = b->getContext();
-    auto flatType = RankedTensorType::get(
-        {ShapedType::kDynamic, ShapedType::kDynamic}, ut.getElementType());
-    Value flat = onnx::FlattenOp::create(
-        *b, loc, TypeRange{flatType}, ValueRange{e.operands[0]},
-        ArrayRef<NamedAttribute>{b->getNamedAttr(
-            "axis", IntegerAttr::get(IntegerType::get(ctx, 64), axis))});
-    OperationState st(loc, op->getName());
-    st.addOperands({flat});
-    st.addAttribute("axis", IntegerAttr::get(IntegerType::get(ctx, 64), -1));
-    st.addTypes({flatType});
-    Value sm = b->create(st)->getResult(0);
-    Value shape = onnx::ShapeOp::create(
-        *b, loc,
-        TypeRange{RankedTensorType::get({ShapedType::kDynamic},
-                                        b->getIntegerType(64))},
-        ValueRange{e.operands[0]}, ArrayRef<NamedAttribute>{});
-    Value back = onnx::ReshapeOp::create(*b, loc, TypeRange{e.results[0]},
-                                         ValueRange{sm, shape},
-                                         ArrayRef<NamedAttribute>{});
-    op->getResult(0).replaceAllUsesWith(back);
-    op->erase();
-    replaced = true;
-    ++converted;
-    return success();
-  }
-  int64_t r = t.getRank();
+  // Old semantics on an input of unknown rank (exporters leave
+  // intermediates untyped): the Flatten/Softmax/Reshape(Shape) form below
+  // needs no rank. Going the other way, or a negative old axis, does.
+  auto ut = dyn_cast<UnrankedTensorType>(e.operands[0].getType());
+  if (!t && (!ut || !toNew || axis < 0))
+    return refuse(op, "the input must be ranked to change Softmax's axis "
+                      "semantics across opset 13");
+  int64_t r = t ? t.getRank() : 0;
+  Type elementType = t ? t.getElementType() : ut.getElementType();
   if (axis < 0)
     axis += r;
   MLIRContext *ctx = b->getContext();
-  if (axis == r - 1) {
+  if (t && axis == r - 1) {
     // Coercion to 2-D at the last axis is per-row: both forms agree.
     e.attrs.set("axis", IntegerAttr::get(IntegerType::get(ctx, 64),
                                          toNew ? -1 : r - 1));
@@ -504,6 +477,8 @@ LogicalResult Converter::convertSoftmax(Edit &e, bool &replaced) {
     // [prod(before), prod(after)] matrix: Flatten, Softmax, Reshape back.
     auto flatType = [&]() -> Type {
       auto prod = [&](int64_t lo, int64_t hi) {
+        if (!t)
+          return ShapedType::kDynamic;
         int64_t p = 1;
         for (int64_t d = lo; d < hi; ++d) {
           if (t.isDynamicDim(d))
@@ -513,7 +488,7 @@ LogicalResult Converter::convertSoftmax(Edit &e, bool &replaced) {
         return p;
       };
       return RankedTensorType::get({prod(0, axis), prod(axis, r)},
-                                   t.getElementType());
+                                   elementType);
     }();
     Value flat = onnx::FlattenOp::create(
         *b, loc, TypeRange{flatType}, ValueRange{e.operands[0]},
@@ -525,11 +500,13 @@ LogicalResult Converter::convertSoftmax(Edit &e, bool &replaced) {
     st.addTypes({flatType});
     Value sm = b->create(st)->getResult(0);
     Value shape;
-    if (t.hasStaticShape())
+    if (t && t.hasStaticShape())
       shape = constInts(loc, t.getShape());
     else
       shape = onnx::ShapeOp::create(
-          *b, loc, TypeRange{RankedTensorType::get({r}, b->getIntegerType(64))},
+          *b, loc,
+          TypeRange{RankedTensorType::get({t ? r : ShapedType::kDynamic},
+                                          b->getIntegerType(64))},
           ValueRange{e.operands[0]}, ArrayRef<NamedAttribute>{});
     Value back = onnx::ReshapeOp::create(*b, loc, TypeRange{e.results[0]},
                                          ValueRange{sm, shape},
