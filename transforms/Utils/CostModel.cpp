@@ -100,12 +100,18 @@ std::optional<OpClass> classOfKind(llvm::StringRef k) {
       .Default(OpClass::Other);
 }
 
-/// Static shape of `v`, or nullopt.
-std::optional<llvm::ArrayRef<int64_t>> staticShape(Value v) {
+/// Shape of `v` with each dynamic dimension counted as 1, or nullopt when
+/// the rank is unknown. A model's costs scale with its batch and image
+/// size alike, so shares of the total (what the fusion gates compare) hold
+/// without knowing them.
+std::optional<llvm::SmallVector<int64_t, 4>> staticShape(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t || !t.hasStaticShape())
+  if (!t)
     return std::nullopt;
-  return t.getShape();
+  llvm::SmallVector<int64_t, 4> dims;
+  for (int64_t d : t.getShape())
+    dims.push_back(ShapedType::isDynamic(d) ? 1 : d);
+  return dims;
 }
 
 int64_t product(llvm::ArrayRef<int64_t> dims) {
@@ -156,7 +162,7 @@ int64_t convFlops(Operation *op) {
   if (!x || !w || w->size() < 2 || out == 0)
     return 0;
   // Each output element: (C / group) * kernel multiply-adds.
-  int64_t perOut = (*w)[1] * product(w->drop_front(2));
+  int64_t perOut = (*w)[1] * product(llvm::ArrayRef<int64_t>(*w).drop_front(2));
   bool hasBias = op->getNumOperands() > 2 &&
                  !isa<NoneType>(op->getOperand(2).getType());
   return 2 * out * perOut + epilogueFlops(op, hasBias);
@@ -168,7 +174,7 @@ int64_t convTransposeFlops(Operation *op) {
   if (!x || !w || w->size() < 2)
     return 0;
   // Every input element scatters into (M / group) * kernel outputs.
-  return 2 * product(*x) * (*w)[1] * product(w->drop_front(2));
+  return 2 * product(*x) * (*w)[1] * product(llvm::ArrayRef<int64_t>(*w).drop_front(2));
 }
 
 /// K of a matrix product: A's contracted dimension.
@@ -193,7 +199,7 @@ int64_t attentionFlops(Operation *op) {
   auto v = staticShape(op->getOperand(2));
   if (!q || !v || q->size() < 2 || v->size() < 2)
     return 0;
-  int64_t batchSq = product(q->drop_back());
+  int64_t batchSq = product(llvm::ArrayRef<int64_t>(*q).drop_back());
   int64_t d = q->back(), sk = (*v)[v->size() - 2], dv = v->back();
   // Q K^T, scale/mask/softmax (about 5 per score), P V.
   return 2 * batchSq * sk * d + 5 * batchSq * sk + 2 * batchSq * sk * dv;

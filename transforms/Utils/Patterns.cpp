@@ -430,8 +430,7 @@ static Operation *onlyUser(Value v) {
   return *v.getUsers().begin();
 }
 
-std::optional<ActivationMatch> matchActivationOf(Value input,
-                                                 bool convKinds) {
+std::optional<ActivationMatch> matchActivationOf(Value input, bool convKinds) {
   ActivationMatch m;
   m.input = input;
   if (Operation *user = onlyUser(input)) {
@@ -531,7 +530,10 @@ matchConvChain(Operation *convOp,
   if (!conv || isClaimed(conv))
     return std::nullopt;
   auto yt = dyn_cast<RankedTensorType>(conv.getY().getType());
-  if (!yt || !yt.hasStaticShape() || !yt.getElementType().isF32())
+  // A dynamic batch or image size is fine (the fused op keeps the Conv's
+  // type); the channel count decides the BatchNormalization match.
+  if (!yt || yt.getRank() < 3 || yt.isDynamicDim(1) ||
+      !yt.getElementType().isF32())
     return std::nullopt;
   ConvChainMatch m;
   m.conv = conv;
@@ -539,9 +541,8 @@ matchConvChain(Operation *convOp,
   Value v = conv.getY();
   bool constantWeights =
       isa_and_nonnull<onnx::ConstantOp>(conv.getW().getDefiningOp());
-  bool constantBias =
-      isNone(conv.getB()) ||
-      isa_and_nonnull<onnx::ConstantOp>(conv.getB().getDefiningOp());
+  bool constantBias = isNone(conv.getB()) || isa_and_nonnull<onnx::ConstantOp>(
+                                                 conv.getB().getDefiningOp());
   // BatchNormalization in inference form over the Conv's channels.
   if (auto bn = dyn_cast_or_null<onnx::BatchNormalizationOp>(onlyUser(v));
       bn && !isClaimed(bn) && constantWeights && constantBias &&

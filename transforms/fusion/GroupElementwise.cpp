@@ -1,8 +1,8 @@
 //===- GroupElementwise.cpp - amk-group-elementwise -----------------------===//
 //
-// Part of AMK. amk-group-elementwise: elementwise chains into amk.fused_elementwise (Passes.td has the contract). It rewrites a
-// match only when its inner values have no use outside it, so no value is
-// computed twice.
+// Part of AMK. amk-group-elementwise: elementwise chains into
+// amk.fused_elementwise (Passes.td has the contract). It rewrites a match only
+// when its inner values have no use outside it, so no value is computed twice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +43,12 @@ public:
         !isa<func::FuncOp>(op->getParentOp()))
       return false;
     auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    return t && t.hasStaticShape();
+    // Small integer values are shape arithmetic: left as ONNX ops, they
+    // fold away once a dynamic model's sizes are bound.
+    bool shapeArithmetic = t && t.getRank() <= 1 &&
+                           isa<IntegerType>(t.getElementType()) &&
+                           t.hasStaticShape() && t.getNumElements() <= 64;
+    return t && t.hasStaticShape() && !shapeArithmetic;
   }
 
   void runOnOperation() override {

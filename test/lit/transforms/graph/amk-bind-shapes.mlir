@@ -5,6 +5,7 @@
 // RUN: amk-opt %t/shape_chain.mlir --pass-pipeline='builtin.module(amk-bind-shapes{dims=batch=8,seq=128})' 2>%t/chain.err | FileCheck %s --check-prefix=CHAIN
 // RUN: FileCheck %s --check-prefix=CHAINWARN < %t/chain.err
 // RUN: amk-opt %t/named.mlir --pass-pipeline='builtin.module(amk-bind-shapes{dims=batch=8 infer=false})' | FileCheck %s --check-prefix=NOINFER
+// RUN: amk-opt %t/fused.mlir --pass-pipeline='builtin.module(amk-bind-shapes{dims=batch=4})' | FileCheck %s --check-prefix=FUSED
 // RUN: amk-opt %t/by_shape.mlir --pass-pipeline='builtin.module(amk-bind-shapes{shapes=x=2x3x5})' | FileCheck %s --check-prefix=SHAPE
 
 //--- named.mlir
@@ -106,5 +107,35 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     %u = "onnx.Unsqueeze"(%s, %axes) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?x1x?xf32>
     %0 = "onnx.Mul"(%x, %u) : (tensor<?x3x?xf32>, tensor<?x1x?xf32>) -> tensor<?x3x?xf32>
     return %0 : tensor<?x3x?xf32>
+  }
+}
+
+// -----
+
+// A model fused before its sizes were known (amk-graph-opt on a dynamic
+// model) becomes static when they are bound: the fused ops and a fused
+// group's body are refined like the ONNX ops they replace.
+
+// FUSED-LABEL: func.func @fused_then_bound(
+// FUSED-SAME: -> tensor<4x16xf32>
+// FUSED: "amk.gemm"{{.*}} -> tensor<4x16xf32>
+// FUSED: ^bb0(%{{.*}}: tensor<4x16xf32>):
+// FUSED: onnx.Relu{{.*}} -> tensor<4x16xf32>
+// FUSED: amk.yield {{.*}} : tensor<4x16xf32>
+// FUSED: -> tensor<4x16xf32>
+// FUSED: "amk.gelu"{{.*}} -> tensor<4x16xf32>
+//--- fused.mlir
+module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @fused_then_bound(%x: tensor<?x8xf32> {onnx.dim_params = ["batch", ""], onnx.name = "x"}) -> tensor<?x16xf32> {
+    %w = "onnx.Constant"() <{value = dense<0.5> : tensor<8x16xf32>}> : () -> tensor<8x16xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %g = "amk.gemm"(%x, %w, %none) : (tensor<?x8xf32>, tensor<8x16xf32>, none) -> tensor<?x16xf32>
+    %e = "amk.fused_elementwise"(%g) ({
+    ^bb0(%a: tensor<?x16xf32>):
+      %r = "onnx.Relu"(%a) : (tensor<?x16xf32>) -> tensor<?x16xf32>
+      "amk.yield"(%r) : (tensor<?x16xf32>) -> ()
+    }) : (tensor<?x16xf32>) -> tensor<?x16xf32>
+    %y = "amk.gelu"(%e) : (tensor<?x16xf32>) -> tensor<?x16xf32>
+    return %y : tensor<?x16xf32>
   }
 }
