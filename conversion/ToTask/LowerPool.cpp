@@ -1,6 +1,7 @@
 //===- LowerPool.cpp - Pooling --------------------------------------------===//
 //
-// Part of AMK. amk-schedule-megakernel: MaxPool, AveragePool and their global forms (design.md).
+// Part of AMK. amk-schedule-megakernel: MaxPool, AveragePool, their global
+// forms, and ReduceMean/ReduceMax as pooling (design.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +78,73 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     rd.push_back(span(xs, r0 * H * W * 4, r1 * H * W * 4));
     wr.push_back(span(yi, r0 * OH * OW * 4, r1 * OH * OW * 4));
+  };
+  return success();
+}
+
+} // namespace amk::totask
+
+namespace amk::totask {
+
+/// ReduceMean and ReduceMax over a contiguous run of axes are pooling: the
+/// input seen as [outer, R, inner] is pooled by an R x 1 window into
+/// [outer, 1, inner], one row of tasks per outer index. keepdims only
+/// changes the result's type, not its bytes.
+LogicalResult Scheduler::lowerReduce(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!xt.getElementType().isF32() || !xt.hasStaticShape())
+    return unsupported(op, "only float32 reductions of a static tensor are "
+                           "implemented");
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> axes = intsAttr(op, "axes");
+  if (op->getNumOperands() > 1 && !isNoneValue(op->getOperand(1))) {
+    auto c = amk::getConstantTensor(op->getOperand(1));
+    if (!c)
+      return unsupported(op, "its axes are not a constant");
+    auto v = c->toInt64Vector();
+    axes.assign(v.begin(), v.end());
+  }
+  if (axes.empty()) {
+    if (intAttr(op, "noop_with_empty_axes", 0))
+      return unsupported(op, "noop_with_empty_axes is not implemented");
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  for (int64_t &a : axes) {
+    if (a < -rank || a >= rank)
+      return unsupported(op, "axis " + Twine(a) + " is out of range");
+    a = a < 0 ? a + rank : a;
+  }
+  llvm::sort(axes);
+  for (size_t i = 1; i < axes.size(); ++i)
+    if (axes[i] != axes[i - 1] + 1)
+      return unsupported(op, "its axes are not contiguous (reduce over "
+                             "adjacent axes, or transpose first)");
+  int64_t outer = 1, R = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < axes.front() ? outer : d <= axes.back() ? R : inner) *=
+        xt.getDimSize(d);
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_POOL);
+  k.slots = {*xi, yi};
+  k.ip.assign(AMK_SP_NUM_IPARAMS, 0);
+  int64_t *ip = k.ip.data();
+  ip[AMK_SP_N] = outer, ip[AMK_SP_C] = 1, ip[AMK_SP_H] = R,
+  ip[AMK_SP_W] = inner, ip[AMK_SP_OC] = 1, ip[AMK_SP_KH] = R,
+  ip[AMK_SP_KW] = 1, ip[AMK_SP_OH] = 1, ip[AMK_SP_OW] = inner,
+  ip[AMK_SP_SH] = 1, ip[AMK_SP_SW] = 1, ip[AMK_SP_DH] = 1, ip[AMK_SP_DW] = 1,
+  ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = isa<onnx::ReduceMaxOp>(op) ? 0 : 2;
+  k.rows = outer;
+  k.flops = 1.0 * outer * R * inner;
+  k.bytes = 4.0 * outer * inner * (R + 1);
+  int xs = *xi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0 * R * inner * 4, r1 * R * inner * 4));
+    wr.push_back(span(yi, r0 * inner * 4, r1 * inner * 4));
   };
   return success();
 }

@@ -216,6 +216,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerGemm(op); })
       .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,
             onnx::GlobalMaxPoolOp>([&](Operation *op) { return lowerPool(op); })
+      .Case<onnx::ReduceMeanOp, onnx::ReduceMaxOp>(
+          [&](Operation *op) { return lowerReduce(op); })
       .Case([&](onnx::SoftmaxOp op) {
         return lowerSoftmax(op, op->getOperand(0),
                             softmaxAxis(op, intAttr(op, "axis", -1)),

@@ -161,6 +161,7 @@ private:
   LogicalResult lowerConv(Operation *op);
   LogicalResult lowerGemm(Operation *op);
   LogicalResult lowerPool(Operation *op);
+  LogicalResult lowerReduce(Operation *op);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y);
   LogicalResult lowerLayerNorm(Operation *op);

@@ -263,3 +263,34 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 }
 // CHECK-LABEL: amk_task.program @output_view
 // CHECK: amk_task.buffer {kind = "output", size = 96 : i64, type = tensor<2x3x4xf32>}
+
+// -----
+
+//--- reduce_as_pool.mlir
+// ReduceMean and ReduceMax over adjacent axes are pooling: [2, 3, 4] over
+// axis 1 is N=2 rows of a 3 x 1 window over W=4 (mode 2: the mean, 0: the
+// max); keepdims changes only the result's type. Axes that are not
+// adjacent are refused by name.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @reduce_as_pool(%x: tensor<2x3x4xf32>) -> (tensor<2x4xf32>, tensor<2x1x4xf32>) {
+    %ax = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %m = "onnx.ReduceMean"(%x, %ax) <{keepdims = 0 : i64}> : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x4xf32>
+    %n = "onnx.ReduceMax"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    return %m, %n : tensor<2x4xf32>, tensor<2x1x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @reduce_as_pool
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 2>, {{.*}}op = "onnx.ReduceMean"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 0>, {{.*}}op = "onnx.ReduceMax"}
+
+// -----
+
+//--- reduce_not_adjacent.mlir
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @reduce_not_adjacent(%x: tensor<2x3x4xf32>) -> tensor<3xf32> {
+    %ax = "onnx.Constant"() <{value = dense<[0, 2]> : tensor<2xi64>}> : () -> tensor<2xi64>
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.ReduceMean': its axes are not contiguous (reduce over adjacent axes, or transpose first)}}
+    %m = "onnx.ReduceMean"(%x, %ax) <{keepdims = 0 : i64}> : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<3xf32>
+    return %m : tensor<3xf32>
+  }
+}
