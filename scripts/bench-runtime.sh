@@ -6,6 +6,16 @@
 # threads. A figure is kept only when the run's outputs matched ORT's
 # (amk-run --compare-ort: 1e-4 of each output's scale); a mismatch is
 # reported as FAIL and counts as a failed benchmark.
+# Then throughput at batch 8 the same way, on each model's dynamic export
+# (<model>_dyn_op17.onnx next to it, when there is one): the other dynamic
+# dimensions at the zoo's sizes (224x224 images, 128 tokens), token-id
+# inputs generated realistic (ids below the vocabulary, all-ones masks);
+# inferences/s = 8 / median seconds, AMK's over ORT's.
+# Then compile time per model (batch-1 model): amk-run's own pipeline
+# timer (shape binding, graph passes, schedule) at 1 and 2 threads, and the
+# wall time of a separate amk-run process at 1 thread without the
+# benchmark or ORT, less its one run (import, pipeline, program load,
+# session, random inputs, process start and exit).
 # Then the microbenchmarks: machine peak (FMA loop, the runtime's GEMM,
 # triad bandwidth) and per-task dispatch overhead (10,000 empty tasks
 # alternating between 2 workers).
@@ -14,7 +24,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMK_BUILD_DIR:-$root/build}"
-iters=30; warmup=5; out="$build/bench"; models=()
+iters=30; warmup=5; out="$build/bench"; models=(); batch=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --iters) iters=$2; shift 2 ;;
@@ -30,12 +40,48 @@ if [ ${#models[@]} -eq 0 ]; then
 fi
 mkdir -p "$out"
 results="$out/results.jsonl"; : > "$results"
+results8="$out/results_batch$batch.jsonl"; : > "$results8"
+compile="$out/compile.jsonl"; : > "$compile"
+failures="$out/failures.jsonl"; : > "$failures"
 failed=0
+# A run that did not pass: counted, printed, listed in bench.md.
+fail() { # what, exit status, json
+  failed=$((failed + 1))
+  echo "FAIL $1 (exit $2): $(head -c 600 "$out/err.txt")"
+  echo "$3" | head -c 2000
+  /usr/bin/python3 -c 'import json, sys; print(json.dumps({"run": sys.argv[1], "exit": int(sys.argv[2]), "ok": False}))' \
+    "$1" "$2" >> "$failures"
+}
+# Appends amk-run's json to a file with extra fields (NAME=VALUE...).
+record() { # file, json, fields...
+  local file=$1 json=$2; shift 2
+  echo "$json" | /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+for kv in sys.argv[1:]:
+    k, v = kv.split("=", 1)
+    try: v = int(v)
+    except ValueError:
+        try: v = float(v)
+        except ValueError: pass
+    r[k] = v
+print(json.dumps(r))' "$@" >> "$file"
+}
 for m in "${models[@]}"; do
   [ -f "$m" ] || { echo "missing $m (run scripts/build.sh zoo zoo-large)"; exit 2; }
   inputs=()
   d="${m%_op*.onnx}_inputs"
   [ -d "$d" ] && inputs=(--input-dir "$d")
+  # Compile time: a process of its own, no benchmark, no ORT.
+  t0=$EPOCHREALTIME
+  json=$("$build/bin/amk-run" "$m" "${inputs[@]}" --seed 7 --threads 1 --json 2>"$out/err.txt")
+  rc=$?; t1=$EPOCHREALTIME
+  if [ $rc -ne 0 ] || [ -z "$json" ]; then
+    fail "$(basename "$m") compile threads=1" $rc "$json"
+  else
+    record "$compile" "$json" threads=1 \
+      "wall_seconds=$(/usr/bin/python3 -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$t0" "$t1")"
+  fi
   for t in 1 2; do
     n=$iters; w=$warmup
     # ViT-B/16 takes ~0.3 s a run: fewer iterations.
@@ -44,24 +90,92 @@ for m in "${models[@]}"; do
            --bench --iters "$n" --warmup "$w" --compare-ort --json 2>"$out/err.txt")
     rc=$?
     if [ $rc -ne 0 ] || [ -z "$json" ]; then
-      failed=$((failed + 1))
-      echo "FAIL $(basename "$m") threads=$t (exit $rc): $(head -c 600 "$out/err.txt")"
-      echo "$json" | head -c 2000
+      fail "$(basename "$m") threads=$t" $rc "$json"
       continue
     fi
-    echo "$json" | /usr/bin/python3 -c '
-import json, sys
-r = json.load(sys.stdin); r["threads"] = int(sys.argv[1])
-print(json.dumps(r))' "$t" >> "$results"
+    record "$results" "$json" "threads=$t"
+  done
+done
+# Throughput at batch 8, on the dynamic exports of the models above.
+for m in "${models[@]}"; do
+  dyn="${m%_op*.onnx}_dyn_op17.onnx"
+  [ -f "$dyn" ] || { echo "no dynamic export of $(basename "$m"): no batch-$batch figure"; continue; }
+  # The input shapes, then amk-run's arguments, one a line: --dim for each
+  # dim_param, or, for a model with integer inputs (token ids, masks), an
+  # input directory with realistic values (random ids make masks of -10^4
+  # multiples, where float32 softmax is ill-conditioned for every engine).
+  args=$(/usr/bin/python3 - "$dyn" "$out/$(basename "${dyn%.onnx}")_batch${batch}_inputs" "$batch" 2>"$out/err.txt" <<'PY'
+import os, sys
+import numpy as np, onnx
+path, work, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sizes = {"batch": batch, "height": 224, "width": 224, "sequence": 128}
+m = onnx.load(path, load_external_data=False)
+init = {i.name for i in m.graph.initializer}
+ins = [i for i in m.graph.input if i.name not in init]
+names = []
+for i in ins:
+    for d in i.type.tensor_type.shape.dim:
+        if d.dim_param and d.dim_param not in names:
+            names.append(d.dim_param)
+unknown = [n for n in names if n not in sizes]
+if unknown:
+    sys.exit(f"{path}: no size for the dynamic dimension(s) {unknown}")
+def shape(i):
+    return [d.dim_value or sizes[d.dim_param] for d in i.type.tensor_type.shape.dim]
+print(",".join(i.name + "=" + "x".join(map(str, shape(i))) for i in ins))
+ints = {onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32}
+if not any(i.type.tensor_type.elem_type in ints for i in ins):
+    for n in names:
+        print(f"--dim={n}={sizes[n]}")
+    sys.exit()
+os.makedirs(work, exist_ok=True)
+r = np.random.default_rng(7)
+for i in ins:
+    t = i.type.tensor_type.elem_type
+    if t not in ints:
+        v = r.standard_normal(shape(i)).astype(onnx.helper.tensor_dtype_to_np_dtype(t))
+    elif "mask" in i.name:
+        v = np.ones(shape(i), ints[t])
+    else:  # token ids below BERT-like's vocabulary (8192)
+        v = r.integers(0, 8192, shape(i), dtype=ints[t])
+    np.save(os.path.join(work, i.name + ".npy"), v)
+print(f"--input-dir={work}")
+PY
+)
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    fail "$(basename "$dyn") batch=$batch" $rc ""
+    continue
+  fi
+  mapfile -t b8 <<< "$args"
+  shapes=${b8[0]}; b8=("${b8[@]:1}")
+  for t in 1 2; do
+    json=$("$build/bin/amk-run" "$dyn" "${b8[@]}" --seed 7 --threads "$t" \
+           --bench --iters "$iters" --warmup "$warmup" --compare-ort --json 2>"$out/err.txt")
+    rc=$?
+    if [ $rc -ne 0 ] || [ -z "$json" ]; then
+      fail "$(basename "$dyn") batch=$batch threads=$t" $rc "$json"
+      continue
+    fi
+    record "$results8" "$json" "threads=$t" "batch=$batch" "input_shapes=$shapes"
   done
 done
 "$build/bin/amk-runtime-bench" peak --threads 1 > "$out/peak1.json"
 "$build/bin/amk-runtime-bench" peak --threads 2 > "$out/peak2.json"
 "$build/bin/amk-runtime-bench" dispatch --tasks 10000 --workers 2 > "$out/dispatch.json"
-/usr/bin/python3 - "$out" <<'PY'
+/usr/bin/python3 - "$out" "$batch" <<'PY'
 import json, math, os, platform, subprocess, sys
-out = sys.argv[1]
-rows = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
+out, batch = sys.argv[1], int(sys.argv[2])
+def jsonl(name):
+    return [json.loads(l) for l in open(os.path.join(out, name))]
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+def name(r):
+    return os.path.basename(r["model"]).replace(".onnx", "")
+rows = jsonl("results.jsonl")
+rows8 = jsonl(f"results_batch{batch}.jsonl")
+comp = jsonl("compile.jsonl")
+fails = jsonl("failures.jsonl")
 peak = {t: json.load(open(os.path.join(out, f"peak{t}.json"))) for t in (1, 2)}
 disp = json.load(open(os.path.join(out, "dispatch.json")))
 cpu = "unknown"
@@ -69,6 +183,7 @@ for line in open("/proc/cpuinfo"):
     if line.startswith("model name"):
         cpu = line.split(":", 1)[1].strip(); break
 lines = [f"Machine: {cpu}, {os.cpu_count()} CPUs; {platform.platform()}", "",
+         "Latency at batch 1:", "",
          "| model | threads | AMK median ms | ORT median ms | AMK/ORT | AMK GFLOP/s | % of FMA peak | outputs vs ORT |",
          "|---|---|---|---|---|---|---|---|"]
 ratios = []
@@ -78,17 +193,68 @@ for r in rows:
     gf = r["runtime"].get("gflops_per_s", 0.0)
     pk = peak[r["threads"]]["fma_gflops"]
     ok = "ok" if r["ok"] else "MISMATCH"
-    name = os.path.basename(r["model"]).replace(".onnx", "")
-    lines.append(f"| {name} | {r['threads']} | {a:.3f} | {o:.3f} | {ratio:.3f} | {gf:.1f} | {100*gf/pk:.1f} | {ok} |")
-geo = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+    lines.append(f"| {name(r)} | {r['threads']} | {a:.3f} | {o:.3f} | {ratio:.3f} | {gf:.1f} | {100*gf/pk:.1f} | {ok} |")
+geo = geomean(ratios)
 lines += ["", f"Geometric mean AMK/ORT: {geo:.3f} over {len(ratios)} measurements; worst {max(ratios, default=float('nan')):.3f}", ""]
+
+# Throughput: inferences/s = batch / median seconds; ratio AMK over ORT
+# (above 1: AMK does more inferences per second).
+lines += [f"Throughput at batch {batch} (dynamic exports; inferences/s = {batch} / median s; AMK/ORT above 1 is AMK ahead):", "",
+          "| model | threads | input shapes | AMK median ms | ORT median ms | AMK inf/s | ORT inf/s | AMK/ORT throughput | outputs vs ORT |",
+          "|---|---|---|---|---|---|---|---|---|"]
+tput = []
+for r in rows8:
+    a = r["runtime"]["median_ms"]; o = r["onnxruntime_latency"]["median_ms"]
+    ai, oi = batch / (a / 1e3), batch / (o / 1e3)
+    shapes = r.get("input_shapes", "")
+    t = {"model": r["model"], "threads": r["threads"], "batch": batch,
+         "amk_median_ms": a, "ort_median_ms": o, "amk_inferences_per_s": ai,
+         "ort_inferences_per_s": oi, "amk_over_ort_throughput": ai / oi, "ok": r["ok"]}
+    tput.append(t)
+    ok = "ok" if r["ok"] else "MISMATCH"
+    lines.append(f"| {name(r)} | {r['threads']} | {shapes} | {a:.3f} | {o:.3f} | {ai:.1f} | {oi:.1f} | {ai / oi:.3f} | {ok} |")
+tgeo = {}
+lines.append("")
+for th in (1, 2):
+    xs = [t["amk_over_ort_throughput"] for t in tput if t["threads"] == th and t["ok"]]
+    tgeo[th] = geomean(xs) if xs else None
+    lines.append(f"Geometric mean AMK/ORT throughput, {th} thread(s): "
+                 + (f"{tgeo[th]:.3f} over {len(xs)} models; worst {min(xs):.3f}" if xs else "no passing run"))
+lines.append("")
+
+# Compile time for one shape (the batch-1 model).
+lines += ["Compile time, batch-1 model. pipeline s: amk-run's own timer (shape binding, graph passes, "
+          "schedule to a task program), 1 thread from the process below, 2 threads from the benchmark run; "
+          "process s: wall time of a separate amk-run at 1 thread without --bench or ORT, less its one run "
+          "(adds the ONNX import, the program's validation and load with weight packing, the session, "
+          "random inputs, process start and exit):", "",
+          "| model | tasks (1 thread) | pipeline s, 1 thread | pipeline s, 2 threads | process s, 1 thread |",
+          "|---|---|---|---|---|"]
+compile_rows = []
+for c in comp:
+    pl = {r["threads"]: r["pipeline"]["seconds"] for r in rows if r["model"] == c["model"] and "pipeline" in r}
+    pl[1] = c["pipeline"]["seconds"]
+    e = {"model": c["model"], "threads": 1, "tasks": c["runtime"]["tasks"],
+         "pipeline_seconds": {str(t): s for t, s in sorted(pl.items())},
+         "process_seconds_less_run": c["wall_seconds"] - c["seconds"],
+         "process_wall_seconds": c["wall_seconds"], "first_run_seconds": c["seconds"]}
+    compile_rows.append(e)
+    f = lambda t: f"{pl[t]:.3f}" if t in pl else "-"
+    lines.append(f"| {name(c)} | {e['tasks']} | {f(1)} | {f(2)} | {e['process_seconds_less_run']:.3f} |")
+lines.append("")
+
+if fails:
+    lines += ["Failed runs (not counted): " + "; ".join(f"{f['run']} (exit {f['exit']})" for f in fails), ""]
 for t in (1, 2):
     p = peak[t]
     lines.append(f"Peak, {t} thread(s): FMA loop {p['fma_gflops']:.1f} GFLOP/s; runtime GEMM 512^3 {p['gemm512_gflops']:.1f} GFLOP/s ({100*p['gemm_fraction_of_peak']:.1f}% of FMA peak); triad {p['triad_gbps']:.1f} GB/s")
 lines.append(f"Dispatch: {disp['tasks']} empty tasks alternating between {disp['workers']} workers: median {disp['ns_per_task_median']:.1f} ns per task (min {disp['ns_per_task_min']:.1f})")
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "bench.md"), "w").write(text)
-json.dump({"runs": rows, "peak": peak, "dispatch": disp, "geomean_amk_over_ort": geo},
+json.dump({"runs": rows, "peak": peak, "dispatch": disp, "geomean_amk_over_ort": geo,
+           "throughput": {"batch": batch, "runs": rows8, "summary": tput,
+                          "geomean_amk_over_ort_throughput": {str(t): g for t, g in tgeo.items()}},
+           "compile": compile_rows, "failures": fails},
           open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(text)
 PY
