@@ -348,18 +348,42 @@ static ProgramStats statsOf(task::ProgramOp program,
   return s;
 }
 
-static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
-                                const RunOptions &options, ModelRun &run) {
-  // Inputs and the interface come from the graph before compilation.
-  run.func = ref::Interpreter(original).getFunction();
-  if (!run.func)
-    return error("the module has no function @main_graph");
-  auto inputs = prepareInputs(run.func, options.inputs);
-  if (!inputs)
-    return inputs.takeError();
-  run.inputs = std::move(*inputs);
-  // A model with dynamic dimensions is compiled for the inputs' shapes.
+std::string ProgramCache::keyOf(func::FuncOp func,
+                                llvm::ArrayRef<RValue> inputs) {
+  std::string key;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    key += (i ? "," : "") + inputName(func, i) + "=";
+    if (!v.isTensor()) {
+      key += "?";
+      continue;
+    }
+    llvm::ArrayRef<int64_t> shape = v.getTensor().shape();
+    for (auto [d, n] : llvm::enumerate(shape))
+      key += (d ? "x" : "") + std::to_string(n);
+    if (shape.empty())
+      key += "scalar";
+  }
+  return key;
+}
+
+ProgramCache::Entry *ProgramCache::find(llvm::StringRef key) {
+  for (auto &e : all)
+    if (e->key == key)
+      return e.get();
+  return nullptr;
+}
+
+ProgramCache::Entry &ProgramCache::insert(std::unique_ptr<Entry> entry) {
+  all.push_back(std::move(entry));
+  return *all.back();
+}
+
+/// Compiles `module` (bound to the inputs' shapes first) into `entry`:
+/// program, JIT code, session.
+static llvm::Error compileShape(ModuleOp module, const RunOptions &options,
+                                ModelRun &run, ProgramCache::Entry &entry) {
   auto start = Clock::now();
+  // A model with dynamic dimensions is compiled for the inputs' shapes.
   if (llvm::Error e = bindInputShapes(module, run.func, run.inputs))
     return e;
   run.pipelineSeconds += secondsSince(start);
@@ -373,23 +397,59 @@ static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
   auto compiled = loadCompiledProgram(module, popts);
   if (!compiled)
     return compiled.takeError();
-  std::unique_ptr<JitProgram> jitted;
+  entry.compiled = std::move(*compiled);
   if (options.engine == Engine::Jit) {
     auto start = Clock::now();
-    auto j = jitTaskProgram(compiled->program, *compiled->loaded);
+    auto j = jitTaskProgram(entry.compiled.program, *entry.compiled.loaded);
     if (!j)
       return j.takeError();
-    jitted = std::move(*j);
+    entry.jit = std::move(*j);
     run.jitSeconds = secondsSince(start);
   }
   amk_rt_options ropts{};
   ropts.single_thread = options.singleThread;
   ropts.trace = !options.tracePath.empty();
   ropts.hang_timeout_s = options.hangTimeout;
-  auto session = Session::create(*compiled->loaded, jitted.get(), ropts);
+  auto session =
+      Session::create(*entry.compiled.loaded, entry.jit.get(), ropts);
   if (!session)
     return session.takeError();
-  Session &s = **session;
+  entry.session = std::move(*session);
+  entry.compileSeconds = secondsSince(start);
+  return llvm::Error::success();
+}
+
+static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
+                                const RunOptions &options, ModelRun &run) {
+  // Inputs and the interface come from the graph before compilation.
+  run.func = ref::Interpreter(original).getFunction();
+  if (!run.func)
+    return error("the module has no function @main_graph");
+  auto inputs = prepareInputs(run.func, options.inputs);
+  if (!inputs)
+    return inputs.takeError();
+  run.inputs = std::move(*inputs);
+  run.shapeKey = ProgramCache::keyOf(run.func, run.inputs);
+  ProgramCache *cache = options.cache;
+  std::unique_ptr<ProgramCache::Entry> owned;
+  ProgramCache::Entry *entry = cache ? cache->find(run.shapeKey) : nullptr;
+  if (entry) {
+    run.cacheHit = true;
+    ++cache->hits;
+  } else {
+    owned = std::make_unique<ProgramCache::Entry>();
+    owned->key = run.shapeKey;
+    // Through a cache every shape compiles from the model as given.
+    if (cache)
+      owned->module = module.clone();
+    if (llvm::Error e = compileShape(cache ? *owned->module : module, options,
+                                     run, *owned))
+      return e;
+    entry = cache ? &cache->insert(std::move(owned)) : owned.get();
+  }
+  Session &s = *entry->session;
+  if (entry->uses++)
+    s.freshOutputs(); // The last run's outputs went to its caller.
   auto set = s.bindInputs(run.inputs);
   if (!set)
     return set.takeError();
@@ -426,7 +486,7 @@ static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
     if (llvm::Error e = s.writeTrace(options.tracePath))
       return e;
   run.outputs = s.takeOutputs();
-  run.program = statsOf(compiled->program, s.program());
+  run.program = statsOf(entry->compiled.program, s.program());
   return llvm::Error::success();
 }
 

@@ -133,6 +133,36 @@ private:
 /// Which engine runs a model (amk-run).
 enum class Engine { Reference, Runtime, Jit };
 
+/// The programs of one model compiled per input shapes: a model with
+/// dynamic dimensions is compiled once for each shape it runs at, and a
+/// shape seen again reuses its program, JIT code and session (workers,
+/// arena). Compiling is paid per shape; the cache says what it cost.
+class ProgramCache {
+public:
+  struct Entry {
+    std::string key; ///< ProgramCache::keyOf of the inputs.
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    CompiledProgram compiled;
+    std::unique_ptr<JitProgram> jit;
+    std::unique_ptr<Session> session;
+    /// Binding, the pipeline, the schedule, validation, loading, the JIT
+    /// and the session's start: everything a new shape costs.
+    double compileSeconds = 0;
+    unsigned uses = 0;
+  };
+  /// The inputs' shapes as a key: `name=1x3x224x224,mask=1x128`.
+  static std::string keyOf(mlir::func::FuncOp func,
+                           llvm::ArrayRef<ref::RValue> inputs);
+  Entry *find(llvm::StringRef key);
+  Entry &insert(std::unique_ptr<Entry> entry);
+  const std::vector<std::unique_ptr<Entry>> &entries() const { return all; }
+  /// Runs that found their shape compiled.
+  unsigned hits = 0;
+
+private:
+  std::vector<std::unique_ptr<Entry>> all;
+};
+
 struct RunOptions {
   Engine engine = Engine::Runtime;
   /// Runs on the model first; on the reference interpreter only when not
@@ -150,6 +180,9 @@ struct RunOptions {
   /// Benchmark: `warmup` runs, then `iters` (at least one) timed ones.
   bool bench = false;
   unsigned warmup = 5, iters = 50;
+  /// Runtime and JIT: compile through this cache (the module given to
+  /// runModel is then left as it is, each shape compiled from a copy).
+  ProgramCache *cache = nullptr;
 };
 
 /// What the runtime ran.
@@ -170,6 +203,10 @@ struct ModelRun {
   std::vector<double> benchSeconds;
   std::optional<double> jitSeconds;
   std::optional<ProgramStats> program; ///< Runtime and JIT.
+  /// With a ProgramCache: the inputs' shapes, and whether they were
+  /// compiled already (pipelineSeconds and jitSeconds are then 0).
+  std::string shapeKey;
+  bool cacheHit = false;
   std::shared_ptr<ref::Interpreter> interpreter;
 };
 

@@ -64,6 +64,13 @@ static cl::list<std::string>
          cl::desc("NAME=N: size of a symbolic dimension of random inputs "
                   "(by its dim_param; default 1); repeatable"),
          cl::cat(runCat));
+static cl::list<std::string> dimSets(
+    "dim-set",
+    cl::desc("NAME=N,NAME=N: run the model once more with its dimensions at "
+             "these sizes (random inputs); repeatable: one process runs every "
+             "set in order, compiling each distinct input shape once (a "
+             "program cache) and reporting compile time against run time"),
+    cl::cat(runCat));
 static cl::opt<std::string> outputDir("output-dir",
                                       cl::desc("Write the outputs here"),
                                       cl::init(""), cl::cat(runCat));
@@ -261,6 +268,86 @@ void printReport(const nlohmann::ordered_json &report,
   }
 }
 
+/// --dim-set: runs the model once per set through one program cache, each
+/// run checked as a single run is; prints a line per run and what the
+/// cache saved. Returns the exit status.
+int runShapeSets(ModuleOp module, ModuleOp original, amk::RunOptions ro,
+                 amk::CheckOptions check) {
+  amk::ProgramCache cache;
+  ro.cache = &cache;
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  int status = 0;
+  double runSeconds = 0;
+  for (auto [i, set] : llvm::enumerate(dimSets)) {
+    ro.inputs.dims.assign(dims.begin(), dims.end());
+    llvm::SmallVector<llvm::StringRef> entries;
+    llvm::StringRef(set).split(entries, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef e : entries)
+      ro.inputs.dims.push_back(e.trim().str());
+    amk::ModelRun run = errors(amk::runModel(module, original, ro));
+    nlohmann::ordered_json latency = amk::runtimeJSON(run, bench, warmup);
+    check.ortOptions.threads = latency.value("workers", 1);
+    amk::ExpectedOutputs expected =
+        errors(amk::expectedOutputs(module, original, run, check));
+    nlohmann::ordered_json r;
+    r["dims"] = set;
+    r["shapes"] = run.shapeKey;
+    r["cache_hit"] = run.cacheHit;
+    if (!run.cacheHit)
+      r["compile_seconds"] = cache.find(run.shapeKey)->compileSeconds;
+    r["seconds"] = run.seconds;
+    r["runtime"] = latency;
+    r["outputs"] = nlohmann::ordered_json::array();
+    bool ok = amk::compareOutputs(run, check, expected, r["outputs"]);
+    r["compared_with"] = expected.against;
+    r["ok"] = ok;
+    status |= ok ? 0 : 1;
+    double t = bench ? latency["median_ms"].get<double>() / 1e3 : run.seconds;
+    runSeconds += t;
+    if (!jsonOut) {
+      llvm::outs() << llvm::formatv("run {0} ({1}): ", i, run.shapeKey);
+      if (run.cacheHit)
+        llvm::outs() << "program reused";
+      else
+        llvm::outs() << llvm::formatv("compiled in {0:f3} s",
+                                      r["compile_seconds"].get<double>());
+      llvm::outs() << llvm::formatv("; ran in {0:f3} ms{1}", t * 1e3,
+                                    bench ? " (median)" : "");
+      if (!expected.against.empty())
+        llvm::outs() << (ok ? "; outputs ok vs " : "; outputs MISMATCH vs ")
+                     << expected.against;
+      llvm::outs() << "\n";
+    }
+    runs.push_back(std::move(r));
+  }
+  double compileSeconds = 0;
+  for (const auto &e : cache.entries())
+    compileSeconds += e->compileSeconds;
+  nlohmann::ordered_json summary = {
+      {"runs", dimSets.size()},
+      {"shapes_compiled", cache.entries().size()},
+      {"reused", cache.hits},
+      {"compile_seconds", compileSeconds},
+      {"run_seconds", runSeconds}};
+  if (jsonOut) {
+    nlohmann::ordered_json report;
+    report["model"] = modelPath.getValue();
+    report["engine"] = jit ? "jit" : "runtime";
+    report["pipeline"] = ro.pipeline;
+    report["runs"] = std::move(runs);
+    report["program_cache"] = summary;
+    report["ok"] = status == 0;
+    llvm::outs() << report.dump(2) << "\n";
+  } else {
+    llvm::outs() << llvm::formatv(
+        "program cache: {0} runs, {1} shapes compiled in {2:f3} s, {3} "
+        "reused; the runs took {4:f3} ms\n",
+        dimSets.size(), cache.entries().size(), compileSeconds, cache.hits,
+        runSeconds * 1e3);
+  }
+  return status;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -317,6 +404,25 @@ int main(int argc, char **argv) {
   ro.bench = bench;
   ro.warmup = warmup;
   ro.iters = iters;
+
+  if (!dimSets.empty()) {
+    if (reference || !inputFiles.empty() || !inputDir.empty() ||
+        !outputDir.empty() || !tracePath.empty() || checkPipeline ||
+        !compareDir.empty())
+      errors.fail("--dim-set runs random inputs on the compiled runtime; it "
+                  "cannot be combined with --reference, --input, "
+                  "--input-dir, --output-dir, --trace, --check-pipeline or "
+                  "--compare");
+    amk::CheckOptions check;
+    check.checkReference = checkReference;
+    check.compareOrt = compareOrt;
+    if (bench)
+      check.ortOptions.iterations = warmup + std::max(1u, iters.getValue());
+    check.modelPath = modelPath;
+    check.rtol = relTol;
+    check.atol = absTol;
+    return runShapeSets(*module, *original, ro, check);
+  }
   amk::ModelRun run =
       errors(amk::runModel(*module, original ? *original : ModuleOp(), ro));
 
