@@ -4,7 +4,8 @@
 #                 [PIPELINE "builtin.module(...)"]   # default: --target/--precision
 #                 [TARGET_DEVICE cpu] [PRECISION fp32]
 #                 [CALIBRATION_DATA dir] [RECORDS records.jsonl]
-#                 [WORKERS n] [NAME c_name] [SHARED])
+#                 [WORKERS n] [NAME c_name] [SHARED]
+#                 [INPUT_SHAPES x=1x3x224x224 ...] [DIMS batch=8 ...])
 #
 # Gives the target `my_model` to link: the generated library (static by
 # default) with its header `<NAME>.h` on the include path and AMK::runtime.
@@ -14,11 +15,16 @@
 # RECORDS when it holds one; without RECORDS no tuning records are read
 # (a build does not depend on the user's cache). Errors that can be found at configure
 # time are reported there: a missing model, a pipeline that does not parse,
-# bad arguments. docs/integration.md has the details.
+# bad arguments. A model with dynamic dimensions is compiled for the sizes
+# INPUT_SHAPES and DIMS give (amk-compile --input-shape/--dim): an input or
+# dimension named again starts another shape set, and each set becomes a
+# variant of the library that <NAME>_session_create_for_shapes selects.
+# docs/integration.md has the details.
 
 function(amk_add_model)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "SHARED"
-    "TARGET;MODEL;PIPELINE;TARGET_DEVICE;PRECISION;WORKERS;NAME;CALIBRATION_DATA;RECORDS" "")
+    "TARGET;MODEL;PIPELINE;TARGET_DEVICE;PRECISION;WORKERS;NAME;CALIBRATION_DATA;RECORDS"
+    "INPUT_SHAPES;DIMS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "amk_add_model: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -50,6 +56,12 @@ function(amk_add_model)
   endif()
 
   set(args "${model}" --name=${name} --quiet)
+  foreach(shape IN LISTS ARG_INPUT_SHAPES)
+    list(APPEND args "--input-shape=${shape}")
+  endforeach()
+  foreach(dim IN LISTS ARG_DIMS)
+    list(APPEND args "--dim=${dim}")
+  endforeach()
   if(DEFINED ARG_PIPELINE)
     list(APPEND args "--pipeline=${ARG_PIPELINE}")
   endif()

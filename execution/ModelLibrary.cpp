@@ -10,6 +10,8 @@
 #include "execution/HostCode.h"
 #include "runtime/include/amk/model.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/ArchiveWriter.h"
@@ -75,6 +77,155 @@ amk::emitModelObject(task::ProgramOp program, llvm::StringRef name,
   llvm::SmallString<0> object;
   llvm::raw_svector_ostream os(object);
   if (failed(emitObjectFile(*host, os)))
+    return error("cannot emit the object file");
+  return std::move(object);
+}
+
+uint64_t amk::combineVariantHashes(llvm::ArrayRef<uint64_t> hashes) {
+  // FNV-1a over the variants' hashes in order: stable across runs and
+  // machines, as the header's copy must be.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t v : hashes)
+    for (int b = 0; b < 8; ++b) {
+      h ^= (v >> (8 * b)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  return h;
+}
+
+std::string amk::variantPrefix(llvm::StringRef name, unsigned index) {
+  return (name + "_v" + llvm::Twine(index)).str();
+}
+
+/// Moves every top-level op of `from` into `into`; an external declaration
+/// both hold (a runtime entry point) is kept once, any other symbol both
+/// define is an error.
+static bool isDeclaration(Operation *op) {
+  if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op))
+    return f.isExternal();
+  if (auto g = dyn_cast<LLVM::GlobalOp>(op))
+    return !g.getValueOrNull() && g.getInitializerRegion().empty();
+  return false;
+}
+
+static llvm::Error mergeModule(ModuleOp into, ModuleOp from) {
+  SymbolTable table(into);
+  for (Operation &op : llvm::make_early_inc_range(*from.getBody())) {
+    if (auto sym = dyn_cast<SymbolOpInterface>(op))
+      if (Operation *existing = table.lookup(sym.getName())) {
+        if (isDeclaration(&op) && isDeclaration(existing))
+          continue;
+        return error("two variants define the symbol '" + sym.getName() +
+                     "'");
+      }
+    op.remove();
+    into.push_back(&op);
+    if (auto sym = dyn_cast<SymbolOpInterface>(op))
+      table.insert(&op);
+  }
+  return llvm::Error::success();
+}
+
+/// The model descriptor of a library with several variants: `NAME_model()`
+/// returns an amk_model whose program is variant 0's and whose `variants`
+/// lists each variant's own descriptor.
+static void addVariantTable(ModuleOp module, llvm::StringRef name,
+                            unsigned count, uint64_t hash,
+                            llvm::StringRef pipeline) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32),
+       i64 = IntegerType::get(ctx, 64);
+  auto sym = [&](llvm::StringRef suffix) { return (name + "_" + suffix).str(); };
+  auto string = [&](llvm::StringRef suffix, llvm::StringRef text) {
+    std::string z = text.str();
+    z.push_back('\0');
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(i8, z.size()),
+                           true, LLVM::Linkage::Internal, sym(suffix),
+                           b.getStringAttr(z), 1);
+  };
+  auto initialized = [&](llvm::StringRef suffix, Type type,
+                         llvm::function_ref<Value(OpBuilder &)> fill) {
+    auto g = LLVM::GlobalOp::create(b, loc, type, true,
+                                    LLVM::Linkage::Internal, sym(suffix),
+                                    Attribute(), 8);
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&g.getInitializerRegion());
+    LLVM::ReturnOp::create(b, loc, fill(b));
+  };
+  auto addr = [&](OpBuilder &ib, llvm::StringRef full) -> Value {
+    return LLVM::AddressOfOp::create(ib, loc, ptr, full);
+  };
+  auto cst = [&](OpBuilder &ib, Type t, int64_t v) -> Value {
+    return LLVM::ConstantOp::create(ib, loc, t, ib.getIntegerAttr(t, v));
+  };
+  string("model_name", name);
+  string("model_pipeline", pipeline);
+  auto arrTy = LLVM::LLVMArrayType::get(ptr, count);
+  initialized("variants", arrTy, [&](OpBuilder &ib) {
+    Value arr = LLVM::UndefOp::create(ib, loc, arrTy);
+    for (unsigned k = 0; k < count; ++k)
+      arr = LLVM::InsertValueOp::create(
+          ib, loc, arr, addr(ib, variantPrefix(name, k) + "_model_data"),
+          ArrayRef<int64_t>{k});
+    return arr;
+  });
+  auto modelTy = LLVM::LLVMStructType::getLiteral(
+      ctx, {i32, i32, i64, ptr, ptr, ptr, ptr});
+  initialized("model_data", modelTy, [&](OpBuilder &ib) {
+    Value s = LLVM::UndefOp::create(ib, loc, modelTy);
+    Value fields[7] = {cst(ib, i32, AMK_MODEL_API_VERSION),
+                       cst(ib, i32, count),
+                       cst(ib, i64, (int64_t)hash),
+                       addr(ib, sym("model_name")),
+                       addr(ib, sym("model_pipeline")),
+                       addr(ib, variantPrefix(name, 0) + "_desc"),
+                       addr(ib, sym("variants"))};
+    for (int64_t f = 0; f < 7; ++f)
+      s = LLVM::InsertValueOp::create(ib, loc, s, fields[f],
+                                      ArrayRef<int64_t>{f});
+    return s;
+  });
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, sym("model"),
+                                     LLVM::LLVMFunctionType::get(ptr, {}));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(fn.addEntryBlock(b));
+  LLVM::ReturnOp::create(b, loc, addr(b, sym("model_data")));
+}
+
+llvm::Expected<llvm::SmallString<0>>
+amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
+                             llvm::StringRef name, llvm::StringRef pipeline,
+                             uint64_t hash) {
+  if (programs.size() == 1)
+    return emitModelObject(programs.front(), name, pipeline);
+  task::ProgramOp first = programs.front();
+  MLIRContext *ctx = first.getContext();
+  OwningOpRef<ModuleOp> combined = ModuleOp::create(first.getLoc());
+  for (auto [k, p] : llvm::enumerate(programs)) {
+    task::ProgramOp program = p;
+    OwningOpRef<ModuleOp> host = ModuleOp::create(program.getLoc());
+    (*host)->setAttr("amk.pipeline", StringAttr::get(ctx, pipeline));
+    host->push_back(program.clone());
+    PassManager pm(ctx);
+    LowerTaskToLLVMOptions lopts;
+    lopts.prefix = variantPrefix(name, k);
+    lopts.embedConstants = true;
+    buildLowerToLLVMPipeline(pm, lopts);
+    if (failed(pm.run(*host)))
+      return error("cannot lower variant " + llvm::Twine(k) +
+                   "'s task program to LLVM");
+    if (k == 0)
+      (*combined)->setAttrs((*host)->getAttrDictionary());
+    if (llvm::Error e = mergeModule(*combined, *host))
+      return std::move(e);
+  }
+  addVariantTable(*combined, name, programs.size(), hash, pipeline);
+  llvm::SmallString<0> object;
+  llvm::raw_svector_ostream os(object);
+  if (failed(emitObjectFile(*combined, os)))
     return error("cannot emit the object file");
   return std::move(object);
 }
@@ -213,8 +364,9 @@ static std::string commentSafe(llvm::StringRef s) {
 }
 
 std::string amk::modelHeader(llvm::StringRef name, llvm::StringRef modelFile,
-                             const LoadedProgram &lp, uint64_t hash,
-                             llvm::StringRef pipeline) {
+                             llvm::ArrayRef<const LoadedProgram *> variants,
+                             uint64_t hash, llvm::StringRef pipeline) {
+  const LoadedProgram &lp = *variants.front();
   std::string upper = name.upper();
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -230,20 +382,34 @@ std::string amk::modelHeader(llvm::StringRef name, llvm::StringRef modelFile,
      << "#define " << upper << "_MODEL_HASH UINT64_C("
      << llvm::formatv("{0:x16}", hash) << ")\n"
      << "#define " << upper << "_NUM_INPUTS " << lp.inputs.size() << "u\n"
-     << "#define " << upper << "_NUM_OUTPUTS " << lp.outputs.size() << "u\n\n";
+     << "#define " << upper << "_NUM_OUTPUTS " << lp.outputs.size() << "u\n"
+     << "#define " << upper << "_NUM_VARIANTS " << variants.size() << "u\n\n";
   auto io = [&](const char *kind, const char *macro,
-                const std::vector<amk_rt_io> &v) {
+                const std::vector<amk_rt_io> &v, const std::string &prefix) {
     for (auto [i, t] : llvm::enumerate(v)) {
       os << "/* " << kind << " " << i << " '" << commentSafe(t.name)
          << "': " << dtypeName(t.dtype) << " [";
       for (uint32_t d = 0; d < t.rank; ++d)
         os << (d ? ", " : "") << t.dims[d];
-      os << "] */\n#define " << upper << "_" << macro << "_" << i << "_BYTES "
+      os << "] */\n#define " << prefix << macro << "_" << i << "_BYTES "
          << t.bytes << "u\n";
     }
   };
-  io("input", "INPUT", lp.inputs);
-  io("output", "OUTPUT", lp.outputs);
+  if (variants.size() > 1)
+    os << "/* Variant 0 of " << variants.size()
+       << " (the model's own interface; " << name
+       << "_session_create runs it). */\n";
+  io("input", "INPUT", lp.inputs, upper + "_");
+  io("output", "OUTPUT", lp.outputs, upper + "_");
+  for (auto [k, v] : llvm::enumerate(variants)) {
+    if (variants.size() == 1)
+      break;
+    os << "\n/* Variant " << k << ": " << name
+       << "_session_create_for_shapes selects it for these input shapes. */\n";
+    std::string prefix = upper + "_V" + std::to_string(k) + "_";
+    io("input", "INPUT", v->inputs, prefix);
+    io("output", "OUTPUT", v->outputs, prefix);
+  }
   os << "\n/* The compiled model (defined in the library). */\n"
      << "const amk_model *" << name << "_model(void);\n\n"
      << "/* A session of this model; checks that this header, the library "
@@ -255,6 +421,17 @@ std::string amk::modelHeader(llvm::StringRef name, llvm::StringRef modelFile,
      << "_model(), AMK_MODEL_API_VERSION,\n"
      << "                            " << upper
      << "_MODEL_HASH, options, session);\n}\n\n"
+     << "/* A session of the variant compiled for these input shapes (rank\n"
+     << " * and dimensions of each input); amk_last_error(NULL) names the\n"
+     << " * compiled variants when none has them. */\n"
+     << "static inline amk_status " << name
+     << "_session_create_for_shapes(\n"
+     << "    const amk_session_options *options, const uint32_t *ranks,\n"
+     << "    const int64_t *const *dims, amk_session **session) {\n"
+     << "  return amk_session_create_for_shapes(\n"
+     << "      " << name << "_model(), AMK_MODEL_API_VERSION, " << upper
+     << "_MODEL_HASH, options,\n"
+     << "      " << upper << "_NUM_INPUTS, ranks, dims, session);\n}\n\n"
      << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return s;
 }

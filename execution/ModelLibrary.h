@@ -37,6 +37,19 @@ llvm::Expected<llvm::SmallString<0>>
 emitModelObject(amk::task::ProgramOp program, llvm::StringRef name,
                 llvm::StringRef pipeline);
 
+/// The symbol prefix of variant `index` of model `name`: `name_v<index>`.
+std::string variantPrefix(llvm::StringRef name, unsigned index);
+/// The hash of a library of several variants, from theirs in order.
+uint64_t combineVariantHashes(llvm::ArrayRef<uint64_t> hashes);
+/// Several programs of one model (one per input-shape set) in one object:
+/// variant k's symbols are prefixed variantPrefix(name, k), and
+/// `name_model()` returns a descriptor whose `variants` lists them, with
+/// `hash` (combineVariantHashes). One program: emitModelObject.
+llvm::Expected<llvm::SmallString<0>>
+emitModelVariantsObject(llvm::ArrayRef<amk::task::ProgramOp> programs,
+                        llvm::StringRef name, llvm::StringRef pipeline,
+                        uint64_t hash);
+
 struct SharedLibraryOptions {
   std::string runtimeLibrary; ///< libamk_runtime.a
   std::string linker;         ///< The C++ driver; $CXX, else c++, if empty.
@@ -50,12 +63,12 @@ llvm::Error writeModelLibrary(llvm::StringRef path, llvm::StringRef name,
                               llvm::StringRef object,
                               const SharedLibraryOptions &options);
 
-/// The model's C header: its hash, its inputs and outputs, and the
-/// session constructor that checks header, library and runtime belong
-/// together.
+/// The model's C header: its hash, each variant's inputs and outputs, and
+/// the session constructors (variant 0, or by input shapes) that check
+/// header, library and runtime belong together.
 std::string modelHeader(llvm::StringRef name, llvm::StringRef modelFile,
-                        const LoadedProgram &lp, uint64_t hash,
-                        llvm::StringRef pipeline);
+                        llvm::ArrayRef<const LoadedProgram *> variants,
+                        uint64_t hash, llvm::StringRef pipeline);
 
 /// Writes `data` to `path`, leaving no partial file behind.
 llvm::Error writeFileData(llvm::StringRef path, llvm::StringRef data);

@@ -107,29 +107,44 @@ uint32_t amk_model_workers(const amk_model *model) {
   return model && model->program ? model->program->num_workers : 0;
 }
 
-amk_status amk_session_create(const amk_model *model,
-                              uint32_t header_api_version,
-                              uint64_t header_model_hash,
-                              const amk_session_options *options,
-                              amk_session **session) {
-  if (!session)
-    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "session is null");
-  *session = nullptr;
-  if (!model || !model->program)
-    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "model is null");
+} // extern "C"
+
+namespace {
+
+/// Header (the caller's), library (amk-compile's) and runtime (this code)
+/// must agree on the API; the header must describe this build of the
+/// model.
+amk_status checkVersions(const amk_model *model, uint32_t headerApiVersion,
+                         uint64_t headerModelHash) {
   std::string name = amk_model_name(model);
-  // Header (the caller's), library (amk-compile's) and runtime (this
-  // code) must agree on the API; the header must describe this build of
-  // the model.
-  if (header_api_version != AMK_MODEL_API_VERSION ||
+  if (headerApiVersion != AMK_MODEL_API_VERSION ||
       model->api_version != AMK_MODEL_API_VERSION)
     return failCreate(
         AMK_ERROR_VERSION_MISMATCH,
         "model '" + name + "': C API version mismatch: the header says " +
-            std::to_string(header_api_version) + ", the compiled model " +
+            std::to_string(headerApiVersion) + ", the compiled model " +
             std::to_string(model->api_version) + ", the AMK runtime " +
             std::to_string(AMK_MODEL_API_VERSION) +
             "; rebuild the model library and its header with this AMK");
+  if (headerModelHash != model->hash) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "the header was generated for model hash %016" PRIx64
+                  " but the library holds %016" PRIx64,
+                  headerModelHash, model->hash);
+    return failCreate(AMK_ERROR_VERSION_MISMATCH,
+                      "model '" + name + "': " + buf +
+                          "; use the header amk-compile wrote with this "
+                          "library");
+  }
+  return AMK_OK;
+}
+
+/// A session of `model` (one program) once its versions were checked.
+amk_status createSession(const amk_model *model,
+                         const amk_session_options *options,
+                         amk_session **session) {
+  std::string name = amk_model_name(model);
   if (model->program->abi_version != AMK_RT_ABI_VERSION)
     return failCreate(
         AMK_ERROR_VERSION_MISMATCH,
@@ -137,17 +152,6 @@ amk_status amk_session_create(const amk_model *model,
             std::to_string(model->program->abi_version) +
             ", this runtime is ABI " + std::to_string(AMK_RT_ABI_VERSION) +
             "; recompile the model with this AMK");
-  if (header_model_hash != model->hash) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "the header was generated for model hash %016" PRIx64
-                  " but the library holds %016" PRIx64,
-                  header_model_hash, model->hash);
-    return failCreate(AMK_ERROR_VERSION_MISMATCH,
-                      "model '" + name + "': " + buf +
-                          "; use the header amk-compile wrote with this "
-                          "library");
-  }
   amk_session_options opts;
   amk_session_options_init(&opts);
   if (options) {
@@ -185,6 +189,112 @@ amk_status amk_session_create(const amk_model *model,
   lastCreateError.clear();
   *session = s.release();
   return AMK_OK;
+}
+
+/// "x=[1,3,224,224], mask=[1,128]" for a program's inputs.
+std::string describeInputs(const amk_rt_program *p) {
+  std::string out;
+  for (uint32_t i = 0; i < p->num_inputs; ++i) {
+    out += (i ? ", " : "") + std::string(p->inputs[i].name) + "=[";
+    for (uint32_t d = 0; d < p->inputs[i].rank; ++d)
+      out += (d ? "," : "") + std::to_string(p->inputs[i].dims[d]);
+    out += "]";
+  }
+  return out;
+}
+
+} // namespace
+
+extern "C" {
+
+amk_status amk_session_create(const amk_model *model,
+                              uint32_t header_api_version,
+                              uint64_t header_model_hash,
+                              const amk_session_options *options,
+                              amk_session **session) {
+  if (!session)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "session is null");
+  *session = nullptr;
+  if (!model || !model->program)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "model is null");
+  if (amk_status st =
+          checkVersions(model, header_api_version, header_model_hash))
+    return st;
+  return createSession(model, options, session);
+}
+
+uint32_t amk_model_num_variants(const amk_model *model) {
+  if (!model || !model->program)
+    return 0;
+  return model->num_variants && model->variants ? model->num_variants : 1;
+}
+
+const amk_model *amk_model_variant(const amk_model *model, uint32_t index) {
+  if (index >= amk_model_num_variants(model))
+    return nullptr;
+  return model->num_variants && model->variants ? model->variants[index]
+                                                : model;
+}
+
+amk_status amk_session_create_for_shapes(
+    const amk_model *model, uint32_t header_api_version,
+    uint64_t header_model_hash, const amk_session_options *options,
+    uint32_t num_inputs, const uint32_t *ranks, const int64_t *const *dims,
+    amk_session **session) {
+  if (!session)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "session is null");
+  *session = nullptr;
+  if (!model || !model->program)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "model is null");
+  if (amk_status st =
+          checkVersions(model, header_api_version, header_model_hash))
+    return st;
+  std::string name = amk_model_name(model);
+  if (num_inputs != model->program->num_inputs)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT,
+                      "model '" + name + "' has " +
+                          std::to_string(model->program->num_inputs) +
+                          " inputs, not " + std::to_string(num_inputs));
+  if (num_inputs && (!ranks || !dims))
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "ranks or dims is null");
+  std::string given, compiled;
+  for (uint32_t i = 0; i < num_inputs; ++i) {
+    given += (i ? ", " : "") + std::string(model->program->inputs[i].name) +
+             "=[";
+    for (uint32_t d = 0; d < ranks[i]; ++d) {
+      if (!dims[i])
+        return failCreate(AMK_ERROR_INVALID_ARGUMENT,
+                          "dims[" + std::to_string(i) + "] is null");
+      given += (d ? "," : "") + std::to_string(dims[i][d]);
+    }
+    given += "]";
+  }
+  uint32_t n = amk_model_num_variants(model);
+  for (uint32_t v = 0; v < n; ++v) {
+    const amk_model *variant = amk_model_variant(model, v);
+    if (!variant || !variant->program)
+      return failCreate(AMK_ERROR_INVALID_PROGRAM,
+                        "model '" + name + "': variant " + std::to_string(v) +
+                            " is missing");
+    const amk_rt_program *p = variant->program;
+    bool match = p->num_inputs == num_inputs;
+    for (uint32_t i = 0; match && i < num_inputs; ++i) {
+      match = p->inputs[i].rank == ranks[i];
+      for (uint32_t d = 0; match && d < ranks[i]; ++d)
+        match = p->inputs[i].dims[d] == dims[i][d];
+    }
+    if (match)
+      return createSession(variant, options, session);
+    compiled += (v ? "; " : "") + describeInputs(p);
+  }
+  return failCreate(AMK_ERROR_INVALID_ARGUMENT,
+                    "model '" + name + "' has no variant for the input "
+                    "shapes " + given + "; compiled variants: " + compiled +
+                    " (amk-compile --input-shape/--dim, once per shape set)");
+}
+
+const amk_model *amk_session_model(const amk_session *session) {
+  return session ? session->model : nullptr;
 }
 
 amk_status amk_session_run(amk_session *session, const void *const *inputs,

@@ -183,6 +183,20 @@ clang++-22 -std=c++17 "$src/examples/consumer/main.cpp" -I"$work/a" \
 cmp -s "$work/so.log" "$work/a.log" || fail "shared and static libraries disagree"
 grep -q "class" "$work/a.log" || fail "no prediction"
 
+step "variants: amk_add_model(... DIMS) compiles two shape sets into one library, chosen by shape"
+for kind in static shared; do
+  opt=OFF; [ $kind = shared ] && opt=ON
+  cmake -G Ninja -S "$src/examples/variants" -B "$work/variants-$kind" "${cc[@]}" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_MODEL=$opt >/dev/null
+  ninja -C "$work/variants-$kind" >"$work/variants-$kind.log" || { cat "$work/variants-$kind.log"; fail "variants $kind build"; }
+  "$work/variants-$kind/variants" | tee "$work/variants-$kind.out" || fail "the $kind variants program failed"
+done
+grep -q "DYN_NUM_VARIANTS 2u" "$work/variants-static/amk_models/dyn/include/dyn.h" || fail "the header does not list two variants"
+grep -q "compiled variants: x=\[1,3,5\]; x=\[4,3,7\]" "$work/variants-static.out" ||
+  fail "a shape without a variant was not refused naming the variants"
+cmp -s "$work/variants-static.out" "$work/variants-shared.out" || fail "static and shared variants disagree"
+echo "variants: static and shared libraries select by shape"
+
 step "errors at the step where they happen"
 expect_fail "$work/err1.log" "amk_add_model(tiny_cnn): the model '/nonexistent/model.onnx' does not exist" -- \
   cmake -G Ninja -S "$src/examples/consumer" -B "$work/bad1" "${cc[@]}" \

@@ -32,8 +32,8 @@ TEST(ModelApi, ChecksVersionsAndRuns) {
   b.addTask(k, 0, {0, 1, 0, 1}, {}, c);
   b.addTask(b.addKernel(AMK_RT_K_NOP, 0, {}, {}, {}, "nop"), 1, {0, 1, 0, 1},
             {{c, 1}}, -1);
-  amk_model model{AMK_MODEL_API_VERSION, 0,       0x1234, "net",
-                  "my pipeline",         &b.get()};
+  amk_model model{AMK_MODEL_API_VERSION, 0,        0x1234, "net",
+                  "my pipeline",         &b.get(), nullptr};
 
   EXPECT_EQ(amk_model_num_inputs(&model), 1u);
   EXPECT_EQ(amk_model_num_outputs(&model), 1u);
@@ -115,4 +115,72 @@ TEST(ModelApi, ChecksVersionsAndRuns) {
   amk_session_destroy(nullptr);
   EXPECT_EQ(amk_session_create(nullptr, AMK_MODEL_API_VERSION, 0, nullptr, &s),
             AMK_ERROR_INVALID_ARGUMENT);
+}
+
+/// A library of variants: the model's program is variant 0's; a session is
+/// created for the input shapes given, on the variant compiled for them;
+/// shapes no variant has are refused naming every variant; the header's
+/// hash is the library's (each variant has its own).
+TEST(ModelApi, SelectsTheVariantForTheShapes) {
+  auto copyProgram = [](ProgramBuilder &b, int64_t rows) {
+    uint32_t in = b.addIO(true, "x", AMK_RT_F32, {rows, 8}, 4);
+    uint32_t out = b.addIO(false, "y", AMK_RT_F32, {rows, 8}, 4);
+    uint32_t k = b.addKernel(AMK_RT_K_COPY, 0, {in, out},
+                             {4, 1, 0, 0, rows * 8, 1, 1}, {}, "copy");
+    b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
+  };
+  ProgramBuilder b1(1), b4(1);
+  copyProgram(b1, 1);
+  copyProgram(b4, 4);
+  amk_model v0{AMK_MODEL_API_VERSION, 0, 0x11, "net_v0", "p", &b1.get(),
+               nullptr};
+  amk_model v1{AMK_MODEL_API_VERSION, 0, 0x44, "net_v1", "p", &b4.get(),
+               nullptr};
+  const amk_model *variants[2] = {&v0, &v1};
+  amk_model model{AMK_MODEL_API_VERSION, 2, 0x99, "net", "p", &b1.get(),
+                  variants};
+
+  EXPECT_EQ(amk_model_num_variants(&model), 2u);
+  EXPECT_EQ(amk_model_num_variants(&v0), 1u);
+  EXPECT_EQ(amk_model_variant(&model, 1), &v1);
+  EXPECT_EQ(amk_model_variant(&model, 2), nullptr);
+  EXPECT_EQ(amk_model_variant(&v0, 0), &v0);
+
+  int64_t dims4[2] = {4, 8};
+  const int64_t *dims[1] = {dims4};
+  uint32_t ranks[1] = {2};
+  amk_session *s = nullptr;
+  ASSERT_EQ(amk_session_create_for_shapes(&model, AMK_MODEL_API_VERSION, 0x99,
+                                          nullptr, 1, ranks, dims, &s),
+            AMK_OK)
+      << amk_last_error(nullptr);
+  EXPECT_EQ(amk_session_model(s), &v1);
+  std::vector<float> x(32), y(32, -1.f);
+  for (int i = 0; i < 32; ++i)
+    x[i] = i * 0.5f;
+  const void *ins[1] = {x.data()};
+  void *outs[1] = {y.data()};
+  ASSERT_EQ(amk_session_run(s, ins, outs), AMK_OK) << amk_last_error(s);
+  EXPECT_EQ(x, y);
+  amk_session_destroy(s);
+
+  // The header's hash is the library's, not a variant's.
+  EXPECT_EQ(amk_session_create_for_shapes(&model, AMK_MODEL_API_VERSION, 0x44,
+                                          nullptr, 1, ranks, dims, &s),
+            AMK_ERROR_VERSION_MISMATCH);
+  int64_t dims3[2] = {3, 8};
+  dims[0] = dims3;
+  EXPECT_EQ(amk_session_create_for_shapes(&model, AMK_MODEL_API_VERSION, 0x99,
+                                          nullptr, 1, ranks, dims, &s),
+            AMK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_STREQ(amk_last_error(nullptr),
+               "model 'net' has no variant for the input shapes x=[3,8]; "
+               "compiled variants: x=[1,8]; x=[4,8] (amk-compile "
+               "--input-shape/--dim, once per shape set)");
+  ranks[0] = 3;
+  EXPECT_EQ(amk_session_create_for_shapes(&model, AMK_MODEL_API_VERSION, 0x99,
+                                          nullptr, 2, ranks, dims, &s),
+            AMK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(amk_last_error(nullptr), "model 'net' has 1 inputs, not 2");
 }

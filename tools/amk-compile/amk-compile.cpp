@@ -19,6 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -111,12 +112,15 @@ cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("NAME=D0xD1x...: compile for this shape of input "
                          "NAME (a model with dynamic dimensions); "
-                         "repeatable"),
+                         "repeatable: an input named again starts another "
+                         "shape set, and each set is a variant of the "
+                         "library"),
                 cl::cat(compileCat));
 cl::list<std::string>
     dimSizes("dim",
              cl::desc("NAME=N: compile for this size of the model's "
-                      "dimension NAME (its dim_param); repeatable"),
+                      "dimension NAME (its dim_param); repeatable: a name "
+                      "given again starts another set (another variant)"),
              cl::cat(compileCat));
 cl::opt<bool> quiet("quiet", cl::desc("Do not print the pipeline used"),
                     cl::cat(compileCat));
@@ -188,6 +192,38 @@ std::optional<std::string> tunedPipeline(ModuleOp module) {
   return found.pipeline;
 }
 
+/// The shape sets given on the command line: an entry naming an input (or
+/// dimension) that the current set already holds starts the next set.
+std::vector<std::vector<std::string>>
+groupSets(llvm::ArrayRef<std::string> specs, bool lastEquals) {
+  std::vector<std::vector<std::string>> sets;
+  llvm::StringSet<> names;
+  for (const std::string &spec : specs) {
+    llvm::StringRef text(spec);
+    llvm::StringRef name =
+        (lastEquals ? text.rsplit('=') : text.split('=')).first.trim();
+    if (sets.empty() || names.contains(name)) {
+      sets.emplace_back();
+      names.clear();
+    }
+    names.insert(name);
+    sets.back().push_back(spec);
+  }
+  return sets;
+}
+
+/// "x=[1,3,224,224], mask=[1,128]": a program's input shapes.
+std::string inputShapesText(const amk::LoadedProgram &lp) {
+  std::string out;
+  for (auto [i, t] : llvm::enumerate(lp.inputs)) {
+    out += (i ? ", " : "") + std::string(t.name) + "=[";
+    for (uint32_t d = 0; d < t.rank; ++d)
+      out += (d ? "," : "") + std::to_string(t.dims[d]);
+    out += "]";
+  }
+  return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -247,42 +283,104 @@ int main(int argc, char **argv) {
   if (!module)
     load();
 
-  // The pipeline, then the schedule if it stopped at the graph (as
-  // amk-run does).
-  auto runPasses = [&](llvm::StringRef text) -> llvm::Error {
-    std::string err;
-    if (failed(amk::runPipeline(*module, text, err)))
-      return llvm::createStringError(err + " on '" + modelPath + "'");
-    return llvm::Error::success();
+  // One program per shape set (several sets make a library of variants).
+  std::vector<std::vector<std::string>> shapeSets =
+      groupSets(inputShapes, /*lastEquals=*/true);
+  std::vector<std::vector<std::string>> dimSets =
+      groupSets(dimSizes, /*lastEquals=*/false);
+  if (shapeSets.size() > 1 && dimSets.size() > 1 &&
+      shapeSets.size() != dimSets.size())
+    errors.fail("--input-shape gives " + llvm::Twine(shapeSets.size()) +
+                " shape sets and --dim " + llvm::Twine(dimSets.size()) +
+                "; give one set of either for all variants, or as many of "
+                "each");
+  size_t numVariants =
+      std::max<size_t>({1, shapeSets.size(), dimSets.size()});
+  auto setFor = [&](const std::vector<std::vector<std::string>> &sets,
+                    size_t k) {
+    return sets.empty() ? std::vector<std::string>()
+                        : sets[sets.size() == 1 ? 0 : k];
   };
-  // A dynamic model is compiled for the sizes given; one left dynamic is
-  // an error naming the input and its dimensions.
-  errors(amk::bindShapes(*module, inputShapes, dimSizes));
-  errors(runPasses(pipelineText));
-  amk::ProgramOptions programOptions;
-  programOptions.scheduleWorkers = nworkers;
-  programOptions.single = true;
-  programOptions.runPasses = runPasses;
-  amk::CompiledProgram compiled =
-      errors(amk::loadCompiledProgram(*module, programOptions));
-  if (!compiled.schedule.empty())
-    pipelineText += " + " + compiled.schedule;
-  uint64_t hash = amk::hashProgram(*compiled.loaded);
+  OwningOpRef<ModuleOp> source = module->clone();
+  std::vector<OwningOpRef<ModuleOp>> modules;
+  std::vector<amk::CompiledProgram> compiled;
+  std::string schedule;
+  for (size_t k = 0; k < numVariants; ++k) {
+    modules.push_back(k == 0 ? std::move(module) : source->clone());
+    ModuleOp m = *modules.back();
+    // The pipeline, then the schedule if it stopped at the graph (as
+    // amk-run does).
+    auto runPasses = [&](llvm::StringRef text) -> llvm::Error {
+      std::string err;
+      if (failed(amk::runPipeline(m, text, err)))
+        return llvm::createStringError(err + " on '" + modelPath + "'");
+      return llvm::Error::success();
+    };
+    // A dynamic model is compiled for the sizes given; one left dynamic is
+    // an error naming the input and its dimensions.
+    std::vector<std::string> shapes = setFor(shapeSets, k),
+                             sizes = setFor(dimSets, k);
+    if (llvm::Error e = amk::bindShapes(m, shapes, sizes)) {
+      if (numVariants == 1)
+        errors(std::move(e));
+      std::string set;
+      for (const std::string &x : shapes)
+        set += " --input-shape " + x;
+      for (const std::string &x : sizes)
+        set += " --dim " + x;
+      errors.fail("variant " + llvm::Twine(k) + " (" +
+                  llvm::StringRef(set).ltrim() +
+                  "): " + llvm::toString(std::move(e)));
+    }
+    errors(runPasses(pipelineText));
+    amk::ProgramOptions programOptions;
+    programOptions.scheduleWorkers = nworkers;
+    programOptions.single = true;
+    programOptions.runPasses = runPasses;
+    compiled.push_back(errors(amk::loadCompiledProgram(m, programOptions)));
+    schedule = compiled.back().schedule;
+    for (size_t j = 0; j < k; ++j)
+      if (inputShapesText(*compiled[j].loaded) ==
+          inputShapesText(*compiled[k].loaded))
+        errors.fail("variants " + llvm::Twine(j) + " and " + llvm::Twine(k) +
+                    " have the same input shapes (" +
+                    inputShapesText(*compiled[k].loaded) +
+                    "); give each shape set once");
+  }
+  if (!schedule.empty())
+    pipelineText += " + " + schedule;
+  std::vector<uint64_t> hashes;
+  std::vector<amk::task::ProgramOp> programs;
+  std::vector<const amk::LoadedProgram *> loaded;
+  for (amk::CompiledProgram &c : compiled) {
+    hashes.push_back(amk::hashProgram(*c.loaded));
+    programs.push_back(c.program);
+    loaded.push_back(c.loaded.get());
+  }
+  uint64_t hash = numVariants == 1 ? hashes.front()
+                                   : amk::combineVariantHashes(hashes);
 
-  llvm::SmallString<0> object =
-      errors(amk::emitModelObject(compiled.program, name, pipelineText));
+  llvm::SmallString<0> object = errors(
+      amk::emitModelVariantsObject(programs, name, pipelineText, hash));
   amk::SharedLibraryOptions shared;
   shared.runtimeLibrary = findRuntimeLibrary(argv[0]);
   shared.linker = linker;
   errors(amk::writeModelLibrary(outputPath, name, object, shared));
   if (!headerPath.empty())
     errors(amk::writeFileData(
-        headerPath, amk::modelHeader(name, modelPath, *compiled.loaded, hash,
-                                     pipelineText)));
-  const amk_rt_program &prog = compiled.loaded->program;
-  if (!quiet)
+        headerPath,
+        amk::modelHeader(name, modelPath, loaded, hash, pipelineText)));
+  const amk_rt_program &prog = compiled.front().loaded->program;
+  if (!quiet) {
     llvm::errs() << "amk-compile: " << outputPath << " (model '" << name
-                 << "', " << prog.num_workers << " workers, " << prog.num_tasks
-                 << " tasks); pipeline: " << pipelineText << "\n";
+                 << "', " << prog.num_workers << " workers, "
+                 << prog.num_tasks << " tasks";
+    if (numVariants > 1) {
+      llvm::errs() << "; " << numVariants << " variants:";
+      for (const amk::LoadedProgram *lp : loaded)
+        llvm::errs() << " [" << inputShapesText(*lp) << "]";
+    }
+    llvm::errs() << "); pipeline: " << pipelineText << "\n";
+  }
   return 0;
 }

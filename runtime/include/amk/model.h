@@ -114,17 +114,45 @@ const char *amk_last_error(const amk_session *session);
 /* Joins the workers and frees the session; null is allowed. */
 void amk_session_destroy(amk_session *session);
 
+/* ---- Variants ------------------------------------------------------------
+ * A model with dynamic dimensions is compiled for the shapes it will run
+ * at; `amk-compile --input-shape` / `--dim` given once per shape set puts
+ * one program per set into the same library. The model is its variant 0
+ * (amk_session_create runs that one); a single-shape library has one
+ * variant. */
+uint32_t amk_model_num_variants(const amk_model *model);
+/* Variant `index` (its interface through amk_model_input/output), or null
+ * when out of range. */
+const amk_model *amk_model_variant(const amk_model *model, uint32_t index);
+/* As amk_session_create, on the variant compiled for these input shapes:
+ * input i has rank ranks[i] and dimensions dims[i][0..ranks[i]), for the
+ * model's num_inputs inputs. When no variant has them,
+ * AMK_ERROR_INVALID_ARGUMENT, and amk_last_error(NULL) names the shapes
+ * given and those of every compiled variant. */
+amk_status amk_session_create_for_shapes(
+    const amk_model *model, uint32_t header_api_version,
+    uint64_t header_model_hash, const amk_session_options *options,
+    uint32_t num_inputs, const uint32_t *ranks, const int64_t *const *dims,
+    amk_session **session);
+/* The variant a session runs: its inputs' and outputs' shapes and byte
+ * sizes are what amk_session_run expects. */
+const amk_model *amk_session_model(const amk_session *session);
+
 /* ---- For generated code only -------------------------------------------
  * The layout of amk_model, which the generated library defines as constant
  * data. Callers use the functions above, never these fields. */
 struct amk_rt_program;
 struct amk_model {
   uint32_t api_version; /* AMK_MODEL_API_VERSION of amk-compile */
-  uint32_t reserved;
-  uint64_t hash; /* of the program, weights included */
+  /* 0 (libraries before variants existed, and each variant itself): one
+   * program; else the entries of `variants`, the first being `program`. */
+  uint32_t num_variants;
+  uint64_t hash; /* of the program(s), weights included */
   const char *name;
   const char *pipeline;
   const struct amk_rt_program *program;
+  /* Read only when num_variants > 0. */
+  const struct amk_model *const *variants;
 };
 
 #ifdef __cplusplus
