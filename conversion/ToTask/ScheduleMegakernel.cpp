@@ -195,6 +195,15 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
     if (isa<NoneType>(r.getType()))
       continue;
     auto t = dyn_cast<RankedTensorType>(r.getType());
+    // Sizes that depend on the data are known only at run time; the
+    // program is static (docs/runtime.md).
+    if ((!t || !t.hasStaticShape()) &&
+        isa<onnx::NonZeroOp, onnx::UniqueOp, onnx::CompressOp,
+            onnx::NonMaxSuppressionOp, onnx::LoopOp, onnx::IfOp,
+            onnx::ScanOp>(op))
+      return unsupported(op, "its output size depends on the input values, "
+                             "and the runtime runs programs of static "
+                             "shapes");
     if (!t || !t.hasStaticShape() ||
         amk::task::runtimeDtype(t.getElementType()) < 0)
       return unsupported(op, "its result " +

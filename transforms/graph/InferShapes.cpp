@@ -279,7 +279,48 @@ private:
     return tt && tt.hasStaticShape();
   }
 
+  /// A Reshape whose target is known must fit its input: a -1 must come
+  /// out whole and the element counts agree (bound sizes can make an
+  /// exporter's target wrong; refused here, not truncated).
+  LogicalResult checkReshape(Operation *op) {
+    auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto target = shapes.intsOf(op->getOperand(1));
+    if (!x || !x.hasStaticShape() || !target)
+      return success();
+    bool allowZero =
+        cast<amk::onnx::ReshapeOp>(op).getAllowzero() != 0;
+    int64_t known = 1, minusOnes = 0;
+    std::string text;
+    for (auto [i, d] : llvm::enumerate(*target)) {
+      auto c = d ? d->getConstant() : std::nullopt;
+      if (!c)
+        return success();
+      text += (i ? ", " : "") + std::to_string(*c);
+      int64_t v = *c;
+      if (v == 0 && !allowZero)
+        v = (int64_t)i < x.getRank() ? x.getDimSize(i) : 0;
+      if (v == -1)
+        ++minusOnes;
+      else if (v < 0)
+        return op->emitOpError() << "the target shape [" << text
+                                 << "...] has the size " << v;
+      else
+        known *= v;
+    }
+    int64_t n = x.getNumElements();
+    bool fits = minusOnes == 0   ? known == n
+                : minusOnes == 1 ? (known ? n % known == 0 : n == 0)
+                                 : false;
+    if (!fits)
+      return op->emitOpError()
+             << "the target shape [" << text << "] does not fit the input's "
+             << n << " elements (" << x << ")";
+    return success();
+  }
+
   LogicalResult refine(Operation *op) {
+    if (isa<amk::onnx::ReshapeOp>(op) && failed(checkReshape(op)))
+      return failure();
     auto rule = shapes.infer(op);
     SmallVector<Type> inferred(op->getNumResults());
     if (rule)

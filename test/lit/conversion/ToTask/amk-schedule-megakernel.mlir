@@ -294,3 +294,15 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     return %m : tensor<3xf32>
   }
 }
+
+// -----
+
+//--- data_dependent.mlir
+// An output whose size depends on the data is refused saying so.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @data_dependent(%x: tensor<2x4xf32>) -> tensor<2x?xi64> {
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.NonZero': its output size depends on the input values, and the runtime runs programs of static shapes}}
+    %y = "onnx.NonZero"(%x) : (tensor<2x4xf32>) -> tensor<2x?xi64>
+    return %y : tensor<2x?xi64>
+  }
+}

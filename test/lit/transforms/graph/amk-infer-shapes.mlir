@@ -280,3 +280,17 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     return %same, %down, %g : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
   }
 }
+
+// -----
+
+// A Reshape whose known target does not fit its input (sizes bound to a
+// model whose exporter assumed others) is refused, never truncated.
+
+module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @reshape_does_not_fit(%x: tensor<1x3x5xf32>) -> tensor<*xf32> {
+    %s = "onnx.Constant"() <{value = dense<[-1, 4]> : tensor<2xi64>}> : () -> tensor<2xi64>
+    // expected-error @+1 {{'onnx.Reshape' op the target shape [-1, 4] does not fit the input's 15 elements ('tensor<1x3x5xf32>')}}
+    %r = "onnx.Reshape"(%x, %s) : (tensor<1x3x5xf32>, tensor<2xi64>) -> tensor<*xf32>
+    return %r : tensor<*xf32>
+  }
+}
