@@ -263,9 +263,26 @@ int main(int argc, char **argv) {
     if (!module)
       std::exit(1);
   };
+  // One program per shape set (several sets make a library of variants).
+  std::vector<std::vector<std::string>> shapeSets =
+      groupSets(inputShapes, /*lastEquals=*/true);
+  std::vector<std::vector<std::string>> dimSets =
+      groupSets(dimSizes, /*lastEquals=*/false);
+  auto setFor = [&](const std::vector<std::vector<std::string>> &sets,
+                    size_t k) {
+    return sets.empty() ? std::vector<std::string>()
+                        : sets[sets.size() == 1 ? 0 : k];
+  };
   if (pipeline.empty() && !noRecords && target == "cpu") {
     load();
-    if (std::optional<std::string> tuned = tunedPipeline(*module))
+    // amk-tune keys records by the shapes it tuned at: look the model up
+    // at (the first variant's) sizes. A binding that fails is reported
+    // when the variant is compiled.
+    OwningOpRef<ModuleOp> bound = module->clone();
+    if (llvm::Error e = amk::bindShapes(*bound, setFor(shapeSets, 0),
+                                        setFor(dimSets, 0)))
+      llvm::consumeError(std::move(e));
+    if (std::optional<std::string> tuned = tunedPipeline(*bound))
       pipelineText = *tuned;
   }
   if (printPipeline) {
@@ -283,11 +300,6 @@ int main(int argc, char **argv) {
   if (!module)
     load();
 
-  // One program per shape set (several sets make a library of variants).
-  std::vector<std::vector<std::string>> shapeSets =
-      groupSets(inputShapes, /*lastEquals=*/true);
-  std::vector<std::vector<std::string>> dimSets =
-      groupSets(dimSizes, /*lastEquals=*/false);
   if (shapeSets.size() > 1 && dimSets.size() > 1 &&
       shapeSets.size() != dimSets.size())
     errors.fail("--input-shape gives " + llvm::Twine(shapeSets.size()) +
@@ -296,11 +308,6 @@ int main(int argc, char **argv) {
                 "each");
   size_t numVariants =
       std::max<size_t>({1, shapeSets.size(), dimSets.size()});
-  auto setFor = [&](const std::vector<std::vector<std::string>> &sets,
-                    size_t k) {
-    return sets.empty() ? std::vector<std::string>()
-                        : sets[sets.size() == 1 ? 0 : k];
-  };
   OwningOpRef<ModuleOp> source = module->clone();
   std::vector<OwningOpRef<ModuleOp>> modules;
   std::vector<amk::CompiledProgram> compiled;

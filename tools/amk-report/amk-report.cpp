@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
   if (!b)
     errors.fail(tracePath + ": " + llvm::toString(b.takeError()));
   std::optional<amk::tune::Roofline> roof;
+  std::string shapes; // The run's input shapes (a dynamic model's binding).
   if (!runJson.empty()) {
     auto rb = llvm::MemoryBuffer::getFile(runJson);
     if (!rb)
@@ -66,6 +67,8 @@ int main(int argc, char **argv) {
         !j["runtime"].is_object())
       errors.fail(runJson + ": not amk-run --json output of a runtime run");
     const auto &rt = j["runtime"];
+    if (j.contains("shapes") && j["shapes"].is_string())
+      shapes = j["shapes"].get<std::string>();
     auto num = [&](const char *k) {
       return rt.contains(k) && rt[k].is_number() ? rt[k].get<double>() : 0.0;
     };
@@ -96,6 +99,8 @@ int main(int argc, char **argv) {
   }
   std::string md = "# Profile: " + llvm::sys::path::filename(tracePath).str() +
                    "\n\n" +
+                   (shapes.empty() ? std::string()
+                                   : "Input shapes: " + shapes + "\n\n") +
                    amk::tune::breakdownMarkdown(*b, roof ? &*roof : nullptr,
                                                 threshold, prefix);
   if (output == "-") {

@@ -435,6 +435,8 @@ int main(int argc, char **argv) {
   if (!latency.empty())
     report["runtime"] = latency;
   report["seconds"] = run.seconds;
+  if (!run.shapeKey.empty())
+    report["shapes"] = run.shapeKey;
   report["outputs"] = nlohmann::ordered_json::array();
 
   if (!outputDir.empty()) {

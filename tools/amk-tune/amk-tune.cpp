@@ -111,6 +111,17 @@ static cl::opt<std::string>
              cl::desc("Held-out inputs (<name>.npy/.pb or input_<i>); "
                       "default: seeded random inputs"),
              cl::init(""), cl::cat(tuneCat));
+static cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("NAME=D0xD1x...: tune a model with dynamic dimensions at this "
+             "shape of input NAME (records are keyed by the bound shapes); "
+             "repeatable"),
+    cl::cat(tuneCat));
+static cl::list<std::string>
+    dimSizes("dim",
+             cl::desc("NAME=N: tune at this size of the model's dimension "
+                      "NAME (its dim_param); repeatable"),
+             cl::cat(tuneCat));
 static cl::opt<unsigned> holdout("holdout",
                                  cl::desc("Seeded random held-out input sets "
                                           "each candidate is checked on"),
@@ -269,6 +280,11 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = context.load(modelPath);
   if (!module)
     return 2;
+  // A model with dynamic dimensions is tuned at the sizes given: the
+  // pipelines are compiled for them, and the records' model key (the bound
+  // graph's structural hash), shapes and features (FLOPs, bytes) are
+  // theirs, so a shape tuned does not answer for another.
+  errors(amk::bindShapes(*module, inputShapes, dimSizes));
   TuneResult result = errors(tuneModel(*module, space, options));
   if (!result.found) {
     std::string reasons;
