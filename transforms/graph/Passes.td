@@ -58,14 +58,28 @@ def InferShapes : Pass<"amk-infer-shapes", "mlir::ModuleOp"> {
        `Shape -> Gather -> Concat -> Reshape` chain leaves a `Reshape` with a
        constant shape. Only results of at most `fold-limit` elements are
        folded: the pass folds shape computations, not weights.
-    2. Symbolic rules for elementwise and broadcasting ops, Cast, MatMul,
-       Gemm, Transpose, Flatten, Reshape, Conv and pooling keep dynamic
-       dimensions (a symbolic batch size stays `?`).
+    2. Symbolic rules, one per op family (elementwise and broadcasting,
+       Cast, MatMul/Gemm, Transpose, Flatten, Reshape, Conv and pooling,
+       Concat, Slice, Split, Squeeze/Unsqueeze, Gather, Expand, Tile, Pad,
+       Resize, reductions, ArgMax, TopK, Range, ConstantOfShape,
+       DepthToSpace, and the fused `amk` ops), keep dynamic dimensions as
+       integer polynomials over the model's dimension names (ONNX
+       `dim_param`s on the graph inputs; unnamed dynamic dimensions get
+       anonymous symbols). Small integer tensors (shape arithmetic: Shape,
+       Gather, Concat, Cast, Add/Sub/Mul/Div, the Equal/Where guard before
+       Expand) are tracked element by element, so a Reshape whose target
+       is computed from `Shape` keeps its named dimensions and solves its
+       -1 exactly, and an element that is a constant (a static dimension
+       read through Shape) becomes a constant. The graph outputs get
+       `onnx.dim_params` named after the inputs' dimensions (`seq`, or an
+       expression such as `batch*seq`; names the model gave are kept).
     3. Any other op whose data inputs are statically shaped and whose
        shape-determining operands (Reshape's shape, Slice's starts, ...) are
        constants is evaluated on placeholder inputs by its reference kernel:
        the kernels define op semantics, result shapes included, in one place.
 
+    A Reshape whose target is known must fit its input's element count
+    (it is refused naming the node, not truncated).
     A type the pass infers must agree with the type the IR already carries;
     a conflict is an error at the op, naming the ONNX node. Ops whose result
     shape depends on data (NonZero, Unique, loops) keep their types.
