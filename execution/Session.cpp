@@ -180,6 +180,8 @@ llvm::Expected<unsigned> Session::bindInputs(llvm::ArrayRef<RValue> inputs) {
   return inputSets.size() - 1;
 }
 
+void Session::clearInputs() { inputSets.clear(); }
+
 void Session::freshOutputs() {
   outs.clear();
   outPtrs.clear();
@@ -448,8 +450,10 @@ static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
     entry = cache ? &cache->insert(std::move(owned)) : owned.get();
   }
   Session &s = *entry->session;
-  if (entry->uses++)
+  if (entry->uses++) {
     s.freshOutputs(); // The last run's outputs went to its caller.
+    s.clearInputs();  // And its inputs are gone.
+  }
   auto set = s.bindInputs(run.inputs);
   if (!set)
     return set.takeError();

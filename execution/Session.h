@@ -105,6 +105,9 @@ public:
   /// (count, dtypes, shapes); the values must outlive the session. Returns
   /// the set's index for run().
   llvm::Expected<unsigned> bindInputs(llvm::ArrayRef<ref::RValue> inputs);
+  /// Forgets the bound input sets (their values may be gone); indices
+  /// start at 0 again.
+  void clearInputs();
   /// Binds new output buffers (copies of the previous outputs keep
   /// theirs).
   void freshOutputs();

@@ -123,6 +123,7 @@ public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failedAny = false;
+    shapes = amk::sym::SymbolicShapes(); // Nothing from an earlier run.
     SmallVector<func::FuncOp> funcs;
     module.walk([&](func::FuncOp func) {
       if (func.isExternal())

@@ -50,8 +50,13 @@ SymbolicShapes::inferFused(Operation *op) {
     auto v = dimsOf(attn.getV());
     if (!xd || !v || xd->size() < 2 || v->size() < 2)
       return std::nullopt;
-    auto batch = broadcast(
-        {Dims(xd->begin(), xd->end() - 2), Dims(v->begin(), v->end() - 2)});
+    auto kd = dimsOf(attn.getK());
+    if (!kd || kd->size() < 2)
+      return std::nullopt;
+    // Q x K' x V: the batch dimensions of all three broadcast.
+    auto batch = broadcast({Dims(xd->begin(), xd->end() - 2),
+                            Dims(kd->begin(), kd->end() - 2),
+                            Dims(v->begin(), v->end() - 2)});
     if (!batch)
       return std::nullopt;
     batch->push_back((*xd)[xd->size() - 2]);
@@ -270,7 +275,11 @@ SymbolicShapes::inferShape(Operation *op) {
   if (type == "Flatten") {
     if (!xd)
       return std::nullopt;
-    auto axis = normalizeAxis(attrInt(op, "axis").value_or(1), rank + 1);
+    // Flatten's axis is in [-r, r]; a negative one counts from r.
+    int64_t a = attrInt(op, "axis").value_or(1);
+    std::optional<int64_t> axis;
+    if (a >= -rank && a <= rank)
+      axis = a < 0 ? a + rank : a;
     if (!axis)
       return std::nullopt;
     ArrayRef<Dim> all(*xd);
@@ -346,6 +355,9 @@ SymbolicShapes::inferShape(Operation *op) {
         op->getInherentAttr("auto_pad").value_or(Attribute()));
     StringRef autoPad = ap ? ap.getValue() : "NOTSET";
     bool ceilMode = attrInt(op, "ceil_mode").value_or(0) != 0;
+    if (llvm::any_of(strides, [](int64_t x) { return x <= 0; }) ||
+        llvm::any_of(dil, [](int64_t x) { return x <= 0; }))
+      return std::nullopt; // The verifier names it.
     Dims d = {(*xd)[0], channels};
     for (int64_t i = 0; i < n; ++i) {
       Dim in = (*xd)[i + 2];
@@ -458,7 +470,9 @@ SymbolicShapes::inferShape(Operation *op) {
     auto axes = axesV ? constants(axesV) : std::nullopt;
     auto steps = stepsV ? constants(stepsV) : std::nullopt;
     if ((axesV && !axes) || (stepsV && !steps) ||
-        starts->size() != ends->size())
+        starts->size() != ends->size() ||
+        (axes && axes->size() != starts->size()) ||
+        (steps && steps->size() != starts->size()))
       return std::nullopt;
     Dims d = *xd;
     for (size_t k = 0; k < starts->size(); ++k) {
@@ -473,8 +487,12 @@ SymbolicShapes::inferShape(Operation *op) {
 
   if (type == "Squeeze" || type == "Unsqueeze") {
     std::optional<SmallVector<int64_t>> axes = attrInts(op, "axes");
-    if (!axes && op->getNumOperands() > 1 && !amk::isNone(op->getOperand(1)))
+    if (!axes && op->getNumOperands() > 1 &&
+        !amk::isNone(op->getOperand(1))) {
       axes = constants(operandInts(1));
+      if (!axes)
+        return std::nullopt; // Axes given but not known: not "all".
+    }
     if (type == "Unsqueeze") {
       if (!xd || !axes)
         return std::nullopt;
@@ -483,7 +501,7 @@ SymbolicShapes::inferShape(Operation *op) {
       SmallVector<bool> inserted(r, false);
       for (int64_t a : *axes) {
         auto n = normalizeAxis(a, r);
-        if (!n)
+        if (!n || inserted[*n])
           return std::nullopt;
         inserted[*n] = true;
         d[*n] = cst(1);
@@ -613,8 +631,15 @@ SymbolicShapes::inferShape(Operation *op) {
       sizes.emplace();
       for (int64_t v : *s)
         sizes->push_back(cst(v));
-    } else {
+    } else if (op->getNumOperands() > 1 && !amk::isNone(op->getOperand(1))) {
       sizes = operandInts(1);
+      if (!sizes) { // Sizes given but not known: the axis is unknown.
+        Dims d = *xd;
+        d[*axis] = Dim();
+        for (unsigned i = 0; i < k; ++i)
+          out[i] = shaped(d);
+        return out;
+      }
     }
     const Dim &whole = (*xd)[*axis];
     if (!sizes) {
@@ -683,6 +708,8 @@ SymbolicShapes::inferShape(Operation *op) {
     SmallVector<int64_t> axes;
     if (auto a = constants(operandInts(3)))
       axes = *a;
+    else if (op->getNumOperands() > 3 && !amk::isNone(op->getOperand(3)))
+      return one(Dims(rank, Dim())); // Axes given but not known.
     else
       for (int64_t i = 0; i < rank; ++i)
         axes.push_back(i);

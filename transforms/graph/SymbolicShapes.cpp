@@ -130,6 +130,8 @@ std::optional<Dims> broadcast(ArrayRef<Dims> shapes) {
 
 /// The length of a slice [start, end) by step of a dimension of size n.
 int64_t sliceLength(int64_t n, int64_t start, int64_t end, int64_t step) {
+  if (n <= 0 || step == 0)
+    return 0;
   if (start < 0)
     start += n;
   if (end < 0)
@@ -321,6 +323,8 @@ std::optional<Dims> SymbolicShapes::computeInts(Operation *op) {
     auto e = intsOf(v);
     if (!e)
       return std::nullopt;
+    if (e->empty())
+      return std::nullopt; // An empty shape vector: nothing to compute.
     if (e->size() != 1 && len != 1 && e->size() != len)
       return std::nullopt;
     len = std::max(len, e->size());

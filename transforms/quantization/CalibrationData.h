@@ -17,6 +17,7 @@
 #include "translate/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -88,9 +89,13 @@ public:
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       auto type = mlir::dyn_cast<mlir::RankedTensorType>(func.getArgument(i).getType());
       std::string name = valueName(func.getArgument(i));
-      if (!type || !type.hasStaticShape()) {
-        error = "graph input '" + name +
-                "' has no static shape; calibration needs one";
+      // A dynamic model is calibrated at the samples' shapes (each sample
+      // may have its own); synthetic samples need sizes to be made with.
+      if (!type || (synthetic() && !type.hasStaticShape())) {
+        error = "graph input '" + name + "' has no static shape; " +
+                (type ? "synthetic samples need one (bind its dimensions "
+                        "first: amk-bind-shapes, or give samples)"
+                      : "calibration needs its rank at least");
         return mlir::failure();
       }
       mlir::ElementsAttr attr;
@@ -116,7 +121,9 @@ public:
       }
       auto got = mlir::cast<mlir::ShapedType>(attr.getType());
       if (got.getElementType() != type.getElementType() ||
-          got.getShape() != type.getShape()) {
+          failed(mlir::verifyCompatibleShape(got.getShape(),
+                                             type.getShape())) ||
+          got.getRank() != type.getRank()) {
         std::string g, w;
         llvm::raw_string_ostream gs(g), ws(w);
         gs << got;

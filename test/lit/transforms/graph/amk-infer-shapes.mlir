@@ -294,3 +294,23 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     return %r : tensor<*xf32>
   }
 }
+
+// -----
+
+// Edge cases of the symbolic rules: Flatten's negative axis counts from
+// the rank; a Split or Squeeze whose sizes or axes are given but not known
+// leaves those dimensions unknown instead of assuming equal parts or
+// "every size-1 dimension".
+
+// CHECK-LABEL: func.func @symbolic_edge_cases(
+// CHECK-SAME: -> (tensor<?x5xf32> {onnx.dim_params = ["12*batch", ""]}, tensor<?x?xf32>, tensor<?x?xf32>, tensor<*xf32>)
+// CHECK: onnx.Flatten{{.*}} -> tensor<?x5xf32>
+// CHECK: onnx.Split{{.*}} -> (tensor<?x?xf32>, tensor<?x?xf32>)
+module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @symbolic_edge_cases(%x: tensor<?x3x4x5xf32> {onnx.dim_params = ["batch", "", "", ""]}, %y: tensor<?x12xf32>, %s: tensor<2xi64>, %z: tensor<1x3x1xf32>, %a: tensor<1xi64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+    %f = "onnx.Flatten"(%x) <{axis = -1 : i64}> : (tensor<?x3x4x5xf32>) -> tensor<*xf32>
+    %p:2 = "onnx.Split"(%y, %s) <{axis = 1 : i64}> : (tensor<?x12xf32>, tensor<2xi64>) -> (tensor<*xf32>, tensor<*xf32>)
+    %q = "onnx.Squeeze"(%z, %a) : (tensor<1x3x1xf32>, tensor<1xi64>) -> tensor<*xf32>
+    return %f, %p#0, %p#1, %q : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+  }
+}

@@ -62,6 +62,14 @@
 // RUN: amk-opt %s --pass-pipeline='builtin.module(amk-calibrate{config=%t/cfg.json data-dir=%t/A method=minmax})' | FileCheck %s --check-prefix=CFG
 // CFG: \22activation_type\22:\22int8\22{{.*}}method = "minmax"
 
+// A model with a dynamic batch is calibrated at its samples' shapes (each
+// sample may have its own); synthetic samples need sizes to be made with.
+// RUN: sed 's/tensor<1x/tensor<?x/g' %s > %t/dyn.mlir
+// RUN: amk-opt %t/dyn.mlir --pass-pipeline='builtin.module(amk-calibrate{data-dir=%t/A})' | FileCheck %s --check-prefix=DYN
+// DYN: func.func @main_graph(%arg0: tensor<?x4xf32> {amk.range = array<f64: 0.000000e+00, 3.000000e+00>, onnx.name = "x"})
+// RUN: not amk-opt %t/dyn.mlir --pass-pipeline='builtin.module(amk-calibrate{synthetic=2})' 2>&1 | FileCheck %s --check-prefix=DYNSYN
+// DYNSYN: error: amk-calibrate: graph input 'x' has no static shape; synthetic samples need one (bind its dimensions first: amk-bind-shapes, or give samples)
+
 // Bad input: a clear error, and nothing written.
 // RUN: not amk-opt %s --pass-pipeline='builtin.module(amk-calibrate)' 2>&1 | FileCheck %s --check-prefix=NODATA
 // NODATA: error: amk-calibrate: no calibration data: give data-dir=DIR (a directory of samples) or, to calibrate on seeded random inputs, synthetic=N explicitly
