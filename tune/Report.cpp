@@ -101,8 +101,12 @@ llvm::Expected<Breakdown> amk::tune::analyzeTrace(llvm::StringRef text) {
       return a.start != c.start ? a.start < c.start : a.end > c.end;
     });
     std::vector<std::pair<const Span *, double>> stack; // span, exclusive
+    // Timestamps are printed to the nanosecond: a span that starts within
+    // that of its predecessor's end follows it, it is not nested in it (a
+    // task would otherwise be clipped to nothing and its time lost).
+    constexpr double kTieUs = 1e-3;
     auto close = [&](double until) {
-      while (!stack.empty() && stack.back().first->end <= until) {
+      while (!stack.empty() && stack.back().first->end <= until + kTieUs) {
         auto [s, excl] = stack.back();
         stack.pop_back();
         double own = std::max(0.0, excl);

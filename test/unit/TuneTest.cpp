@@ -415,6 +415,19 @@ TEST(TuneReport, NestedSpansAreCountedOnce) {
   EXPECT_EQ(md.find("`mm`"), std::string::npos) << md; // 4/24 < 20%.
 }
 
+TEST(TuneReport, SpansThatTouchAreSiblings) {
+  // Rounded timestamps: the conv's printed end is a hair after the next
+  // task's start. The second task is not nested (and clipped) in the first.
+  const char *trace = R"({"traceEvents":[
+    {"ph":"X","tid":0,"ts":0.781,"dur":1059.3,"name":"a","cat":"conv"},
+    {"ph":"X","tid":0,"ts":1060.0809999,"dur":900,"name":"b","cat":"dwconv"}]})";
+  auto b = analyzeTrace(trace);
+  ASSERT_TRUE(!!b) << llvm::toString(b.takeError());
+  EXPECT_NEAR(b->categoryUs["compute"], 1959.3, 1e-6);
+  EXPECT_NEAR(b->categoryUs["idle"], 0, 1e-3);
+  EXPECT_NEAR(b->nodeUs["b"], 900, 1e-6);
+}
+
 TEST(TuneKnowledge, RulesAreCheckedAndMatched) {
   llvm::SmallString<128> path;
   int fd;
