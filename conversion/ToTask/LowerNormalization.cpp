@@ -25,10 +25,11 @@ using namespace amk::task;
 namespace amk::totask {
 
 LogicalResult Scheduler::lowerSoftmax(Operation *op, Value x, int64_t axis,
-                                      Value y) {
+                                      Value y, bool log) {
   auto xt = cast<RankedTensorType>(x.getType());
   if (!xt.getElementType().isF32())
-    return unsupported(op, "only float32 softmax is implemented");
+    return unsupported(op, "only float32 softmax and log-softmax are "
+                           "implemented");
   auto xi = getTensor(x, op);
   if (failed(xi))
     return failure();
@@ -38,6 +39,7 @@ LogicalResult Scheduler::lowerSoftmax(Operation *op, Value x, int64_t axis,
   // In place when fused after an elementwise kernel (same tensor).
   int yi = (x == y) ? *xi : defineOutput(y);
   KOp &k = newKOp(op, AMK_RT_K_SOFTMAX);
+  k.variant = log ? AMK_SOFTMAX_VARIANT_LOG : AMK_SOFTMAX_VARIANT_PLAIN;
   k.slots = {*xi, yi};
   k.ip = {outer, len, inner};
   k.rows = outer;

@@ -86,7 +86,8 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
 
 namespace amk::totask {
 
-/// ReduceMean and ReduceMax over a contiguous run of axes are pooling: the
+/// ReduceMean, ReduceSum, ReduceMax and ReduceMin over a contiguous run of
+/// axes are pooling: the
 /// input seen as [outer, R, inner] is pooled by an R x 1 window into
 /// [outer, 1, inner], one row of tasks per outer index. keepdims only
 /// changes the result's type, not its bytes.
@@ -136,7 +137,11 @@ LogicalResult Scheduler::lowerReduce(Operation *op) {
   ip[AMK_SP_W] = inner, ip[AMK_SP_OC] = 1, ip[AMK_SP_KH] = R,
   ip[AMK_SP_KW] = 1, ip[AMK_SP_OH] = 1, ip[AMK_SP_OW] = inner,
   ip[AMK_SP_SH] = 1, ip[AMK_SP_SW] = 1, ip[AMK_SP_DH] = 1, ip[AMK_SP_DW] = 1,
-  ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = isa<onnx::ReduceMaxOp>(op) ? 0 : 2;
+  ip[AMK_SP_GROUP] = 1;
+  ip[AMK_SP_MODE] = isa<onnx::ReduceMaxOp>(op)   ? 0
+                    : isa<onnx::ReduceSumOp>(op) ? 3
+                    : isa<onnx::ReduceMinOp>(op) ? 4
+                                                 : 2;
   k.rows = outer;
   k.flops = 1.0 * outer * R * inner;
   k.bytes = 4.0 * outer * inner * (R + 1);

@@ -225,12 +225,18 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerGemm(op); })
       .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,
             onnx::GlobalMaxPoolOp>([&](Operation *op) { return lowerPool(op); })
-      .Case<onnx::ReduceMeanOp, onnx::ReduceMaxOp>(
+      .Case<onnx::ReduceMeanOp, onnx::ReduceMaxOp, onnx::ReduceSumOp,
+            onnx::ReduceMinOp>(
           [&](Operation *op) { return lowerReduce(op); })
       .Case([&](onnx::SoftmaxOp op) {
         return lowerSoftmax(op, op->getOperand(0),
                             softmaxAxis(op, intAttr(op, "axis", -1)),
                             op->getResult(0));
+      })
+      .Case([&](onnx::LogSoftmaxOp op) {
+        return lowerSoftmax(op, op->getOperand(0),
+                            softmaxAxis(op, intAttr(op, "axis", -1)),
+                            op->getResult(0), /*log=*/true);
       })
       .Case([&](fused::BiasSoftmaxOp op) -> LogicalResult {
         // X + Bias as an elementwise kernel, then the softmax in place.

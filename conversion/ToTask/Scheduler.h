@@ -163,7 +163,8 @@ private:
   LogicalResult lowerPool(Operation *op);
   LogicalResult lowerReduce(Operation *op);
   LogicalResult lowerElementwise(Operation *op);
-  LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y);
+  LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y,
+                             bool log = false);
   LogicalResult lowerLayerNorm(Operation *op);
   LogicalResult lowerAttention(Operation *op);
   LogicalResult lowerTranspose(Operation *op);

@@ -226,6 +226,83 @@ TEST(Runtime, NormalizationAndSoftmaxRowsMatchNaive) {
 /// add) and a wide range: the probabilities match exp/sum and none is
 /// subnormal (a subnormal probability slows the next GEMM by 10-40x on
 /// x86; such a term is below n * FLT_MIN and is 0 instead).
+/// POOL's reduction modes as amk-schedule-megakernel uses them for
+/// ReduceSum (3) and ReduceMin (4): an R x 1 window over [outer, R, inner],
+/// through the generic path (inner 4) and the global one (inner 1).
+TEST(Runtime, PoolSumAndMinModesReduce) {
+  const int64_t outer = 2, R = 3;
+  for (int64_t inner : {int64_t(4), int64_t(1)})
+    for (int64_t mode : {int64_t(3), int64_t(4)}) {
+      std::vector<float> X(outer * R * inner);
+      for (size_t i = 0; i < X.size(); ++i)
+        X[i] = 0.25f * (float)((i * 7) % 11) - 1.f;
+      ProgramBuilder b(1);
+      uint32_t in = b.addIO(true, "X", AMK_RT_F32, {outer, 1, R, inner}, 4);
+      uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {outer, 1, 1, inner}, 4);
+      std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+      ip[AMK_SP_N] = outer, ip[AMK_SP_C] = 1, ip[AMK_SP_H] = R,
+      ip[AMK_SP_W] = inner, ip[AMK_SP_OC] = 1, ip[AMK_SP_KH] = R,
+      ip[AMK_SP_KW] = 1, ip[AMK_SP_OH] = 1, ip[AMK_SP_OW] = inner,
+      ip[AMK_SP_SH] = 1, ip[AMK_SP_SW] = 1, ip[AMK_SP_DH] = 1,
+      ip[AMK_SP_DW] = 1, ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = mode;
+      uint32_t k = b.addKernel(AMK_RT_K_POOL, 0, {in, out}, ip, {}, "reduce");
+      b.addTask(k, 0, {0, outer, 0, 1}, {}, -1);
+      std::vector<float> Y(outer * inner, NAN);
+      ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < inner; ++j) {
+          float want = mode == 3 ? 0.f : INFINITY;
+          for (int64_t r = 0; r < R; ++r) {
+            float v = X[(o * R + r) * inner + j];
+            want = mode == 3 ? want + v : std::min(want, v);
+          }
+          EXPECT_NEAR(Y[o * inner + j], want, 1e-6)
+              << "mode " << mode << ", inner " << inner;
+        }
+    }
+}
+
+/// Log-softmax (variant 1) along a strided axis and a contiguous one: x - m
+/// - log(sum exp(x - m)) in double, exact for large inputs (where float
+/// log(softmax) loses 1e-3) and finite for masked ones (where it is -inf).
+TEST(Runtime, LogSoftmaxMatchesDoubleAndStaysFinite) {
+  const int64_t outer = 2, n = 5, inner = 3;
+  std::vector<float> X(outer * n * inner);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = 10000.f + 0.5f * (float)(i % 11);
+  X[4] = -1e4f; // exp(-2e4) is 0 in any float: log-softmax is still finite.
+  for (int64_t variantInner : {inner, int64_t(1)}) {
+    int64_t rows = variantInner == 1 ? outer * inner : outer;
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {outer, n, inner}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {outer, n, inner}, 4);
+    std::vector<int64_t> ip(AMK_SOFTMAX_NUM_IPARAMS, 0);
+    // Contiguous case: the same bytes seen as outer*inner rows of n.
+    ip[AMK_SOFTMAX_OUTER] = rows, ip[AMK_SOFTMAX_AXIS] = n;
+    ip[AMK_SOFTMAX_INNER] = variantInner;
+    uint32_t k = b.addKernel(AMK_RT_K_SOFTMAX, AMK_SOFTMAX_VARIANT_LOG,
+                             {in, out}, ip, {}, "lsm");
+    b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
+    std::vector<float> Y(X.size(), NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < variantInner; ++j) {
+        auto at = [&](int64_t i) { return (r * n + i) * variantInner + j; };
+        double m = -INFINITY, sum = 0;
+        for (int64_t i = 0; i < n; ++i)
+          m = std::max(m, (double)X[at(i)]);
+        for (int64_t i = 0; i < n; ++i)
+          sum += std::exp((double)X[at(i)] - m);
+        for (int64_t i = 0; i < n; ++i) {
+          double want = (double)X[at(i)] - m - std::log(sum);
+          EXPECT_TRUE(std::isfinite(Y[at(i)])) << r << "," << i;
+          EXPECT_NEAR(Y[at(i)], want, 1e-5 * std::fabs(want) + 1e-5)
+              << "inner " << variantInner << ", row " << r << ", " << i;
+        }
+      }
+  }
+}
+
 TEST(Runtime, SoftmaxMatchesExpAndHasNoSubnormals) {
   const int64_t rows = 4, n = 128;
   std::vector<float> X(rows * n);

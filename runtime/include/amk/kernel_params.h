@@ -76,8 +76,8 @@ enum {
   AMK_SP_N, AMK_SP_C, AMK_SP_H, AMK_SP_W, AMK_SP_OC, AMK_SP_KH, AMK_SP_KW,
   AMK_SP_OH, AMK_SP_OW, AMK_SP_SH, AMK_SP_SW, AMK_SP_PH, AMK_SP_PW,
   AMK_SP_DH, AMK_SP_DW, AMK_SP_GROUP,
-  AMK_SP_MODE, /* POOL: 0 max, 1 average counting pads, 2 average without;
-                  DWCONV/CONV: the activation */
+  AMK_SP_MODE, /* POOL: 0 max, 1 average counting pads, 2 average without,
+                  3 sum, 4 min; DWCONV/CONV: the activation */
   AMK_SP_NUM_IPARAMS
 };
 /* fparams of DWCONV/CONV: activation alpha, beta. */
@@ -101,9 +101,11 @@ enum {
  * iparams: rank, dims[rank], ninputs, {dtype, strides[rank]}*ninputs,
  *          ninstr, {op, dst, a, b, imm}*ninstr, result register. */
 
-/* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer. */
+/* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
+ * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,
        AMK_SOFTMAX_NUM_IPARAMS };
+enum { AMK_SOFTMAX_VARIANT_PLAIN = 0, AMK_SOFTMAX_VARIANT_LOG = 1 };
 
 /* LAYERNORM: buffers X, Y, scale (opt), bias (opt).
  * iparams: rows, cols, rms. fparams: epsilon. Rows: rows. */

@@ -27,11 +27,13 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
   const float *X = static_cast<const float *>(call.buffers[0]);
   float *Y = static_cast<float *>(call.buffers[1]);
-  if (s.mode != 0 && s.oh == 1 && s.ow == 1 && s.kh == s.h && s.kw == s.w &&
-      s.ph == 0 && s.pw == 0) {
-    // Global average: one vector sum per plane.
+  bool averages = s.mode == 1 || s.mode == 2;
+  if ((averages || s.mode == 3) && s.oh == 1 && s.ow == 1 && s.kh == s.h &&
+      s.kw == s.w && s.ph == 0 && s.pw == 0) {
+    // Global average or sum: one vector sum per plane.
+    float scale = averages ? 1.f / (float)(s.h * s.w) : 1.f;
     for (int64_t r = tile[0]; r < tile[1]; ++r)
-      Y[r] = sumFloats(X + r * s.h * s.w, s.h * s.w) / (float)(s.h * s.w);
+      Y[r] = sumFloats(X + r * s.h * s.w, s.h * s.w) * scale;
     return;
   }
   if (s.mode == 0 && s.dh == 1 && s.dw == 1) {
@@ -90,7 +92,9 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
     float *y = Y + r * s.oh * s.ow;
     for (int64_t oy = 0; oy < s.oh; ++oy)
       for (int64_t ox = 0; ox < s.ow; ++ox) {
-        float acc = s.mode == 0 ? -std::numeric_limits<float>::infinity() : 0;
+        float acc = s.mode == 0   ? -std::numeric_limits<float>::infinity()
+                    : s.mode == 4 ? std::numeric_limits<float>::infinity()
+                                  : 0;
         int64_t count = 0;
         for (int64_t ky = 0; ky < s.kh; ++ky) {
           int64_t iy = oy * s.sh - s.ph + ky * s.dh;
@@ -100,6 +104,9 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
             if (s.mode == 0) {
               if (in)
                 acc = std::max(acc, x[iy * s.w + ix]);
+            } else if (s.mode == 4) {
+              if (in)
+                acc = std::min(acc, x[iy * s.w + ix]);
             } else if (in) {
               acc += x[iy * s.w + ix];
               ++count;
@@ -109,8 +116,9 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
             }
           }
         }
-        y[oy * s.ow + ox] =
-            s.mode == 0 ? acc : (count ? acc / (float)count : 0.f);
+        y[oy * s.ow + ox] = !averages ? acc
+                            : count   ? acc / (float)count
+                                      : 0.f;
       }
   }
 }
@@ -125,9 +133,17 @@ bool KernelImpl<AMK_RT_K_POOL>::run(const KernelCall &call, const int64_t *tile,
 }
 
 template <>
-bool KernelImpl<AMK_RT_K_POOL>::check(const amk_rt_kernel &k, const int64_t *,
-                                      const float *, std::string &error) {
-  return hasParams(k, AMK_SP_NUM_IPARAMS, 0, error);
+bool KernelImpl<AMK_RT_K_POOL>::check(const amk_rt_kernel &k,
+                                      const int64_t *ip, const float *,
+                                      std::string &error) {
+  if (!hasParams(k, AMK_SP_NUM_IPARAMS, 0, error))
+    return false;
+  if (ip[AMK_SP_MODE] < 0 || ip[AMK_SP_MODE] > 4) {
+    error = "pool mode " + std::to_string(ip[AMK_SP_MODE]) +
+            " is not 0 (max), 1, 2 (average), 3 (sum) or 4 (min)";
+    return false;
+  }
+  return true;
 }
 
 } // namespace amk::rt

@@ -52,16 +52,39 @@ void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
     y[i * stride] *= inv;
 }
 
+void logSoftmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
+  float m = -std::numeric_limits<float>::infinity();
+  if (stride == 1)
+    m = maxFloats(x, n);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      m = std::max(m, x[i * stride]);
+  // x - m - log(sum exp(x - m)): no exponential is taken of the result, so
+  // a very negative log-probability stays finite (log(softmax) would be
+  // log(0) = -inf there). The sum's error is the outputs' absolute error,
+  // so it is taken with libm's exp, in double (the fast exponential's 1e-4
+  // would show); log-softmax ends a network, it is not a hot loop.
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i)
+    sum += std::exp((double)x[i * stride] - m);
+  // (x - m) first: both may be large (1e4) where a float's step is 1e-3,
+  // their difference is exact.
+  float logSum = (float)std::log(sum);
+  for (int64_t i = 0; i < n; ++i)
+    y[i * stride] = (x[i * stride] - m) - logSum;
+}
+
 namespace {
 
 void softmaxTile(const KernelCall &call, const int64_t *tile) {
   const float *X = static_cast<const float *>(call.buffers[0]);
   float *Y = static_cast<float *>(call.buffers[1]);
   int64_t axis = call.ip[AMK_SOFTMAX_AXIS], inner = call.ip[AMK_SOFTMAX_INNER];
+  auto row = call.kernel->variant == AMK_SOFTMAX_VARIANT_LOG ? logSoftmaxRow
+                                                             : softmaxRow;
   for (int64_t r = tile[0]; r < tile[1]; ++r)
     for (int64_t j = 0; j < inner; ++j)
-      softmaxRow(Y + r * axis * inner + j, X + r * axis * inner + j, axis,
-                 inner);
+      row(Y + r * axis * inner + j, X + r * axis * inner + j, axis, inner);
 }
 
 } // namespace
@@ -77,6 +100,11 @@ template <>
 bool KernelImpl<AMK_RT_K_SOFTMAX>::check(const amk_rt_kernel &k,
                                          const int64_t *, const float *,
                                          std::string &error) {
+  if (k.variant != AMK_SOFTMAX_VARIANT_PLAIN &&
+      k.variant != AMK_SOFTMAX_VARIANT_LOG) {
+    error = "softmax variant " + std::to_string(k.variant) + " is not 0 or 1";
+    return false;
+  }
   return hasParams(k, AMK_SOFTMAX_NUM_IPARAMS, 0, error);
 }
 

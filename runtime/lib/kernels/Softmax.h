@@ -14,6 +14,8 @@ namespace amk::rt {
 
 /// y = softmax(x) over n elements `stride` floats apart; y may be x.
 void softmaxRow(float *y, const float *x, int64_t n, int64_t stride);
+/// log(softmax) of a row, computed without taking the log of a probability.
+void logSoftmaxRow(float *y, const float *x, int64_t n, int64_t stride);
 
 } // namespace amk::rt
 

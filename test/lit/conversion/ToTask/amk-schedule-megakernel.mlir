@@ -267,21 +267,28 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // -----
 
 //--- reduce_as_pool.mlir
-// ReduceMean and ReduceMax over adjacent axes are pooling: [2, 3, 4] over
-// axis 1 is N=2 rows of a 3 x 1 window over W=4 (mode 2: the mean, 0: the
-// max); keepdims changes only the result's type. Axes that are not
-// adjacent are refused by name.
+// ReduceMean, ReduceMax, ReduceSum and ReduceMin over adjacent axes are
+// pooling: [2, 3, 4] over axis 1 is N=2 rows of a 3 x 1 window over W=4
+// (mode 2: the mean, 0: the max, 3: the sum, 4: the min); keepdims changes
+// only the result's type. Axes that are not adjacent are refused by name.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
-  func.func @reduce_as_pool(%x: tensor<2x3x4xf32>) -> (tensor<2x4xf32>, tensor<2x1x4xf32>) {
+  func.func @reduce_as_pool(%x: tensor<2x3x4xf32>) -> (tensor<2x4xf32>, tensor<2x1x4xf32>, tensor<1x1x1xf32>, tensor<2x3xf32>) {
     %ax = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %none = "onnx.NoValue"() : () -> none
+    %last = "onnx.Constant"() <{value = dense<-1> : tensor<1xi64>}> : () -> tensor<1xi64>
     %m = "onnx.ReduceMean"(%x, %ax) <{keepdims = 0 : i64}> : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x4xf32>
     %n = "onnx.ReduceMax"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
-    return %m, %n : tensor<2x4xf32>, tensor<2x1x4xf32>
+    %s = "onnx.ReduceSum"(%x, %none) : (tensor<2x3x4xf32>, none) -> tensor<1x1x1xf32>
+    %l = "onnx.ReduceMin"(%x, %last) <{keepdims = 0 : i64}> : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x3xf32>
+    return %m, %n, %s, %l : tensor<2x4xf32>, tensor<2x1x4xf32>, tensor<1x1x1xf32>, tensor<2x3xf32>
   }
 }
 // CHECK-LABEL: amk_task.program @reduce_as_pool
 // CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 2>, {{.*}}op = "onnx.ReduceMean"}
 // CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 0>, {{.*}}op = "onnx.ReduceMax"}
+// No axes: all of them, one row of 24.
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 1, 1, 24, 1, 1, 24, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 3>, {{.*}}op = "onnx.ReduceSum"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 6, 1, 4, 1, 1, 4, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 4>, {{.*}}op = "onnx.ReduceMin"}
 
 // -----
 
@@ -306,3 +313,16 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     return %y : tensor<2x?xi64>
   }
 }
+
+// -----
+
+//--- log_softmax.mlir
+// LogSoftmax is the softmax kernel's variant 1 (x - max - log(sum exp)).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @log_softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+    %y = "onnx.LogSoftmax"(%x) <{axis = 1 : i64}> : (tensor<2x5xf32>) -> tensor<2x5xf32>
+    return %y : tensor<2x5xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @log_softmax
+// CHECK: amk_task.kernel softmax {{{.*}}iparams = array<i64: 2, 5, 1>, {{.*}}op = "onnx.LogSoftmax", variant = 1 : i64}
