@@ -226,6 +226,45 @@ TEST(Runtime, NormalizationAndSoftmaxRowsMatchNaive) {
 /// add) and a wide range: the probabilities match exp/sum and none is
 /// subnormal (a subnormal probability slows the next GEMM by 10-40x on
 /// x86; such a term is below n * FLT_MIN and is 0 instead).
+/// ARGMAX against a naive scan: both variants, first and last ties, an
+/// inner stride, and a NaN that is never chosen over a number.
+TEST(Runtime, ArgMaxMatchesNaive) {
+  const int64_t outer = 3, n = 6, inner = 2;
+  std::vector<float> X(outer * n * inner);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = (float)((i * 5) % 4); // Values 0..3, with ties.
+  X[0] = NAN;
+  for (int64_t variant : {0, 1})
+    for (int64_t last : {0, 1}) {
+      ProgramBuilder b(1);
+      uint32_t in = b.addIO(true, "X", AMK_RT_F32, {outer, n, inner}, 4);
+      uint32_t out = b.addIO(false, "Y", AMK_RT_I64, {outer, inner}, 8);
+      uint32_t k = b.addKernel(AMK_RT_K_ARGMAX, variant, {in, out},
+                               {outer, n, inner, last}, {}, "arg");
+      b.addTask(k, 0, {0, outer, 0, 1}, {}, -1);
+      std::vector<int64_t> Y(outer * inner, -1);
+      ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < inner; ++j) {
+          int64_t best = -1;
+          for (int64_t i = 0; i < n; ++i) {
+            float c = X[(o * n + i) * inner + j];
+            if (c != c)
+              continue;
+            float v = best < 0 ? 0 : X[(o * n + best) * inner + j];
+            bool better = best < 0 ||
+                          (variant ? (last ? c <= v : c < v)
+                                   : (last ? c >= v : c > v));
+            if (better)
+              best = i;
+          }
+          EXPECT_EQ(Y[o * inner + j], best)
+              << "variant " << variant << ", last " << last << " at " << o
+              << "," << j;
+        }
+    }
+}
+
 /// POOL's reduction modes as amk-schedule-megakernel uses them for
 /// ReduceSum (3) and ReduceMin (4): an R x 1 window over [outer, R, inner],
 /// through the generic path (inner 4) and the global one (inner 1).

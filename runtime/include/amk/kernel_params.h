@@ -138,4 +138,13 @@ enum { AMK_GATHER_OUTER, AMK_GATHER_AXIS, AMK_GATHER_INNER, AMK_GATHER_NIDX,
 enum { AMK_WHERE_RANK, AMK_WHERE_ELEM_BYTES, AMK_WHERE_DIMS };
 #define AMK_WHERE_MAX_RANK 8
 
+/* ARGMAX: buffers X (float32), Y (int64). Y[o][i] = the index along the
+ * axis of X[o][:][i]'s largest (variant 0) or smallest (variant 1) element;
+ * ties go to the first index, or the last with select_last. NaN is never
+ * chosen over a number. iparams: outer, axis, inner, select_last.
+ * Rows: outer. */
+enum { AMK_ARGMAX_OUTER, AMK_ARGMAX_AXIS, AMK_ARGMAX_INNER,
+       AMK_ARGMAX_SELECT_LAST, AMK_ARGMAX_NUM_IPARAMS };
+enum { AMK_ARGMAX_VARIANT_MAX = 0, AMK_ARGMAX_VARIANT_MIN = 1 };
+
 #endif /* AMK_KERNEL_PARAMS_H */

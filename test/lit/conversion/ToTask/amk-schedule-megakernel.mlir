@@ -326,3 +326,19 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 }
 // CHECK-LABEL: amk_task.program @log_softmax
 // CHECK: amk_task.kernel softmax {{{.*}}iparams = array<i64: 2, 5, 1>, {{.*}}op = "onnx.LogSoftmax", variant = 1 : i64}
+
+// -----
+
+//--- arg_max.mlir
+// ArgMax and ArgMin are the ARGMAX kernel's variants 0 and 1 over
+// [outer, axis, inner], with select_last_index as a parameter.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @arg_max(%x: tensor<2x5x3xf32>) -> (tensor<2x1x3xi64>, tensor<2x5xi64>) {
+    %a = "onnx.ArgMax"(%x) <{axis = 1 : i64}> : (tensor<2x5x3xf32>) -> tensor<2x1x3xi64>
+    %b = "onnx.ArgMin"(%x) <{axis = -1 : i64, keepdims = 0 : i64, select_last_index = 1 : i64}> : (tensor<2x5x3xf32>) -> tensor<2x5xi64>
+    return %a, %b : tensor<2x1x3xi64>, tensor<2x5xi64>
+  }
+}
+// CHECK-LABEL: amk_task.program @arg_max
+// CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 2, 5, 3, 0>, {{.*}}op = "onnx.ArgMax"}
+// CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 10, 3, 1, 1>, {{.*}}op = "onnx.ArgMin", variant = 1 : i64}

@@ -1,0 +1,64 @@
+//===- ArgMax.cpp - ArgMax and ArgMin -------------------------------------===//
+//
+// Part of AMK. ARGMAX (kernel_params.h): the index of the largest
+// (variant 0) or smallest (variant 1) element along one axis, for every
+// outer row and inner position, the axis walked with the inner stride.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/KernelImpl.h"
+
+#include "amk/kernel_params.h"
+
+#include <string>
+
+namespace amk::rt {
+
+template <>
+bool KernelImpl<AMK_RT_K_ARGMAX>::run(const KernelCall &call,
+                                      const int64_t *tile, std::string &) {
+  const float *X = static_cast<const float *>(call.buffers[0]);
+  int64_t *Y = static_cast<int64_t *>(call.buffers[1]);
+  int64_t n = call.ip[AMK_ARGMAX_AXIS], inner = call.ip[AMK_ARGMAX_INNER];
+  bool last = call.ip[AMK_ARGMAX_SELECT_LAST] != 0;
+  bool min = call.kernel->variant == AMK_ARGMAX_VARIANT_MIN;
+  for (int64_t r = tile[0]; r < tile[1]; ++r)
+    for (int64_t j = 0; j < inner; ++j) {
+      const float *x = X + r * n * inner + j;
+      int64_t best = 0;
+      float v = x[0];
+      for (int64_t i = 1; i < n; ++i) {
+        float c = x[i * inner];
+        // A NaN best is replaced by the first number (c == c).
+        bool better = min ? (last ? c <= v : c < v) : (last ? c >= v : c > v);
+        if (better || (v != v && c == c)) {
+          v = c;
+          best = i;
+        }
+      }
+      Y[r * inner + j] = best;
+    }
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_ARGMAX>::check(const amk_rt_kernel &k,
+                                        const int64_t *ip, const float *,
+                                        std::string &error) {
+  if (!hasParams(k, AMK_ARGMAX_NUM_IPARAMS, 0, error))
+    return false;
+  if (k.variant != AMK_ARGMAX_VARIANT_MAX &&
+      k.variant != AMK_ARGMAX_VARIANT_MIN) {
+    error = "argmax variant " + std::to_string(k.variant) + " is not 0 or 1";
+    return false;
+  }
+  if (ip[AMK_ARGMAX_OUTER] < 0 || ip[AMK_ARGMAX_AXIS] < 1 ||
+      ip[AMK_ARGMAX_INNER] < 0) {
+    error = "argmax sizes must be non-negative and the axis at least 1";
+    return false;
+  }
+  return true;
+}
+
+} // namespace amk::rt
