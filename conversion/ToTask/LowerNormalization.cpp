@@ -58,10 +58,19 @@ LogicalResult Scheduler::lowerSoftmax(Operation *op, Value x, int64_t axis,
 LogicalResult Scheduler::lowerLayerNorm(Operation *op) {
   Value x = op->getOperand(0);
   auto xt = cast<RankedTensorType>(x.getType());
+  // Mean and InvStdDev (ONNX LayerNormalization's optional outputs), one
+  // float per normalized row, when something reads them.
+  SmallVector<Value, 2> stats;
   for (Value r : op->getResults().drop_front())
-    if (!isNoneValue(r) && !r.use_empty())
-      return unsupported(op, "LayerNorm's mean and inverse-deviation "
-                             "outputs are not implemented");
+    if (!isNoneValue(r) && !r.use_empty()) {
+      auto t = dyn_cast<RankedTensorType>(r.getType());
+      if (!t || !t.getElementType().isF32())
+        return unsupported(op, "LayerNorm's mean and inverse-deviation "
+                               "outputs are implemented in float32 only");
+      stats.push_back(r);
+    } else {
+      stats.push_back(Value());
+    }
   if (!xt.getElementType().isF32())
     return unsupported(op, "only float32 LayerNorm is implemented");
   int64_t rank = xt.getRank(), axis = intAttr(op, "axis", -1);
@@ -86,8 +95,18 @@ LogicalResult Scheduler::lowerLayerNorm(Operation *op) {
     opt[i] = *t;
   }
   int yi = defineOutput(op->getResult(0));
+  int st[2] = {-1, -1};
+  for (auto [i, v] : llvm::enumerate(stats))
+    if (v) {
+      if (cast<ShapedType>(v.getType()).getNumElements() != rows)
+        return unsupported(op, "its mean/inverse-deviation output does not "
+                               "have one element per normalized row");
+      st[i] = defineOutput(v);
+    }
   KOp &k = newKOp(op, AMK_RT_K_LAYERNORM);
   k.slots = {*xi, yi, opt[0], opt[1]};
+  if (st[0] >= 0 || st[1] >= 0)
+    k.slots.append({st[0], st[1]});
   k.ip = {rows, cols, (int64_t)op->hasAttr("rms") &&
                           op->getAttrOfType<BoolAttr>("rms") &&
                           op->getAttrOfType<BoolAttr>("rms").getValue()};
@@ -95,7 +114,7 @@ LogicalResult Scheduler::lowerLayerNorm(Operation *op) {
   k.rows = rows;
   k.flops = 8.0 * rows * cols;
   k.bytes = 8.0 * rows * cols;
-  int xs = *xi, s0 = opt[0], s1 = opt[1];
+  int xs = *xi, s0 = opt[0], s1 = opt[1], mi = st[0], ii = st[1];
   k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     rd.push_back(span(xs, r0 * cols * 4, r1 * cols * 4));
@@ -104,6 +123,9 @@ LogicalResult Scheduler::lowerLayerNorm(Operation *op) {
     if (s1 >= 0)
       rd.push_back(whole(s1, cols * 4));
     wr.push_back(span(yi, r0 * cols * 4, r1 * cols * 4));
+    for (int t : {mi, ii})
+      if (t >= 0)
+        wr.push_back(span(t, r0 * 4, r1 * 4));
   };
   return success();
 }

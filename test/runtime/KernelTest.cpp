@@ -226,6 +226,49 @@ TEST(Runtime, NormalizationAndSoftmaxRowsMatchNaive) {
 /// add) and a wide range: the probabilities match exp/sum and none is
 /// subnormal (a subnormal probability slows the next GEMM by 10-40x on
 /// x86; such a term is below n * FLT_MIN and is 0 instead).
+/// LAYERNORM's optional outputs: each row's mean and 1/sqrt(var + eps),
+/// with either one absent.
+TEST(Runtime, LayerNormWritesMeanAndInvStdDev) {
+  const int64_t rows = 3, cols = 20;
+  std::vector<float> X(rows * cols);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = 0.1f * (float)((i * 13) % 17) - 0.5f;
+  for (int absent : {-1, 0, 1}) {
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {rows, cols}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {rows, cols}, 4);
+    uint32_t mean = b.addIO(false, "Mean", AMK_RT_F32, {rows, 1}, 4);
+    uint32_t inv = b.addIO(false, "InvStdDev", AMK_RT_F32, {rows, 1}, 4);
+    const uint32_t none = AMK_RT_NO_BUFFER;
+    std::vector<uint32_t> bufs = {in, out, none, none,
+                                  absent == 0 ? none : mean,
+                                  absent == 1 ? none : inv};
+    uint32_t k = b.addKernel(AMK_RT_K_LAYERNORM, 0, bufs, {rows, cols, 0},
+                             {1e-3f}, "ln");
+    b.addTask(k, 0, {0, rows, 0, 1}, {}, -1);
+    std::vector<float> Y(rows * cols), M(rows, NAN), I(rows, NAN);
+    ASSERT_NO_FATAL_FAILURE(
+        runProgram(b, {X.data()}, {Y.data(), M.data(), I.data()}));
+    for (int64_t r = 0; r < rows; ++r) {
+      double m = 0, v = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        m += X[r * cols + c];
+      m /= cols;
+      for (int64_t c = 0; c < cols; ++c)
+        v += (X[r * cols + c] - m) * (X[r * cols + c] - m);
+      v /= cols;
+      if (absent != 0)
+        EXPECT_NEAR(M[r], m, 1e-6);
+      else
+        EXPECT_TRUE(std::isnan(M[r]));
+      if (absent != 1)
+        EXPECT_NEAR(I[r], 1 / std::sqrt(v + 1e-3), 1e-4);
+      else
+        EXPECT_TRUE(std::isnan(I[r]));
+    }
+  }
+}
+
 /// ARGMAX against a naive scan: both variants, first and last ties, an
 /// inner stride, and a NaN that is never chosen over a number.
 TEST(Runtime, ArgMaxMatchesNaive) {

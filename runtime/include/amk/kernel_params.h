@@ -107,7 +107,8 @@ enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,
        AMK_SOFTMAX_NUM_IPARAMS };
 enum { AMK_SOFTMAX_VARIANT_PLAIN = 0, AMK_SOFTMAX_VARIANT_LOG = 1 };
 
-/* LAYERNORM: buffers X, Y, scale (opt), bias (opt).
+/* LAYERNORM: buffers X, Y, scale (opt), bias (opt), then optionally Mean
+ * and InvStdDev (one float per row; either may be absent).
  * iparams: rows, cols, rms. fparams: epsilon. Rows: rows. */
 enum { AMK_LN_ROWS, AMK_LN_COLS, AMK_LN_RMS, AMK_LN_NUM_IPARAMS };
 

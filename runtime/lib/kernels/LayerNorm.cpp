@@ -23,6 +23,13 @@ void layerNormTile(const KernelCall &call, const int64_t *tile) {
   float *Y = static_cast<float *>(call.buffers[1]);
   const float *scale = static_cast<const float *>(call.buffers[2]);
   const float *bias = static_cast<const float *>(call.buffers[3]);
+  // Optional: the mean and 1/sqrt(var + eps) of each row.
+  float *Mean = call.kernel->num_buffers > 4
+                    ? static_cast<float *>(call.buffers[4])
+                    : nullptr;
+  float *InvStd = call.kernel->num_buffers > 5
+                      ? static_cast<float *>(call.buffers[5])
+                      : nullptr;
   int64_t cols = call.ip[AMK_LN_COLS];
   bool rms = call.ip[AMK_LN_RMS];
   float eps = call.fp[0];
@@ -32,6 +39,10 @@ void layerNormTile(const KernelCall &call, const int64_t *tile) {
     float mean = rms ? 0.f : sumFloats(x, cols) / (float)cols;
     float var = sumSquaredDiff(x, cols, mean) / (float)cols;
     float inv = 1.f / std::sqrt(var + eps);
+    if (Mean)
+      Mean[r] = mean;
+    if (InvStd)
+      InvStd[r] = inv;
     for (int64_t i = 0; i < cols; ++i) {
       float v = (x[i] - mean) * inv;
       if (scale)

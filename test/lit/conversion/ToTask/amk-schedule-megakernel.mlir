@@ -136,15 +136,17 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // -----
 
 //--- layernorm_statistics.mlir
-// LayerNormalization's Mean and InvStdDev outputs.
+// LayerNormalization's Mean output (read) is the kernel's fifth buffer; the
+// unread InvStdDev is absent (-1).
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
   func.func @layernorm_statistics(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>) {
     %s = "onnx.Constant"() <{value = dense<1.0> : tensor<8xf32>}> : () -> tensor<8xf32>
-    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.LayerNormalization': LayerNorm's mean and inverse-deviation outputs are not implemented}}
     %y:3 = "onnx.LayerNormalization"(%x, %s, %s) : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
     return %y#0, %y#1 : tensor<2x8xf32>, tensor<2x1xf32>
   }
 }
+// CHECK-LABEL: amk_task.program @layernorm_statistics
+// CHECK: amk_task.kernel layernorm {buffers = array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, -1>
 
 // -----
 
