@@ -1,11 +1,14 @@
 //===- LowerWhere.cpp - Where ---------------------------------------------===//
 //
 // Part of AMK. amk-schedule-megakernel: onnx.Where on the WHERE kernel,
-// any element type the runtime stores, with broadcasting (design.md).
+// any element type the runtime stores, with broadcasting; Trilu as a
+// WHERE over a constant mask (design.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
 
 #include "dialect/ONNX/ONNXDialect.h"
 
@@ -16,22 +19,32 @@ namespace amk::totask {
 
 LogicalResult Scheduler::lowerWhere(Operation *op) {
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int> ids;
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (Value v : op->getOperands()) {
+    auto t = getTensor(v, op);
+    if (failed(t))
+      return failure();
+    ids.push_back(*t);
+    auto s = cast<RankedTensorType>(v.getType()).getShape();
+    shapes.push_back(SmallVector<int64_t>(s.begin(), s.end()));
+  }
+  return emitWhere(op, ids, shapes, op->getResult(0), yt);
+}
+
+LogicalResult Scheduler::emitWhere(Operation *op, ArrayRef<int> ids,
+                                   ArrayRef<SmallVector<int64_t>> shapes,
+                                   Value result, RankedTensorType yt) {
   int64_t rank = yt.getRank();
   if (rank > AMK_WHERE_MAX_RANK)
     return unsupported(op, "the WHERE kernel handles rank up to " +
                                Twine(AMK_WHERE_MAX_RANK));
   if (yt.getNumElements() == 0)
     return unsupported(op, "its result has no elements");
-  SmallVector<int> ids;
   SmallVector<SmallVector<int64_t>> strides;
-  for (Value v : op->getOperands()) {
-    auto t = getTensor(v, op);
-    if (failed(t))
-      return failure();
-    ids.push_back(*t);
+  for (ArrayRef<int64_t> shape : shapes) {
     // Right-aligned numpy broadcasting: a missing or size-1 axis has
     // stride 0 over the output.
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
     SmallVector<int64_t> own = contiguousStrides(shape);
     SmallVector<int64_t> s(rank, 0);
     int64_t lead = rank - (int64_t)shape.size();
@@ -41,7 +54,7 @@ LogicalResult Scheduler::lowerWhere(Operation *op) {
     strides.push_back(s);
   }
   int64_t eb = elemBytes(yt.getElementType());
-  int yi = defineOutput(op->getResult(0));
+  int yi = defineOutput(result);
   KOp &k = newKOp(op, AMK_RT_K_WHERE);
   k.slots = {ids[0], ids[1], ids[2], yi};
   k.ip = {rank, eb};
@@ -55,9 +68,8 @@ LogicalResult Scheduler::lowerWhere(Operation *op) {
   // An operand of the output's shape is read in step with the output; a
   // broadcast one, conservatively, whole.
   SmallVector<std::pair<int, int64_t>> reads; // (tensor, element bytes or 0)
-  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
-    bool sameShape = cast<RankedTensorType>(v.getType()).getShape() ==
-                     yt.getShape();
+  for (auto [i, shape] : llvm::enumerate(shapes)) {
+    bool sameShape = ArrayRef<int64_t>(shape) == yt.getShape();
     reads.push_back({ids[i], sameShape ? (i == 0 ? 1 : eb) : 0});
   }
   SmallVector<int64_t> readBytes;
@@ -71,6 +83,47 @@ LogicalResult Scheduler::lowerWhere(Operation *op) {
     wr.push_back(span(yi, r0 * eb, r1 * eb));
   };
   return success();
+}
+
+/// Trilu keeps the elements on one side of the k-th diagonal of the last
+/// two axes and zeroes the rest: WHERE over a constant mask of those two
+/// axes (broadcast over the leading ones) and a constant zero.
+LogicalResult Scheduler::lowerTrilu(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (xt.getRank() < 2)
+    return unsupported(op, "its input has rank below 2");
+  int64_t k = 0;
+  if (op->getNumOperands() > 1 && !isNoneValue(op->getOperand(1))) {
+    auto c = amk::getConstantTensor(op->getOperand(1));
+    if (!c || c->numel() != 1)
+      return unsupported(op, "its k is not a constant");
+    k = c->toInt64Vector()[0];
+  }
+  bool upper = intAttr(op, "upper", 1) != 0;
+  int64_t n = xt.getDimSize(xt.getRank() - 2), m = xt.getDimSize(xt.getRank() - 1);
+  SmallVector<bool> keep;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j)
+      keep.push_back(upper ? j - i >= k : j - i <= k);
+  MLIRContext *ctx = op->getContext();
+  auto maskType = RankedTensorType::get({n, m}, IntegerType::get(ctx, 1));
+  int mask = newConstTensor(maskType, DenseElementsAttr::get(maskType, keep),
+                            "trilu.mask");
+  auto zeroType = RankedTensorType::get({1}, xt.getElementType());
+  Attribute zero = isa<FloatType>(xt.getElementType())
+                       ? Attribute(FloatAttr::get(xt.getElementType(), 0.0))
+                       : Attribute(IntegerAttr::get(xt.getElementType(), 0));
+  int zi = newConstTensor(zeroType, DenseElementsAttr::get(zeroType, zero),
+                          "trilu.zero");
+  auto x = getTensor(op->getOperand(0), op);
+  if (failed(x))
+    return failure();
+  SmallVector<SmallVector<int64_t>> shapes = {
+      {n, m},
+      SmallVector<int64_t>(xt.getShape().begin(), xt.getShape().end()),
+      {1}};
+  return emitWhere(op, {mask, *x, zi}, shapes, op->getResult(0),
+                   cast<RankedTensorType>(op->getResult(0).getType()));
 }
 
 } // namespace amk::totask

@@ -225,6 +225,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerGemm(op); })
       .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,
             onnx::GlobalMaxPoolOp>([&](Operation *op) { return lowerPool(op); })
+      .Case([&](onnx::TriluOp op) { return lowerTrilu(op); })
       .Case<onnx::ArgMaxOp, onnx::ArgMinOp>(
           [&](Operation *op) { return lowerArgMax(op); })
       .Case<onnx::ReduceMeanOp, onnx::ReduceMaxOp, onnx::ReduceSumOp,

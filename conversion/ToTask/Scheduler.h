@@ -175,6 +175,12 @@ private:
   LogicalResult lowerGather(Operation *op);
   LogicalResult lowerBatchNorm(Operation *op);
   LogicalResult lowerWhere(Operation *op);
+  LogicalResult lowerTrilu(Operation *op);
+  /// A WHERE kernel over tensors `ids` (condition, x, z) of `shapes`,
+  /// broadcast to `yt`, defining `result`.
+  LogicalResult emitWhere(Operation *op, ArrayRef<int> ids,
+                          ArrayRef<SmallVector<int64_t>> shapes, Value result,
+                          RankedTensorType yt);
   void addCopy(Operation *op, int src, int dst, ArrayRef<int64_t> dims,
                ArrayRef<int64_t> srcStrides, int64_t srcOff,
                ArrayRef<int64_t> dstStrides, int64_t dstOff, int64_t eb,

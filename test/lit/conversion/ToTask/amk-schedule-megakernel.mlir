@@ -344,3 +344,30 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // CHECK-LABEL: amk_task.program @arg_max
 // CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 2, 5, 3, 0>, {{.*}}op = "onnx.ArgMax"}
 // CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 10, 3, 1, 1>, {{.*}}op = "onnx.ArgMin", variant = 1 : i64}
+
+// -----
+
+//--- trilu.mlir
+// Trilu is a WHERE over a constant mask of the last two axes (broadcast
+// over the leading one) and a constant zero; its k must be a constant.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @trilu(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+    %k = "onnx.Constant"() <{value = dense<1> : tensor<i64>}> : () -> tensor<i64>
+    %y = "onnx.Trilu"(%x, %k) <{upper = 0 : i64}> : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @trilu
+// CHECK: amk_task.buffer {kind = "const", name = "trilu.mask", {{.*}}type = tensor<3x4xi1>, value = dense<{{\[}}[true, true, false, false], [true, true, true, false], [true, true, true, true]]>
+// CHECK: amk_task.kernel where {{{.*}}iparams = array<i64: 3, 4, 2, 3, 4, 0, 4, 1, 12, 4, 1, 0, 0, 0>, {{.*}}op = "onnx.Trilu"}
+
+// -----
+
+//--- trilu_runtime_k.mlir
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @trilu_runtime_k(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> {
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.Trilu': its k is not a constant}}
+    %y = "onnx.Trilu"(%x, %k) : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32>
+    return %y : tensor<3x4xf32>
+  }
+}
