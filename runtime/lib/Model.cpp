@@ -140,6 +140,18 @@ amk_status checkVersions(const amk_model *model, uint32_t headerApiVersion,
   return AMK_OK;
 }
 
+/// What every session constructor checks first: the out-parameter, the
+/// model, and the versions of header, library and runtime.
+amk_status beginCreate(const amk_model *model, uint32_t headerApiVersion,
+                       uint64_t headerModelHash, amk_session **session) {
+  if (!session)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "session is null");
+  *session = nullptr;
+  if (!model || !model->program)
+    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "model is null");
+  return checkVersions(model, headerApiVersion, headerModelHash);
+}
+
 /// A session of `model` (one program) once its versions were checked.
 amk_status createSession(const amk_model *model,
                          const amk_session_options *options,
@@ -212,13 +224,8 @@ amk_status amk_session_create(const amk_model *model,
                               uint64_t header_model_hash,
                               const amk_session_options *options,
                               amk_session **session) {
-  if (!session)
-    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "session is null");
-  *session = nullptr;
-  if (!model || !model->program)
-    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "model is null");
-  if (amk_status st =
-          checkVersions(model, header_api_version, header_model_hash))
+  if (amk_status st = beginCreate(model, header_api_version,
+                                  header_model_hash, session))
     return st;
   return createSession(model, options, session);
 }
@@ -241,13 +248,8 @@ amk_status amk_session_create_for_shapes(
     uint64_t header_model_hash, const amk_session_options *options,
     uint32_t num_inputs, const uint32_t *ranks, const int64_t *const *dims,
     amk_session **session) {
-  if (!session)
-    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "session is null");
-  *session = nullptr;
-  if (!model || !model->program)
-    return failCreate(AMK_ERROR_INVALID_ARGUMENT, "model is null");
-  if (amk_status st =
-          checkVersions(model, header_api_version, header_model_hash))
+  if (amk_status st = beginCreate(model, header_api_version,
+                                  header_model_hash, session))
     return st;
   std::string name = amk_model_name(model);
   if (num_inputs != model->program->num_inputs)

@@ -19,13 +19,18 @@
 
 namespace amk::rt {
 
-void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
-  float m = -std::numeric_limits<float>::infinity();
+/// The largest of n elements `stride` apart.
+static float rowMax(const float *x, int64_t n, int64_t stride) {
   if (stride == 1)
-    m = maxFloats(x, n);
-  else
-    for (int64_t i = 0; i < n; ++i)
-      m = std::max(m, x[i * stride]);
+    return maxFloats(x, n);
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i)
+    m = std::max(m, x[i * stride]);
+  return m;
+}
+
+void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
+  float m = rowMax(x, n, stride);
   // A probability that would be subnormal after the division by the sum
   // (at most n) is 0: masked positions (a mask of -10000 or -inf) would
   // otherwise feed subnormals to the next GEMM (attention's P V), which
@@ -53,12 +58,7 @@ void softmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
 }
 
 void logSoftmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
-  float m = -std::numeric_limits<float>::infinity();
-  if (stride == 1)
-    m = maxFloats(x, n);
-  else
-    for (int64_t i = 0; i < n; ++i)
-      m = std::max(m, x[i * stride]);
+  float m = rowMax(x, n, stride);
   // x - m - log(sum exp(x - m)): no exponential is taken of the result, so
   // a very negative log-probability stays finite (log(softmax) would be
   // log(0) = -inf there). The sum's error is the outputs' absolute error,
