@@ -211,4 +211,46 @@ LogicalResult Scheduler::lowerGather(Operation *op) {
   return success();
 }
 
+/// GatherElements: one task row per output element range; the data is
+/// read whole (any element may be picked), the indices in step.
+LogicalResult Scheduler::lowerGatherElements(Operation *op) {
+  auto dt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto it = cast<RankedTensorType>(op->getOperand(1).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = dt.getRank(), axis = intAttr(op, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  if (rank > AMK_GE_MAX_RANK || axis < 0 || axis >= rank)
+    return unsupported(op, "the kernel handles rank 1 to " +
+                               Twine(AMK_GE_MAX_RANK));
+  if (!it.getElementType().isInteger(64) && !it.getElementType().isInteger(32))
+    return unsupported(op, "indices must be int32 or int64");
+  if (yt.getNumElements() == 0)
+    return unsupported(op, "its result has no elements");
+  auto di = getTensor(op->getOperand(0), op),
+       ii = getTensor(op->getOperand(1), op);
+  if (failed(di) || failed(ii))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_GATHER_ELEMENTS);
+  k.slots = {*di, *ii, yi};
+  int64_t eb = elemBytes(dt.getElementType());
+  int64_t ib = elemBytes(it.getElementType());
+  k.ip = {rank, axis, eb, amk::task::runtimeDtype(it.getElementType())};
+  k.ip.append(yt.getShape().begin(), yt.getShape().end());
+  k.ip.append(dt.getShape().begin(), dt.getShape().end());
+  int64_t numel = yt.getNumElements();
+  k.rows = numel, k.rowAlign = 64;
+  k.bytes = numel * (2.0 * eb + ib);
+  int ds = *di, is = *ii;
+  int64_t dBytes = tensors[ds].bytes;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(ds, dBytes));
+    rd.push_back(span(is, r0 * ib, r1 * ib));
+    wr.push_back(span(yi, r0 * eb, r1 * eb));
+  };
+  return success();
+}
+
 } // namespace amk::totask

@@ -226,6 +226,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,
             onnx::GlobalMaxPoolOp>([&](Operation *op) { return lowerPool(op); })
       .Case([&](onnx::TriluOp op) { return lowerTrilu(op); })
+      .Case([&](onnx::GatherElementsOp op) { return lowerGatherElements(op); })
       .Case<onnx::ArgMaxOp, onnx::ArgMinOp>(
           [&](Operation *op) { return lowerArgMax(op); })
       .Case<onnx::ReduceMeanOp, onnx::ReduceMaxOp, onnx::ReduceSumOp,

@@ -163,6 +163,7 @@ private:
   LogicalResult lowerPool(Operation *op);
   LogicalResult lowerReduce(Operation *op);
   LogicalResult lowerArgMax(Operation *op);
+  LogicalResult lowerGatherElements(Operation *op);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y,
                              bool log = false);

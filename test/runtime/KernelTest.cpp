@@ -269,6 +269,50 @@ TEST(Runtime, LayerNormWritesMeanAndInvStdDev) {
   }
 }
 
+/// GATHER_ELEMENTS against a naive loop on a 3-D tensor along the middle
+/// axis (negative indices included), and an index out of range is a kernel
+/// error naming it.
+TEST(Runtime, GatherElementsMatchesNaive) {
+  const int64_t A = 2, B = 4, C = 3, OB = 5; // data [A,B,C], out [A,OB,C]
+  std::vector<float> X(A * B * C);
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = (float)i;
+  std::vector<int64_t> I(A * OB * C);
+  for (size_t i = 0; i < I.size(); ++i)
+    I[i] = (int64_t)((i * 7) % (2 * B)) - B; // in [-B, B)
+  auto build = [&](ProgramBuilder &b) {
+    uint32_t d = b.addIO(true, "data", AMK_RT_F32, {A, B, C}, 4);
+    uint32_t ix = b.addIO(true, "idx", AMK_RT_I64, {A, OB, C}, 8);
+    uint32_t y = b.addIO(false, "Y", AMK_RT_F32, {A, OB, C}, 4);
+    uint32_t k = b.addKernel(AMK_RT_K_GATHER_ELEMENTS, 0, {d, ix, y},
+                             {3, 1, 4, AMK_RT_I64, A, OB, C, A, B, C}, {},
+                             "ge");
+    b.addTask(k, 0, {0, A * OB * C, 0, 1}, {}, -1);
+  };
+  ProgramBuilder b(1);
+  build(b);
+  std::vector<float> Y(A * OB * C, NAN);
+  ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), I.data()}, {Y.data()}));
+  for (int64_t a = 0; a < A; ++a)
+    for (int64_t o = 0; o < OB; ++o)
+      for (int64_t c = 0; c < C; ++c) {
+        int64_t i = I[(a * OB + o) * C + c];
+        i = i < 0 ? i + B : i;
+        EXPECT_EQ(Y[(a * OB + o) * C + c], X[(a * B + i) * C + c]);
+      }
+  I[5] = B; // Out of range.
+  ProgramBuilder bad(1);
+  build(bad);
+  Session s;
+  ASSERT_EQ(s.create(bad.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+  const void *ins[2] = {X.data(), I.data()};
+  void *outs[1] = {Y.data()};
+  EXPECT_EQ(amk_rt_run(s.s, ins, outs), AMK_RT_KERNEL_ERROR);
+  EXPECT_NE(s.error().find("GatherElements index 4 is out of range [-4, 4)"),
+            std::string::npos)
+      << s.error();
+}
+
 /// ARGMAX against a naive scan: both variants, first and last ties, an
 /// inner stride, and a NaN that is never chosen over a number.
 TEST(Runtime, ArgMaxMatchesNaive) {

@@ -148,4 +148,13 @@ enum { AMK_ARGMAX_OUTER, AMK_ARGMAX_AXIS, AMK_ARGMAX_INNER,
        AMK_ARGMAX_SELECT_LAST, AMK_ARGMAX_NUM_IPARAMS };
 enum { AMK_ARGMAX_VARIANT_MAX = 0, AMK_ARGMAX_VARIANT_MIN = 1 };
 
+/* GATHER_ELEMENTS: buffers data, indices, Y. Y[p] = data[p with its axis
+ * coordinate replaced by indices[p]] (Y and indices have one shape; an
+ * index out of [-dim, dim) is a kernel error). iparams: rank, axis,
+ * elem_bytes, idx_dtype, then Y's dims (rank), then data's dims (rank). A
+ * tile is a range of Y's elements in row-major order. */
+enum { AMK_GE_RANK, AMK_GE_AXIS, AMK_GE_ELEM_BYTES, AMK_GE_IDX_DTYPE,
+       AMK_GE_DIMS };
+#define AMK_GE_MAX_RANK 8
+
 #endif /* AMK_KERNEL_PARAMS_H */

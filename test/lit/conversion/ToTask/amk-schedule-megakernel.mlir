@@ -371,3 +371,17 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     return %y : tensor<3x4xf32>
   }
 }
+
+// -----
+
+//--- gather_elements.mlir
+// GatherElements: one kernel over the output's elements, rank, axis,
+// element bytes, index dtype, then the output's and the data's dims.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @gather_elements(%x: tensor<2x4x3xf32>, %i: tensor<2x5x3xi64>) -> tensor<2x5x3xf32> {
+    %y = "onnx.GatherElements"(%x, %i) <{axis = -2 : i64}> : (tensor<2x4x3xf32>, tensor<2x5x3xi64>) -> tensor<2x5x3xf32>
+    return %y : tensor<2x5x3xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @gather_elements
+// CHECK: amk_task.kernel gather_elements {{{.*}}iparams = array<i64: 3, 1, 4, 7, 2, 5, 3, 2, 4, 3>, {{.*}}op = "onnx.GatherElements"}
