@@ -25,6 +25,22 @@ using namespace amk::task;
 
 namespace amk::totask {
 
+/// POOL's iparams (kernel_params.h) over N*C planes of H x W.
+static SmallVector<int64_t> poolParams(int64_t N, int64_t C, int64_t H,
+                                       int64_t W, int64_t KH, int64_t KW,
+                                       int64_t OH, int64_t OW, int64_t sh,
+                                       int64_t sw, int64_t ph, int64_t pw,
+                                       int64_t dh, int64_t dw, int64_t mode) {
+  SmallVector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+  ip[AMK_SP_N] = N, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W,
+  ip[AMK_SP_OC] = C, ip[AMK_SP_KH] = KH, ip[AMK_SP_KW] = KW,
+  ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW, ip[AMK_SP_SH] = sh,
+  ip[AMK_SP_SW] = sw, ip[AMK_SP_PH] = ph, ip[AMK_SP_PW] = pw,
+  ip[AMK_SP_DH] = dh, ip[AMK_SP_DW] = dw, ip[AMK_SP_GROUP] = 1,
+  ip[AMK_SP_MODE] = mode;
+  return ip;
+}
+
 LogicalResult Scheduler::lowerPool(Operation *op) {
   if (op->getNumResults() > 1 && !isNoneValue(op->getResult(1)))
     return unsupported(op, "the Indices output is not implemented");
@@ -62,14 +78,7 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
   int yi = defineOutput(op->getResult(0));
   KOp &k = newKOp(op, AMK_RT_K_POOL);
   k.slots = {*xi, yi};
-  k.ip.assign(AMK_SP_NUM_IPARAMS, 0);
-  int64_t *ip = k.ip.data();
-  ip[AMK_SP_N] = N, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W,
-  ip[AMK_SP_OC] = C, ip[AMK_SP_KH] = KH, ip[AMK_SP_KW] = KW,
-  ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW, ip[AMK_SP_SH] = sh,
-  ip[AMK_SP_SW] = sw, ip[AMK_SP_PH] = ph, ip[AMK_SP_PW] = pw,
-  ip[AMK_SP_DH] = dh, ip[AMK_SP_DW] = dw, ip[AMK_SP_GROUP] = 1,
-  ip[AMK_SP_MODE] = mode;
+  k.ip = poolParams(N, C, H, W, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, mode);
   k.rows = N * C;
   k.flops = 1.0 * N * C * OH * OW * KH * KW;
   k.bytes = 4.0 * N * C * (H * W + OH * OW);
@@ -131,17 +140,12 @@ LogicalResult Scheduler::lowerReduce(Operation *op) {
   int yi = defineOutput(op->getResult(0));
   KOp &k = newKOp(op, AMK_RT_K_POOL);
   k.slots = {*xi, yi};
-  k.ip.assign(AMK_SP_NUM_IPARAMS, 0);
-  int64_t *ip = k.ip.data();
-  ip[AMK_SP_N] = outer, ip[AMK_SP_C] = 1, ip[AMK_SP_H] = R,
-  ip[AMK_SP_W] = inner, ip[AMK_SP_OC] = 1, ip[AMK_SP_KH] = R,
-  ip[AMK_SP_KW] = 1, ip[AMK_SP_OH] = 1, ip[AMK_SP_OW] = inner,
-  ip[AMK_SP_SH] = 1, ip[AMK_SP_SW] = 1, ip[AMK_SP_DH] = 1, ip[AMK_SP_DW] = 1,
-  ip[AMK_SP_GROUP] = 1;
-  ip[AMK_SP_MODE] = isa<onnx::ReduceMaxOp>(op)   ? 0
-                    : isa<onnx::ReduceSumOp>(op) ? 3
-                    : isa<onnx::ReduceMinOp>(op) ? 4
-                                                 : 2;
+  int64_t mode = isa<onnx::ReduceMaxOp>(op)   ? 0
+                 : isa<onnx::ReduceSumOp>(op) ? 3
+                 : isa<onnx::ReduceMinOp>(op) ? 4
+                                              : 2;
+  k.ip = poolParams(outer, 1, R, inner, R, 1, 1, inner, 1, 1, 0, 0, 1, 1,
+                    mode);
   k.rows = outer;
   k.flops = 1.0 * outer * R * inner;
   k.bytes = 4.0 * outer * inner * (R + 1);

@@ -8,21 +8,10 @@
 # Usage: check-dynamic-zoo.sh <tools-dir> <zoo-dir>
 set -uo pipefail
 tools=$1; zoo=$2
-pass=0; fail=0
-run() { # model, dims...
-  local m=$zoo/$1; shift
-  for mode in "--threads 1" "--threads 2" "--threads 2 --jit"; do
-    # shellcheck disable=SC2086
-    out=$("$tools/amk-run" "$m" $mode --seed 7 "$@" --compare-ort 2>&1)
-    rc=$?
-    if [ $rc -eq 0 ]; then
-      pass=$((pass + 1)); echo "PASS $(basename "$m") $* $mode"
-    else
-      fail=$((fail + 1)); echo "FAIL $(basename "$m") $* $mode (exit $rc)"
-      echo "$out" | tail -20 | sed 's/^/    /'
-    fi
-  done
-}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=test/scripts/lib-compare-ort.sh disable=SC2034
+. "$here/lib-compare-ort.sh"
+run() { run_modes "$zoo/$1" "${@:2}"; }
 for cnn in resnet18 mobilenetv2; do
   run ${cnn}_dyn_op17.onnx --dim batch=1 --dim height=224 --dim width=224
   run ${cnn}_dyn_op17.onnx --dim batch=4 --dim height=160 --dim width=128

@@ -14,21 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 /usr/bin/python3 "$here/../models/exporter_idioms.py" "$work" >/dev/null ||
   { echo "exporter idioms: generating the models failed"; exit 1; }
-pass=0; fail=0
-run() { # model, dims...
-  local m=$work/$1; shift
-  for mode in "--threads 1" "--threads 2" "--threads 2 --jit"; do
-    # shellcheck disable=SC2086
-    out=$("$tools/amk-run" "$m" $mode --seed 7 "$@" --compare-ort 2>&1)
-    rc=$?
-    if [ $rc -eq 0 ]; then
-      pass=$((pass + 1)); echo "PASS $(basename "$m") $* $mode"
-    else
-      fail=$((fail + 1)); echo "FAIL $(basename "$m") $* $mode (exit $rc)"
-      echo "$out" | tail -20 | sed 's/^/    /'
-    fi
-  done
-}
+# shellcheck source=test/scripts/lib-compare-ort.sh disable=SC2034
+. "$here/lib-compare-ort.sh"
+run() { run_modes "$work/$1" "${@:2}"; }
 # paddle2onnx-style OCR: odd sizes too (floor pooling, W/4 by integer Div).
 for m in paddle_ocr_op9 paddle_ocr_op11; do
   run $m.onnx --dim N=1 --dim H=32 --dim W=100
