@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154
 # Sourced by the dynamic-model checks: run_modes MODEL ARGS... runs amk-run
 # on MODEL with 1 worker, 2 workers and 2 workers through the JIT, each
 # compared with ONNX Runtime, counting PASS/FAIL in $pass and $fail.
