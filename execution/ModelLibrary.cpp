@@ -348,6 +348,20 @@ static const char *dtypeName(uint32_t dtype) {
     return "int64";
   case AMK_DTYPE_BOOL:
     return "bool";
+  case AMK_DTYPE_UINT16:
+    return "uint16";
+  case AMK_DTYPE_INT16:
+    return "int16";
+  case AMK_DTYPE_FLOAT16:
+    return "float16";
+  case AMK_DTYPE_FLOAT64:
+    return "float64";
+  case AMK_DTYPE_UINT32:
+    return "uint32";
+  case AMK_DTYPE_UINT64:
+    return "uint64";
+  case AMK_DTYPE_BFLOAT16:
+    return "bfloat16";
   }
   return "?";
 }

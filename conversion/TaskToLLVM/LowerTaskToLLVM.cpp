@@ -370,6 +370,72 @@ private:
     case AMK_OP_SOFTPLUS:
       return Value(
           math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x)));
+    case AMK_OP_ELU:
+    case AMK_OP_SELU: {
+      Value neg = mul(f(alpha), math::ExpM1Op::create(b, loc, x));
+      auto pred = op == AMK_OP_ELU ? arith::CmpFPredicate::OGE
+                                   : arith::CmpFPredicate::OGT;
+      Value pos = arith::CmpFOp::create(b, loc, pred, x, f(0.f));
+      Value v = arith::SelectOp::create(b, loc, pos, x, neg);
+      return op == AMK_OP_ELU ? v : mul(f(beta), v);
+    }
+    case AMK_OP_CELU: {
+      Value neg =
+          mul(f(alpha), math::ExpM1Op::create(b, loc, div(x, f(alpha))));
+      return add(maxOf(x, f(0.f)), minOf(neg, f(0.f)));
+    }
+    case AMK_OP_SOFTSIGN:
+      return div(x, add(f(1.f), math::AbsFOp::create(b, loc, x)));
+    case AMK_OP_THRESHOLDED_RELU: {
+      Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                       f(alpha));
+      return Value(arith::SelectOp::create(b, loc, gt, x, f(0.f)));
+    }
+    case AMK_OP_SHRINK: {
+      Value lo = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                       f(-beta));
+      Value hi = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                       f(beta));
+      Value up = arith::SelectOp::create(
+          b, loc, hi, arith::SubFOp::create(b, loc, x, f(alpha)), f(0.f));
+      return Value(arith::SelectOp::create(b, loc, lo, add(x, f(alpha)), up));
+    }
+    case AMK_OP_MISH: {
+      Value sp =
+          math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+      return mul(x, math::TanhOp::create(b, loc, sp));
+    }
+    case AMK_OP_SIGN: {
+      // x > 0 ? 1 : (x < 0 ? -1 : x), so zeros and NaN stay.
+      Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                       f(0.f));
+      Value lt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                       f(0.f));
+      Value neg = arith::SelectOp::create(b, loc, lt, f(-1.f), x);
+      return Value(arith::SelectOp::create(b, loc, gt, f(1.f), neg));
+    }
+    case AMK_OP_SIN:
+      return Value(math::SinOp::create(b, loc, x));
+    case AMK_OP_COS:
+      return Value(math::CosOp::create(b, loc, x));
+    case AMK_OP_TAN:
+      return Value(math::TanOp::create(b, loc, x));
+    case AMK_OP_ASIN:
+      return Value(math::AsinOp::create(b, loc, x));
+    case AMK_OP_ACOS:
+      return Value(math::AcosOp::create(b, loc, x));
+    case AMK_OP_ATAN:
+      return Value(math::AtanOp::create(b, loc, x));
+    case AMK_OP_SINH:
+      return Value(math::SinhOp::create(b, loc, x));
+    case AMK_OP_COSH:
+      return Value(math::CoshOp::create(b, loc, x));
+    case AMK_OP_ASINH:
+      return Value(math::AsinhOp::create(b, loc, x));
+    case AMK_OP_ACOSH:
+      return Value(math::AcoshOp::create(b, loc, x));
+    case AMK_OP_ATANH:
+      return Value(math::AtanhOp::create(b, loc, x));
     default:
       break;
     }
@@ -394,6 +460,11 @@ private:
       return Value(arith::MaximumFOp::create(b, loc, x, y));
     case AMK_OP_MIN:
       return Value(arith::MinimumFOp::create(b, loc, x, y));
+    case AMK_OP_PRELU: {
+      Value lt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                       f(0.f));
+      return Value(arith::SelectOp::create(b, loc, lt, mul(x, y), x));
+    }
     default:
       error = "unknown elementwise opcode " + std::to_string(op);
       return failure();

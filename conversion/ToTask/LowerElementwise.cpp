@@ -26,14 +26,7 @@ using namespace amk::task;
 
 namespace amk::totask {
 
-namespace {
 namespace onnx = amk::onnx;
-
-enum class EwArity { Unary, Binary, Variadic };
-struct EwOpcode {
-  EwArity arity;
-  int opcode;
-};
 
 /// The register-program instruction of an elementwise op that needs no
 /// attribute, if it has one. Binary ops take exactly two operands,
@@ -67,22 +60,106 @@ std::optional<EwOpcode> simpleOpcode(Operation *op) {
       .Case([&](onnx::SoftplusOp) { return unary(AMK_OP_SOFTPLUS); })
       .Case([&](onnx::HardSwishOp) { return unary(AMK_OP_HARD_SWISH); })
       .Case([&](onnx::IdentityOp) { return unary(AMK_OP_COPY); })
+      .Case([&](onnx::SoftsignOp) { return unary(AMK_OP_SOFTSIGN); })
+      .Case([&](onnx::MishOp) { return unary(AMK_OP_MISH); })
+      .Case([&](onnx::SignOp) { return unary(AMK_OP_SIGN); })
+      .Case([&](onnx::SinOp) { return unary(AMK_OP_SIN); })
+      .Case([&](onnx::CosOp) { return unary(AMK_OP_COS); })
+      .Case([&](onnx::TanOp) { return unary(AMK_OP_TAN); })
+      .Case([&](onnx::AsinOp) { return unary(AMK_OP_ASIN); })
+      .Case([&](onnx::AcosOp) { return unary(AMK_OP_ACOS); })
+      .Case([&](onnx::AtanOp) { return unary(AMK_OP_ATAN); })
+      .Case([&](onnx::SinhOp) { return unary(AMK_OP_SINH); })
+      .Case([&](onnx::CoshOp) { return unary(AMK_OP_COSH); })
+      .Case([&](onnx::AsinhOp) { return unary(AMK_OP_ASINH); })
+      .Case([&](onnx::AcoshOp) { return unary(AMK_OP_ACOSH); })
+      .Case([&](onnx::AtanhOp) { return unary(AMK_OP_ATANH); })
+      .Case([&](onnx::PReluOp) { return binary(AMK_OP_PRELU); })
+      .Case([&](onnx::SumOp) { return EwOpcode{EwArity::Variadic, AMK_OP_ADD}; })
       .Default([](Operation *) { return Result(); });
 }
 
-} // namespace
+/// Unary ops whose attributes become the instruction's alpha and beta.
+std::optional<UnaryCode> attrUnaryOpcode(Operation *o) {
+  using Result = std::optional<UnaryCode>;
+  return llvm::TypeSwitch<Operation *, Result>(o)
+      .Case([&](onnx::LeakyReluOp) {
+        return UnaryCode{AMK_OP_LEAKY_RELU, floatAttr(o, "alpha", 0.01f), 0};
+      })
+      .Case([&](onnx::HardSigmoidOp) {
+        return UnaryCode{AMK_OP_HARD_SIGMOID, floatAttr(o, "alpha", 0.2f),
+                         floatAttr(o, "beta", 0.5f)};
+      })
+      .Case([&](onnx::EluOp) {
+        return UnaryCode{AMK_OP_ELU, floatAttr(o, "alpha", 1.f), 0};
+      })
+      .Case([&](onnx::SeluOp) {
+        return UnaryCode{AMK_OP_SELU,
+                         floatAttr(o, "alpha", 1.67326319217681884765625f),
+                         floatAttr(o, "gamma", 1.05070102214813232421875f)};
+      })
+      .Case([&](onnx::CeluOp) {
+        return UnaryCode{AMK_OP_CELU, floatAttr(o, "alpha", 1.f), 0};
+      })
+      .Case([&](onnx::ThresholdedReluOp) {
+        return UnaryCode{AMK_OP_THRESHOLDED_RELU, floatAttr(o, "alpha", 1.f),
+                         0};
+      })
+      .Case([&](onnx::ShrinkOp) {
+        return UnaryCode{AMK_OP_SHRINK, floatAttr(o, "bias", 0.f),
+                         floatAttr(o, "lambd", 0.5f)};
+      })
+      .Case<onnx::GeluOp, amk::fused::GeluOp>([&](Operation *) {
+        StringRef approx = strAttr(o, "approximate", "none");
+        if (approx == "quick")
+          return UnaryCode{AMK_OP_QUICK_GELU, floatAttr(o, "alpha", 1.702f),
+                           0};
+        return UnaryCode{approx == "tanh" ? AMK_OP_GELU_TANH : AMK_OP_GELU,
+                         0, 0};
+      })
+      .Default([](Operation *) { return Result(); });
+}
+
+/// Element types the float32 register program loads (EwProgram).
+static bool floatProgramLoads(Type t) {
+  auto st = dyn_cast<ShapedType>(t);
+  if (!st)
+    return false;
+  Type e = st.getElementType();
+  return e.isF32() || e.isSignlessInteger(64) || e.isSignlessInteger(32) ||
+         e.isSignlessInteger(8) || e.isUnsignedInteger(8) || e.isInteger(1);
+}
 
 /// Builds an elementwise program for one op, amk.gelu, amk.bias_softmax's
 /// addition or an amk.fused_elementwise region.
 LogicalResult Scheduler::lowerElementwise(Operation *op) {
   bool region = isa<amk::fused::FusedElementwiseOp>(op);
-  if (!region && !simpleOpcode(op) &&
-      !isa<onnx::LeakyReluOp, onnx::HardSigmoidOp, onnx::ClipOp, onnx::GeluOp,
-           amk::fused::GeluOp, onnx::CastOp>(op))
+  auto yt = op->getNumResults() == 1
+                ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                : RankedTensorType();
+  if (!yt)
     return unsupported(op, "no runtime kernel implements this op");
-  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!region) {
+    // The float32 register program when it can run the op (it fuses and
+    // compiles to code); TYPED_ELEMENTWISE for every other type.
+    bool constBounds = true;
+    if (isa<onnx::ClipOp>(op))
+      for (Value v : op->getOperands().drop_front())
+        if (!isNoneValue(v) && !amk::onnx::getSplatValue(v))
+          constBounds = false;
+    bool floatOp = simpleOpcode(op) || attrUnaryOpcode(op) ||
+                   (isa<onnx::ClipOp>(op) && constBounds) ||
+                   isa<onnx::CastOp>(op);
+    bool floatTypes = yt.getElementType().isF32();
+    for (Value v : op->getOperands())
+      if (!isNoneValue(v) && !floatProgramLoads(v.getType()))
+        floatTypes = false;
+    if (!floatOp || !floatTypes)
+      return lowerTypedElementwise(op);
+  }
   if (!yt.getElementType().isF32())
-    return unsupported(op, "elementwise kernels produce float32 only");
+    return unsupported(op, "a fused elementwise group computes float32 "
+                           "only");
   ArrayRef<int64_t> outShape = yt.getShape();
   int64_t rank = outShape.size();
   SmallVector<int> inputs;       // tensor ids, registers 0..n-1
@@ -202,12 +279,8 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
     } else if (simple && simple->arity == EwArity::Unary &&
                args.size() == 1) {
       out = emitUnary(simple->opcode, args[0], 0, 0);
-    } else if (isa<onnx::LeakyReluOp>(o)) {
-      out = emitUnary(AMK_OP_LEAKY_RELU, args[0], floatAttr(o, "alpha", 0.01f),
-                      0);
-    } else if (isa<onnx::HardSigmoidOp>(o)) {
-      out = emitUnary(AMK_OP_HARD_SIGMOID, args[0],
-                      floatAttr(o, "alpha", 0.2f), floatAttr(o, "beta", 0.5f));
+    } else if (auto u = attrUnaryOpcode(o)) {
+      out = emitUnary(u->code, args[0], u->alpha, u->beta);
     } else if (isa<onnx::ClipOp>(o)) {
       auto lo = args.size() > 1 && args[1] >= 0
                     ? amk::onnx::getSplatValue(readValue(o->getOperand(1)))
@@ -218,14 +291,6 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
       if (!lo || !hi)
         return unsupported(op, "Clip bounds must be constants");
       out = emitUnary(AMK_OP_CLIP, args[0], *lo, *hi);
-    } else if (isa<onnx::GeluOp, amk::fused::GeluOp>(o)) {
-      StringRef approx = strAttr(o, "approximate", "none");
-      if (approx == "quick")
-        out = emitUnary(AMK_OP_QUICK_GELU, args[0],
-                        floatAttr(o, "alpha", 1.702f), 0);
-      else
-        out = emitUnary(approx == "tanh" ? AMK_OP_GELU_TANH : AMK_OP_GELU,
-                        args[0], 0, 0);
     } else if (isa<onnx::CastOp>(o) &&
                cast<ShapedType>(o->getResult(0).getType())
                    .getElementType()

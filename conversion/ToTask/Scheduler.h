@@ -165,6 +165,7 @@ private:
   LogicalResult lowerArgMax(Operation *op);
   LogicalResult lowerGatherElements(Operation *op);
   LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerTypedElementwise(Operation *op);
   LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y,
                              bool log = false);
   LogicalResult lowerLayerNorm(Operation *op);
@@ -202,6 +203,24 @@ int64_t intAttr(Operation *op, StringRef name, int64_t def);
 float floatAttr(Operation *op, StringRef name, float def);
 StringRef strAttr(Operation *op, StringRef name, StringRef def);
 bool isNoneValue(Value v);
+
+enum class EwArity { Unary, Binary, Variadic };
+struct EwOpcode {
+  EwArity arity;
+  int opcode;
+};
+/// The instruction of an elementwise op without attributes (Add, Exp,
+/// Sin, Max...), if it has one.
+std::optional<EwOpcode> simpleOpcode(Operation *op);
+
+/// A unary register-program instruction and its two immediates.
+struct UnaryCode {
+  int code;
+  float alpha, beta;
+};
+/// The instruction of a unary op that has attributes (LeakyRelu, Elu,
+/// Selu, Shrink, Gelu...), if it is one.
+std::optional<UnaryCode> attrUnaryOpcode(Operation *op);
 
 } // namespace amk::totask
 

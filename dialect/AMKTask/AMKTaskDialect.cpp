@@ -66,6 +66,20 @@ static ParseResult parseKernelKind(OpAsmParser &p, KernelKindAttr &kind) {
 int64_t amk::task::runtimeDtype(mlir::Type t) {
   if (t.isF32())
     return AMK_RT_F32;
+  if (t.isF16())
+    return AMK_RT_F16;
+  if (t.isBF16())
+    return AMK_RT_BF16;
+  if (t.isF64())
+    return AMK_RT_F64;
+  if (t.isUnsignedInteger(64))
+    return AMK_RT_U64;
+  if (t.isUnsignedInteger(32))
+    return AMK_RT_U32;
+  if (t.isUnsignedInteger(16))
+    return AMK_RT_U16;
+  if (t.isSignlessInteger(16) || t.isSignedInteger(16))
+    return AMK_RT_I16;
   if (t.isInteger(64))
     return AMK_RT_I64;
   if (t.isInteger(32))

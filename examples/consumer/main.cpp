@@ -23,6 +23,13 @@ const char *dtypeName(amk_dtype t) {
   case AMK_DTYPE_INT32: return "int32";
   case AMK_DTYPE_INT64: return "int64";
   case AMK_DTYPE_BOOL: return "bool";
+  case AMK_DTYPE_UINT16: return "uint16";
+  case AMK_DTYPE_INT16: return "int16";
+  case AMK_DTYPE_FLOAT16: return "float16";
+  case AMK_DTYPE_FLOAT64: return "float64";
+  case AMK_DTYPE_UINT32: return "uint32";
+  case AMK_DTYPE_UINT64: return "uint64";
+  case AMK_DTYPE_BFLOAT16: return "bfloat16";
   }
   return "?";
 }
@@ -35,6 +42,13 @@ const char *npyDescr(amk_dtype t) {
   case AMK_DTYPE_INT32: return "<i4";
   case AMK_DTYPE_INT64: return "<i8";
   case AMK_DTYPE_BOOL: return "|b1";
+  case AMK_DTYPE_UINT16: return "<u2";
+  case AMK_DTYPE_INT16: return "<i2";
+  case AMK_DTYPE_FLOAT16: return "<f2";
+  case AMK_DTYPE_FLOAT64: return "<f8";
+  case AMK_DTYPE_UINT32: return "<u4";
+  case AMK_DTYPE_UINT64: return "<u8";
+  case AMK_DTYPE_BFLOAT16: return "|V2"; /* NumPy has no bfloat16 */
   }
   return "|u1";
 }

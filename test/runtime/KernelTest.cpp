@@ -558,6 +558,130 @@ TEST(Runtime, WhereMatchesNaive) {
   checkWhere<int64_t>(AMK_RT_I64);
 }
 
+/// Runs one TYPED_ELEMENTWISE kernel over inputs of `n` elements each
+/// (same shape, no broadcast) in two tiles on two workers.
+template <typename Y>
+std::vector<Y> runTyped(int64_t op, int64_t compute, amk_rt_dtype ydtype,
+                        std::vector<std::pair<amk_rt_dtype, const void *>> ins,
+                        std::vector<size_t> inBytes, int64_t n,
+                        std::vector<float> fp = {0, 0}) {
+  ProgramBuilder b(2);
+  std::vector<uint32_t> bufs;
+  uint32_t yb = b.addIO(false, "Y", ydtype, {n}, sizeof(Y));
+  bufs.push_back(yb);
+  std::vector<int64_t> ip = {op, compute, ydtype, 1, (int64_t)ins.size(), n};
+  std::vector<const void *> ptrs;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    bufs.push_back(b.addIO(true, "X" + std::to_string(i), ins[i].first, {n},
+                           inBytes[i]));
+    ip.push_back(ins[i].first);
+    ip.push_back(1);
+    ptrs.push_back(ins[i].second);
+  }
+  uint32_t k =
+      b.addKernel(AMK_RT_K_TYPED_ELEMENTWISE, 0, bufs, ip, fp, "typed");
+  b.addTask(k, 0, {0, n / 2, 0, 1}, {}, -1);
+  b.addTask(k, 1, {n / 2, n, 0, 1}, {}, -1);
+  std::vector<Y> y(n, Y(77));
+  runProgram(b, ptrs, {y.data()});
+  return y;
+}
+
+TEST(Runtime, TypedElementwiseFollowsOnnxIntegerAndBoolSemantics) {
+  // Mod takes the divisor's sign, fmod the dividend's; x % 0 and x / 0 are
+  // 0 rather than a trap.
+  std::vector<int32_t> a = {7, -7, 7, -7, 5, INT32_MIN};
+  std::vector<int32_t> d = {3, 3, -3, -3, 0, -1};
+  auto mod = runTyped<int32_t>(AMK_OP_MOD, AMK_TEW_I64, AMK_RT_I32,
+                               {{AMK_RT_I32, a.data()}, {AMK_RT_I32, d.data()}},
+                               {4, 4}, 6);
+  EXPECT_EQ(mod, (std::vector<int32_t>{1, 2, -2, -1, 0, 0}));
+  auto fmod = runTyped<int32_t>(AMK_OP_FMOD, AMK_TEW_I64, AMK_RT_I32,
+                                {{AMK_RT_I32, a.data()}, {AMK_RT_I32, d.data()}},
+                                {4, 4}, 6);
+  EXPECT_EQ(fmod, (std::vector<int32_t>{1, -1, 1, -1, 0, 0}));
+  auto div = runTyped<int32_t>(AMK_OP_DIV, AMK_TEW_I64, AMK_RT_I32,
+                               {{AMK_RT_I32, a.data()}, {AMK_RT_I32, d.data()}},
+                               {4, 4}, 6);
+  // Truncation toward zero; INT32_MIN / -1 wraps as int32.
+  EXPECT_EQ(div, (std::vector<int32_t>{2, -2, -2, 2, 0, INT32_MIN}));
+  // int32 addition wraps.
+  auto add = runTyped<int32_t>(AMK_OP_ADD, AMK_TEW_I64, AMK_RT_I32,
+                               {{AMK_RT_I32, a.data()}, {AMK_RT_I32, a.data()}},
+                               {4, 4}, 6);
+  EXPECT_EQ(add.back(), 0);
+  // Shifts on uint8 drop the bits shifted out.
+  std::vector<uint8_t> x = {1, 0x81, 16, 255}, s = {1, 1, 2, 8};
+  auto shl = runTyped<uint8_t>(AMK_OP_SHIFT_LEFT, AMK_TEW_I64, AMK_RT_U8,
+                               {{AMK_RT_U8, x.data()}, {AMK_RT_U8, s.data()}},
+                               {1, 1}, 4);
+  EXPECT_EQ(shl, (std::vector<uint8_t>{2, 2, 64, 0}));
+  // uint64 values above 2^63 compare as unsigned.
+  std::vector<uint64_t> big = {~0ull, 1}, one = {1, ~0ull};
+  auto gt = runTyped<uint8_t>(AMK_OP_GREATER, AMK_TEW_U64, AMK_RT_BOOL,
+                              {{AMK_RT_U64, big.data()}, {AMK_RT_U64, one.data()}},
+                              {8, 8}, 2);
+  EXPECT_EQ(gt, (std::vector<uint8_t>{1, 0}));
+  // Float comparisons give bool; NaN is unequal to itself.
+  std::vector<float> f = {1.f, NAN, -2.f, 3.f}, g = {1.f, NAN, 2.f, -3.f};
+  auto eq = runTyped<uint8_t>(AMK_OP_EQUAL, AMK_TEW_F64, AMK_RT_BOOL,
+                              {{AMK_RT_F32, f.data()}, {AMK_RT_F32, g.data()}},
+                              {4, 4}, 4);
+  EXPECT_EQ(eq, (std::vector<uint8_t>{1, 0, 0, 0}));
+  auto isinf = runTyped<uint8_t>(
+      AMK_OP_ISINF, AMK_TEW_F64, AMK_RT_BOOL,
+      {{AMK_RT_F32, std::vector<float>{INFINITY, -INFINITY, NAN, 1}.data()}},
+      {4}, 4, {1, 0});
+  EXPECT_EQ(isinf, (std::vector<uint8_t>{1, 0, 0, 0}));
+}
+
+TEST(Runtime, TypedElementwiseCastsRoundToNearestEven) {
+  // float -> float16: 1 + 2^-11 is a tie and rounds to 1 (even); 1 + 3 *
+  // 2^-11 rounds up; 65520 overflows to infinity; 2^-25 is half the
+  // smallest subnormal and rounds to zero, 3 * 2^-26 to the subnormal.
+  std::vector<float> x = {1.f + 0x1p-11f, 1.f + 3 * 0x1p-11f, 65520.f,
+                          0x1p-25f,       3 * 0x1p-26f,       -0.f};
+  auto h = runTyped<uint16_t>(AMK_OP_COPY, AMK_TEW_F64, AMK_RT_F16,
+                              {{AMK_RT_F32, x.data()}}, {4}, 6);
+  EXPECT_EQ(h, (std::vector<uint16_t>{0x3c00, 0x3c02, 0x7c00, 0x0000, 0x0001,
+                                      0x8000}));
+  // float16 back to float, subnormals included.
+  auto back = runTyped<float>(AMK_OP_COPY, AMK_TEW_F64, AMK_RT_F32,
+                              {{AMK_RT_F16, h.data()}}, {2}, 6);
+  EXPECT_EQ(back[1], 1.f + 0x1p-9f);
+  EXPECT_EQ(back[4], 0x1p-24f);
+  EXPECT_TRUE(std::isinf(back[2]));
+  // bfloat16: 1 + 2^-8 is a tie (to 1), 1 + 3 * 2^-8 rounds up.
+  std::vector<float> y = {1.f + 0x1p-8f, 1.f + 3 * 0x1p-8f};
+  auto bf = runTyped<uint16_t>(AMK_OP_COPY, AMK_TEW_F64, AMK_RT_BF16,
+                               {{AMK_RT_F32, y.data()}}, {4}, 2);
+  EXPECT_EQ(bf, (std::vector<uint16_t>{0x3f80, 0x3f82}));
+  // float -> int truncates toward zero; NaN does not trap.
+  std::vector<double> d = {2.7, -2.7, NAN};
+  auto i = runTyped<int64_t>(AMK_OP_COPY, AMK_TEW_F64, AMK_RT_I64,
+                             {{AMK_RT_F64, d.data()}}, {8}, 3);
+  EXPECT_EQ(i[0], 2);
+  EXPECT_EQ(i[1], -2);
+}
+
+TEST(Runtime, TypedElementwiseRejectsBadParameters) {
+  ProgramBuilder b(1);
+  uint32_t xb = b.addIO(true, "X", AMK_RT_F32, {4}, 4);
+  uint32_t zb = b.addIO(true, "Z", AMK_RT_F32, {4}, 4);
+  uint32_t yb = b.addIO(false, "Y", AMK_RT_F32, {4}, 4);
+  // A bitwise op computed on doubles.
+  uint32_t k = b.addKernel(AMK_RT_K_TYPED_ELEMENTWISE, 0, {yb, xb, zb},
+                           {AMK_OP_BITWISE_AND, AMK_TEW_F64, AMK_RT_F32, 1, 2,
+                            4, AMK_RT_F32, 1, AMK_RT_F32, 1},
+                           {0, 0}, "bad");
+  b.addTask(k, 0, {0, 4, 0, 1}, {}, -1);
+  Session s;
+  EXPECT_NE(s.create(b.get()), AMK_RT_OK);
+  EXPECT_NE(std::string(amk_rt_error_message(nullptr)).find("on double"),
+            std::string::npos)
+      << amk_rt_error_message(nullptr);
+}
+
 TEST(Runtime, WhereRejectsBadParameters) {
   ProgramBuilder b(1);
   uint32_t cb = b.addIO(true, "C", AMK_RT_BOOL, {4}, 1);

@@ -48,7 +48,22 @@ public:
     bool shapeArithmetic = t && t.getRank() <= 1 &&
                            isa<IntegerType>(t.getElementType()) &&
                            t.hasStaticShape() && t.getNumElements() <= 64;
-    return t && t.hasStaticShape() && !shapeArithmetic;
+    if (!t || !t.hasStaticShape() || shapeArithmetic)
+      return false;
+    // A group runs as one float32 register program: integer, bool and
+    // other float results run as single typed kernels, and so do ops
+    // reading types the program does not load (float16, float64...).
+    if (!t.getElementType().isF32())
+      return false;
+    for (Value v : op->getOperands()) {
+      auto st = dyn_cast<ShapedType>(v.getType());
+      Type e = st ? st.getElementType() : Type();
+      if (st && !(e.isF32() || e.isSignlessInteger(64) ||
+                  e.isSignlessInteger(32) || e.isSignlessInteger(8) ||
+                  e.isUnsignedInteger(8) || e.isInteger(1)))
+        return false;
+    }
+    return !isa<onnx::CastLikeOp, onnx::ModOp>(op);
   }
 
   void runOnOperation() override {

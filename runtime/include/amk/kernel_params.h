@@ -36,6 +36,15 @@ enum amk_rt_op {
   AMK_OP_HARD_SIGMOID = 20, /* max(0, min(1, alpha x + beta)) */
   AMK_OP_SOFTPLUS = 21,
   AMK_OP_ROUND = 22, /* half to even, like ONNX Round */
+  AMK_OP_ELU = 23,              /* alpha */
+  AMK_OP_SELU = 24,             /* alpha, gamma */
+  AMK_OP_CELU = 25,             /* alpha */
+  AMK_OP_SOFTSIGN = 26,
+  AMK_OP_THRESHOLDED_RELU = 27, /* alpha */
+  AMK_OP_SHRINK = 28,           /* bias, lambd */
+  AMK_OP_MISH = 29,
+  AMK_OP_SIGN = 30,
+  AMK_OP_SIN = 31,
   /* Binary. */
   AMK_OP_ADD = 32,
   AMK_OP_SUB = 33,
@@ -44,8 +53,44 @@ enum amk_rt_op {
   AMK_OP_POW = 36,
   AMK_OP_MAX = 37,
   AMK_OP_MIN = 38,
+  AMK_OP_PRELU = 39, /* a < 0 ? a * b : a */
   /* Load the constant fparams[imm]. */
   AMK_OP_CONST = 48,
+  /* More unary ops (64-95). */
+  AMK_OP_COS = 64,
+  AMK_OP_TAN = 65,
+  AMK_OP_ASIN = 66,
+  AMK_OP_ACOS = 67,
+  AMK_OP_ATAN = 68,
+  AMK_OP_SINH = 69,
+  AMK_OP_COSH = 70,
+  AMK_OP_ASINH = 71,
+  AMK_OP_ACOSH = 72,
+  AMK_OP_ATANH = 73,
+  /* TYPED_ELEMENTWISE only from here. */
+  AMK_OP_NOT = 80,
+  AMK_OP_BITWISE_NOT = 81,
+  AMK_OP_ISNAN = 82,
+  AMK_OP_ISINF = 83, /* detect_positive, detect_negative */
+  /* More binary ops (96-127), TYPED_ELEMENTWISE only. */
+  AMK_OP_MOD = 96,  /* the sign of the divisor (Python's %) */
+  AMK_OP_FMOD = 97, /* the sign of the dividend (C's fmod) */
+  AMK_OP_EQUAL = 98,
+  AMK_OP_LESS = 99,
+  AMK_OP_LESS_EQUAL = 100,
+  AMK_OP_GREATER = 101,
+  AMK_OP_GREATER_EQUAL = 102,
+  AMK_OP_AND = 103,
+  AMK_OP_OR = 104,
+  AMK_OP_XOR = 105,
+  AMK_OP_BITWISE_AND = 106,
+  AMK_OP_BITWISE_OR = 107,
+  AMK_OP_BITWISE_XOR = 108,
+  AMK_OP_SHIFT_LEFT = 109,
+  AMK_OP_SHIFT_RIGHT = 110,
+  /* Clip with tensor bounds (TYPED_ELEMENTWISE): inputs x, then the lower
+   * bound when alpha != 0, then the upper when beta != 0. */
+  AMK_OP_CLAMP = 128,
 };
 
 /* GEMM: C[b] = act(alpha * A[b] B[b] + beta * bias + residual).
@@ -100,6 +145,20 @@ enum {
  * named last. Rows: flat output elements.
  * iparams: rank, dims[rank], ninputs, {dtype, strides[rank]}*ninputs,
  *          ninstr, {op, dst, a, b, imm}*ninstr, result register. */
+
+/* TYPED_ELEMENTWISE: one op (an amk_rt_op) over any element types, for
+ * what the float32 register program does not cover: integer and bool
+ * results, comparisons, float16/bfloat16/float64, Cast between all of
+ * them. Buffers Y, X0..Xn-1 (1 <= n <= 4), with ELEMENTWISE's broadcast
+ * strides. Values are computed in `compute` (0 double, 1 int64, 2 uint64)
+ * and converted to Y's dtype. A binary op over n > 2 inputs folds left
+ * (variadic Max, Min, Sum). fparams: alpha, beta.
+ * iparams: op, compute, y_dtype, rank, nin, dims[rank],
+ *          {dtype, strides[rank]}*nin. Rows: flat output elements. */
+enum { AMK_TEW_OP, AMK_TEW_COMPUTE, AMK_TEW_Y_DTYPE, AMK_TEW_RANK,
+       AMK_TEW_NIN, AMK_TEW_DIMS };
+enum { AMK_TEW_F64 = 0, AMK_TEW_I64 = 1, AMK_TEW_U64 = 2 };
+#define AMK_TEW_MAX_INPUTS 4
 
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */

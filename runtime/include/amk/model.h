@@ -41,9 +41,16 @@ typedef enum amk_dtype {
   AMK_DTYPE_FLOAT32 = 1,
   AMK_DTYPE_UINT8 = 2,
   AMK_DTYPE_INT8 = 3,
+  AMK_DTYPE_UINT16 = 4,
+  AMK_DTYPE_INT16 = 5,
   AMK_DTYPE_INT32 = 6,
   AMK_DTYPE_INT64 = 7,
-  AMK_DTYPE_BOOL = 9
+  AMK_DTYPE_BOOL = 9,
+  AMK_DTYPE_FLOAT16 = 10,
+  AMK_DTYPE_FLOAT64 = 11,
+  AMK_DTYPE_UINT32 = 12,
+  AMK_DTYPE_UINT64 = 13,
+  AMK_DTYPE_BFLOAT16 = 16
 } amk_dtype; /* the values are ONNX's TensorProto.DataType */
 
 /* A compiled model (the NAME_model() of a generated header). */

@@ -42,9 +42,16 @@ enum amk_rt_dtype {
   AMK_RT_F32 = 1,
   AMK_RT_U8 = 2,
   AMK_RT_I8 = 3,
+  AMK_RT_U16 = 4,
+  AMK_RT_I16 = 5,
   AMK_RT_I32 = 6,
   AMK_RT_I64 = 7,
   AMK_RT_BOOL = 9,
+  AMK_RT_F16 = 10,
+  AMK_RT_F64 = 11,
+  AMK_RT_U32 = 12,
+  AMK_RT_U64 = 13,
+  AMK_RT_BF16 = 16,
 };
 
 #define AMK_RT_NO_BUFFER 0xffffffffu

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/Scalar.h"
 #include "runtime/lib/kernels/Vector.h"
 
 #include "amk/kernel_params.h"
@@ -135,6 +136,10 @@ void applyActivation(float *x, int64_t n, int act, float alpha, float beta) {
     // The default rounding mode rounds halves to even.
     for (int64_t i = 0; i < n; ++i)
       x[i] = std::nearbyint(x[i]);
+    return;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = unaryScalar<float>(act, x[i], alpha, beta);
     return;
   }
 }

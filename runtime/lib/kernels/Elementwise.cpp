@@ -10,6 +10,7 @@
 
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Scalar.h"
 #include "runtime/support/EwProgram.h"
 
 #include "amk/kernel_params.h"
@@ -22,8 +23,10 @@
 
 namespace amk::rt {
 
-static bool isUnaryOp(int64_t op) { return op >= 1 && op <= AMK_OP_ROUND; }
-static bool isBinaryOp(int64_t op) { return op >= 32 && op <= 38; }
+static bool isUnaryOp(int64_t op) { return isUnaryScalarOp(op); }
+static bool isBinaryOp(int64_t op) {
+  return op >= AMK_OP_ADD && op <= AMK_OP_PRELU;
+}
 
 namespace {
 
@@ -160,6 +163,10 @@ bool elementwiseTile(const KernelCall &call, const int64_t *tile,
           for (int64_t e = 0; e < n; ++e)
             d[e] = std::isnan(a[e]) || std::isnan(b[e]) ? NAN
                                                         : std::min(a[e], b[e]);
+          break;
+        case AMK_OP_PRELU:
+          for (int64_t e = 0; e < n; ++e)
+            d[e] = a[e] < 0 ? a[e] * b[e] : a[e];
           break;
         }
       }

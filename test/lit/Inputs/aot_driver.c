@@ -24,6 +24,12 @@ static const char *npyDescr(uint32_t dtype, size_t *size) {
   case AMK_RT_I8: *size = 1; return "|i1";
   case AMK_RT_U8: *size = 1; return "|u1";
   case AMK_RT_BOOL: *size = 1; return "|b1";
+  case AMK_RT_U16: *size = 2; return "<u2";
+  case AMK_RT_I16: *size = 2; return "<i2";
+  case AMK_RT_F16: *size = 2; return "<f2";
+  case AMK_RT_F64: *size = 8; return "<f8";
+  case AMK_RT_U32: *size = 4; return "<u4";
+  case AMK_RT_U64: *size = 8; return "<u8";
   }
   return NULL;
 }

@@ -35,10 +35,13 @@
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
+// RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
+// RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // EXEC-COUNT-1: ok vs reference
 // VIEWEXEC: output_0: float[2,3,4]  ok vs reference
 // PERMEXEC: ok vs reference
 // WHEREEXEC: ok vs reference
+// TYPEDEXEC-COUNT-4: ok vs reference
 
 //--- cnn_mlp.mlir
 // A small CNN-plus-MLP graph: a 3x3 conv with bias and ReLU, max pooling, a
@@ -385,3 +388,27 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 }
 // CHECK-LABEL: amk_task.program @gather_elements
 // CHECK: amk_task.kernel gather_elements {{{.*}}iparams = array<i64: 3, 1, 4, 7, 2, 5, 3, 2, 4, 3>, {{.*}}op = "onnx.GatherElements"}
+
+// -----
+
+//--- typed_elementwise.mlir
+// What the float32 register program cannot compute runs as one
+// typed_elementwise kernel per op: op, compute type (0 double, 1 int64),
+// result dtype, rank, inputs, dims, then each input's dtype and broadcast
+// strides. Sin stays a float program instruction (31); Clip with a tensor
+// bound is a clamp (128) whose fparams flag the bounds present.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @typed_elementwise(%a: tensor<2x3xi64>, %b: tensor<3xi64>, %x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %lo: tensor<i32>) -> (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf16>) {
+    %eq = "onnx.Equal"(%a, %b) : (tensor<2x3xi64>, tensor<3xi64>) -> tensor<2x3xi1>
+    %s = "onnx.Sin"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %c = "onnx.Clip"(%i, %lo, %none) : (tensor<2x3xi32>, tensor<i32>, none) -> tensor<2x3xi32>
+    %h = "onnx.Cast"(%x) <{to = 10 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf16>
+    return %eq, %s, %c, %h : tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf16>
+  }
+}
+// CHECK-LABEL: amk_task.program @typed_elementwise
+// CHECK: amk_task.kernel typed_elementwise {{{.*}}iparams = array<i64: 98, 1, 9, 2, 2, 2, 3, 7, 3, 1, 7, 0, 1>, {{.*}}op = "onnx.Equal"}
+// CHECK: amk_task.kernel elementwise {{{.*}}iparams = array<i64: 2, 2, 3, 1, 1, 3, 1, 1, 31, 1, 0, 0, 0, 1>, {{.*}}op = "onnx.Sin"}
+// CHECK: amk_task.kernel typed_elementwise {{{.*}}fparams = array<f32: 1.000000e+00, 0.000000e+00>, iparams = array<i64: 128, 1, 6, 2, 2, 2, 3, 6, 3, 1, 6, 0, 0>, {{.*}}op = "onnx.Clip"}
+// CHECK: amk_task.kernel typed_elementwise {{{.*}}iparams = array<i64: 17, 0, 10, 2, 1, 2, 3, 1, 3, 1>, {{.*}}op = "onnx.Cast"}

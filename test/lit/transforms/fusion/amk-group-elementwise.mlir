@@ -366,3 +366,33 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     return %ch : tensor<4x8xf32>
   }
 }
+
+// -----
+
+//--- typed_chain.mlir
+// A group runs as one float32 register program, so ops with integer or
+// bool results stay single ops (typed kernels): of Abs -> Mul (int32) ->
+// Cast -> Neg -> Exp, the group starts at the Cast, which reads int32 as
+// the program loads it.
+// RUN: amk-run %t/typed_chain.mlir %{same}
+// CHECK-LABEL: func.func @typed_chain(
+// CHECK: "onnx.Abs"(%arg0) : (tensor<4x8xi32>) -> tensor<4x8xi32>
+// CHECK: "onnx.Mul"({{.*}}) : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+// CHECK: "amk.fused_elementwise"
+// CHECK-NEXT: ^bb0({{.*}}: tensor<4x8xi32>):
+// CHECK-NEXT: "onnx.Cast"
+// CHECK-NEXT: "onnx.Neg"
+// CHECK-NEXT: "onnx.Exp"
+// CHECK-NEXT: amk.yield
+// BIG-LABEL: func.func @typed_chain(
+// BIG-NOT: "amk.fused_elementwise"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @typed_chain(%i: tensor<4x8xi32>) -> tensor<4x8xf32> {
+    %a = "onnx.Abs"(%i) : (tensor<4x8xi32>) -> tensor<4x8xi32>
+    %m = "onnx.Mul"(%a, %i) : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+    %c = "onnx.Cast"(%m) <{to = 1 : i64}> : (tensor<4x8xi32>) -> tensor<4x8xf32>
+    %n = "onnx.Neg"(%c) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %e = "onnx.Exp"(%n) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %e : tensor<4x8xf32>
+  }
+}

@@ -1,0 +1,579 @@
+//===- TypedElementwise.cpp - One elementwise op over any types -----------===//
+//
+// Part of AMK. TYPED_ELEMENTWISE: comparisons, logic, integer arithmetic,
+// Cast and the float ops on float16/bfloat16/float64 values. A tile is cut
+// into chunks of 256 elements; each input is converted to the compute type
+// (double, int64 or uint64) a chunk at a time, the op runs over the chunk
+// in a loop the compiler vectorizes, and the result is converted to Y's
+// type. Integer ops wrap and never trap: x / 0 and x % 0 give 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Scalar.h"
+
+#include "amk/kernel_params.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace amk::rt {
+
+namespace {
+
+constexpr int64_t kChunk = 256;
+constexpr int kMaxRank = 8;
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f,
+           man = h & 0x3ff, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000 | (man << 13);
+  } else if (exp) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man) {
+    // Subnormal: normalize into float's range.
+    int shift = 0;
+    while (!(man & 0x400)) {
+      man <<= 1;
+      ++shift;
+    }
+    bits = sign | ((uint32_t)(113 - shift) << 23) | ((man & 0x3ff) << 13);
+  } else {
+    bits = sign;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// float -> float16, rounding to nearest even (overflow to infinity).
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint16_t sign = (x >> 16) & 0x8000;
+  uint32_t ax = x & 0x7fffffff;
+  if (ax >= 0x7f800000) // inf or NaN (a quiet NaN keeps a payload bit)
+    return sign | 0x7c00 | (ax > 0x7f800000 ? 0x200 : 0);
+  if (ax >= 0x477ff000) // rounds to >= 65520: infinity
+    return sign | 0x7c00;
+  if (ax < 0x38800000) { // below float16's smallest normal
+    if (ax < 0x33000000) // below half the smallest subnormal
+      return sign;
+    uint32_t man = (ax & 0x7fffff) | 0x800000;
+    int shift = 126 - (int)(ax >> 23); // 14..24
+    uint32_t half = man >> shift, rest = man & ((1u << shift) - 1),
+             mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1)))
+      ++half;
+    return sign | (uint16_t)half;
+  }
+  uint32_t r = ax + 0xc8000fff + ((ax >> 13) & 1); // rebias, round to even
+  return sign | (uint16_t)(r >> 13);
+}
+
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return (uint16_t)((x >> 16) | 0x40); // quiet NaN
+  x += 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
+}
+
+/// One element of `dtype` at `p` as the compute type C.
+template <typename C> C loadAs(const void *p, int64_t dtype, int64_t i) {
+  switch (dtype) {
+  case AMK_RT_F32:
+    return (C) static_cast<const float *>(p)[i];
+  case AMK_RT_F64:
+    return (C) static_cast<const double *>(p)[i];
+  case AMK_RT_F16:
+    return (C)halfToFloat(static_cast<const uint16_t *>(p)[i]);
+  case AMK_RT_BF16:
+    return (C)bf16ToFloat(static_cast<const uint16_t *>(p)[i]);
+  case AMK_RT_I64:
+    return (C) static_cast<const int64_t *>(p)[i];
+  case AMK_RT_U64:
+    return (C) static_cast<const uint64_t *>(p)[i];
+  case AMK_RT_I32:
+    return (C) static_cast<const int32_t *>(p)[i];
+  case AMK_RT_U32:
+    return (C) static_cast<const uint32_t *>(p)[i];
+  case AMK_RT_I16:
+    return (C) static_cast<const int16_t *>(p)[i];
+  case AMK_RT_U16:
+    return (C) static_cast<const uint16_t *>(p)[i];
+  case AMK_RT_I8:
+    return (C) static_cast<const int8_t *>(p)[i];
+  case AMK_RT_BOOL:
+    return (C)(static_cast<const uint8_t *>(p)[i] != 0);
+  default:
+    return (C) static_cast<const uint8_t *>(p)[i];
+  }
+}
+
+/// A double as a 64-bit integer the way x86's truncating conversion does
+/// within range; NaN and out-of-range values saturate instead of being
+/// undefined behaviour (ONNX leaves them unspecified).
+int64_t truncToInt(double v) {
+  if (std::isnan(v))
+    return 0;
+  if (v >= 9.2233720368547758e18)
+    return std::numeric_limits<int64_t>::max();
+  if (v <= -9.2233720368547758e18)
+    return std::numeric_limits<int64_t>::min();
+  return (int64_t)v;
+}
+
+template <typename C> int64_t asInt(C v) {
+  if constexpr (std::is_floating_point_v<C>)
+    return truncToInt(v);
+  else
+    return (int64_t)v;
+}
+
+template <typename C> uint64_t asUint(C v) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (!(v > 0))
+      return (uint64_t)truncToInt(v);
+    return v >= 1.8446744073709552e19 ? std::numeric_limits<uint64_t>::max()
+                                      : (uint64_t)v;
+  } else {
+    return (uint64_t)v;
+  }
+}
+
+template <typename C>
+void storeChunk(void *y, int64_t dtype, int64_t off, const C *v, int64_t n) {
+  switch (dtype) {
+  case AMK_RT_F32:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<float *>(y)[off + i] = (float)v[i];
+    return;
+  case AMK_RT_F64:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<double *>(y)[off + i] = (double)v[i];
+    return;
+  case AMK_RT_F16:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint16_t *>(y)[off + i] = floatToHalf((float)v[i]);
+    return;
+  case AMK_RT_BF16:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint16_t *>(y)[off + i] = floatToBf16((float)v[i]);
+    return;
+  case AMK_RT_BOOL:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint8_t *>(y)[off + i] = v[i] != 0;
+    return;
+  case AMK_RT_I64:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int64_t *>(y)[off + i] = asInt(v[i]);
+    return;
+  case AMK_RT_U64:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint64_t *>(y)[off + i] = asUint(v[i]);
+    return;
+  case AMK_RT_I32:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int32_t *>(y)[off + i] = (int32_t)asInt(v[i]);
+    return;
+  case AMK_RT_U32:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint32_t *>(y)[off + i] = (uint32_t)asUint(v[i]);
+    return;
+  case AMK_RT_I16:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int16_t *>(y)[off + i] = (int16_t)asInt(v[i]);
+    return;
+  case AMK_RT_U16:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint16_t *>(y)[off + i] = (uint16_t)asUint(v[i]);
+    return;
+  case AMK_RT_I8:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<int8_t *>(y)[off + i] = (int8_t)asInt(v[i]);
+    return;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint8_t *>(y)[off + i] = (uint8_t)asUint(v[i]);
+    return;
+  }
+}
+
+bool knownDtype(int64_t t) {
+  switch (t) {
+  case AMK_RT_F32:
+  case AMK_RT_F64:
+  case AMK_RT_F16:
+  case AMK_RT_BF16:
+  case AMK_RT_I64:
+  case AMK_RT_U64:
+  case AMK_RT_I32:
+  case AMK_RT_U32:
+  case AMK_RT_I16:
+  case AMK_RT_U16:
+  case AMK_RT_I8:
+  case AMK_RT_U8:
+  case AMK_RT_BOOL:
+    return true;
+  }
+  return false;
+}
+
+bool isUnary(int64_t op) {
+  return isUnaryScalarOp(op) || (op >= AMK_OP_NOT && op <= AMK_OP_ISINF);
+}
+bool isBinary(int64_t op) {
+  return (op >= AMK_OP_ADD && op <= AMK_OP_PRELU) ||
+         (op >= AMK_OP_MOD && op <= AMK_OP_SHIFT_RIGHT);
+}
+bool isIntegerOnly(int64_t op) {
+  return op == AMK_OP_BITWISE_NOT ||
+         (op >= AMK_OP_BITWISE_AND && op <= AMK_OP_SHIFT_RIGHT);
+}
+
+/// The parsed iparams.
+struct TypedParams {
+  int64_t op, compute, ydtype, rank, nin;
+  const int64_t *dims;
+  const int64_t *dtype[AMK_TEW_MAX_INPUTS];
+  const int64_t *strides[AMK_TEW_MAX_INPUTS];
+
+  bool parse(const int64_t *ip, int64_t nip, std::string &error) {
+    if (nip < AMK_TEW_DIMS)
+      return error = "truncated parameters", false;
+    op = ip[AMK_TEW_OP], compute = ip[AMK_TEW_COMPUTE];
+    ydtype = ip[AMK_TEW_Y_DTYPE], rank = ip[AMK_TEW_RANK];
+    nin = ip[AMK_TEW_NIN];
+    if (rank < 0 || rank > kMaxRank)
+      return error = "bad rank", false;
+    if (nin < 1 || nin > AMK_TEW_MAX_INPUTS)
+      return error = "bad input count", false;
+    if (nip != AMK_TEW_DIMS + rank + nin * (1 + rank))
+      return error = "parameter count does not match rank and inputs", false;
+    dims = ip + AMK_TEW_DIMS;
+    const int64_t *p = dims + rank;
+    for (int64_t i = 0; i < nin; ++i) {
+      dtype[i] = p;
+      strides[i] = p + 1;
+      p += 1 + rank;
+    }
+    return true;
+  }
+};
+
+/// Reads `n` elements of input `i` from flat output index `start`.
+template <typename C>
+void loadInput(const TypedParams &tp, int64_t i, const void *src,
+               int64_t start, int64_t n, C *dst) {
+  int64_t dtype = *tp.dtype[i];
+  const int64_t *st = tp.strides[i];
+  int64_t idx[kMaxRank], off = 0, flat = start;
+  for (int64_t d = tp.rank - 1; d >= 0; --d) {
+    idx[d] = flat % tp.dims[d];
+    flat /= tp.dims[d];
+    off += idx[d] * st[d];
+  }
+  for (int64_t e = 0; e < n; ++e) {
+    dst[e] = loadAs<C>(src, dtype, off);
+    for (int64_t d = tp.rank - 1; d >= 0; --d) {
+      off += st[d];
+      if (++idx[d] < tp.dims[d])
+        break;
+      off -= idx[d] * st[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <typename C, typename F>
+void map2(C *d, const C *a, const C *b, int64_t n, F f) {
+  for (int64_t e = 0; e < n; ++e)
+    d[e] = f(a[e], b[e]);
+}
+
+template <typename C> C modOf(C a, C b, bool fmod) {
+  if constexpr (std::is_floating_point_v<C>) {
+    C r = std::fmod(a, b);
+    if (!fmod && r != 0 && ((r < 0) != (b < 0)))
+      r += b;
+    return r;
+  } else {
+    if (b == 0)
+      return 0;
+    if constexpr (std::is_signed_v<C>) {
+      if (b == -1)
+        return 0; // INT64_MIN % -1 traps
+    }
+    C r = a % b;
+    if constexpr (std::is_signed_v<C>) {
+      if (!fmod && r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    }
+    return r;
+  }
+}
+
+template <typename C> void binary(int64_t op, C *d, const C *a, const C *b,
+                                  int64_t n) {
+  using U = std::make_unsigned_t<
+      std::conditional_t<std::is_floating_point_v<C>, int64_t, C>>;
+  constexpr bool fp = std::is_floating_point_v<C>;
+  switch (op) {
+  case AMK_OP_ADD:
+    if constexpr (fp)
+      return map2(d, a, b, n, [](C x, C y) { return x + y; });
+    else // wrap, as two's complement hardware does
+      return map2(d, a, b, n, [](C x, C y) { return (C)((U)x + (U)y); });
+  case AMK_OP_SUB:
+    if constexpr (fp)
+      return map2(d, a, b, n, [](C x, C y) { return x - y; });
+    else
+      return map2(d, a, b, n, [](C x, C y) { return (C)((U)x - (U)y); });
+  case AMK_OP_MUL:
+    if constexpr (fp)
+      return map2(d, a, b, n, [](C x, C y) { return x * y; });
+    else
+      return map2(d, a, b, n, [](C x, C y) { return (C)((U)x * (U)y); });
+  case AMK_OP_DIV:
+    if constexpr (fp)
+      return map2(d, a, b, n, [](C x, C y) { return x / y; });
+    else
+      return map2(d, a, b, n, [](C x, C y) {
+        if (y == 0)
+          return C(0);
+        if constexpr (std::is_signed_v<C>) {
+          if (y == -1)
+            return (C)(U(0) - (U)x);
+        }
+        return (C)(x / y);
+      });
+  case AMK_OP_POW:
+    return map2(d, a, b, n,
+                [](C x, C y) { return (C)std::pow((double)x, (double)y); });
+  case AMK_OP_MAX:
+    return map2(d, a, b, n, [](C x, C y) {
+      if constexpr (fp)
+        if (std::isnan(x) || std::isnan(y))
+          return (C)NAN;
+      return std::max(x, y);
+    });
+  case AMK_OP_MIN:
+    return map2(d, a, b, n, [](C x, C y) {
+      if constexpr (fp)
+        if (std::isnan(x) || std::isnan(y))
+          return (C)NAN;
+      return std::min(x, y);
+    });
+  case AMK_OP_PRELU:
+    return map2(d, a, b, n, [](C x, C y) { return x < 0 ? x * y : x; });
+  case AMK_OP_MOD:
+    return map2(d, a, b, n, [](C x, C y) { return modOf(x, y, false); });
+  case AMK_OP_FMOD:
+    return map2(d, a, b, n, [](C x, C y) { return modOf(x, y, true); });
+  case AMK_OP_EQUAL:
+    return map2(d, a, b, n, [](C x, C y) { return C(x == y); });
+  case AMK_OP_LESS:
+    return map2(d, a, b, n, [](C x, C y) { return C(x < y); });
+  case AMK_OP_LESS_EQUAL:
+    return map2(d, a, b, n, [](C x, C y) { return C(x <= y); });
+  case AMK_OP_GREATER:
+    return map2(d, a, b, n, [](C x, C y) { return C(x > y); });
+  case AMK_OP_GREATER_EQUAL:
+    return map2(d, a, b, n, [](C x, C y) { return C(x >= y); });
+  case AMK_OP_AND:
+    return map2(d, a, b, n, [](C x, C y) { return C(x != 0 && y != 0); });
+  case AMK_OP_OR:
+    return map2(d, a, b, n, [](C x, C y) { return C(x != 0 || y != 0); });
+  case AMK_OP_XOR:
+    return map2(d, a, b, n, [](C x, C y) { return C((x != 0) != (y != 0)); });
+  }
+  if constexpr (!fp) {
+    switch (op) {
+    case AMK_OP_BITWISE_AND:
+      return map2(d, a, b, n, [](C x, C y) { return C(x & y); });
+    case AMK_OP_BITWISE_OR:
+      return map2(d, a, b, n, [](C x, C y) { return C(x | y); });
+    case AMK_OP_BITWISE_XOR:
+      return map2(d, a, b, n, [](C x, C y) { return C(x ^ y); });
+    case AMK_OP_SHIFT_LEFT:
+      return map2(d, a, b, n, [](C x, C y) {
+        return (U)y >= 64 ? C(0) : (C)((U)x << (U)y);
+      });
+    case AMK_OP_SHIFT_RIGHT:
+      return map2(d, a, b, n, [](C x, C y) {
+        return (U)y >= 64 ? C(0) : (C)((U)x >> (U)y);
+      });
+    }
+  }
+}
+
+template <typename C>
+void unary(int64_t op, C *d, const C *a, int64_t n, double alpha,
+           double beta) {
+  constexpr bool fp = std::is_floating_point_v<C>;
+  switch (op) {
+  case AMK_OP_NOT:
+    for (int64_t e = 0; e < n; ++e)
+      d[e] = a[e] == 0;
+    return;
+  case AMK_OP_BITWISE_NOT:
+    if constexpr (!fp)
+      for (int64_t e = 0; e < n; ++e)
+        d[e] = ~a[e];
+    return;
+  case AMK_OP_ISNAN:
+    for (int64_t e = 0; e < n; ++e)
+      d[e] = std::isnan((double)a[e]);
+    return;
+  case AMK_OP_ISINF:
+    for (int64_t e = 0; e < n; ++e) {
+      double v = (double)a[e];
+      d[e] = std::isinf(v) && ((v > 0 && alpha != 0) || (v < 0 && beta != 0));
+    }
+    return;
+  }
+  if constexpr (fp) {
+    for (int64_t e = 0; e < n; ++e)
+      d[e] = unaryScalar<C>(op, a[e], (C)alpha, (C)beta);
+  } else {
+    // Integer forms of the float ops ONNX defines on integers.
+    switch (op) {
+    case AMK_OP_NEG:
+      for (int64_t e = 0; e < n; ++e)
+        d[e] = (C)(0 - (std::make_unsigned_t<C>)a[e]);
+      return;
+    case AMK_OP_ABS:
+      for (int64_t e = 0; e < n; ++e)
+        d[e] = a[e] < 0 ? (C)(0 - (std::make_unsigned_t<C>)a[e]) : a[e];
+      return;
+    case AMK_OP_SIGN:
+      for (int64_t e = 0; e < n; ++e)
+        d[e] = a[e] > 0 ? 1 : a[e] < 0 ? (C)-1 : 0;
+      return;
+    case AMK_OP_RELU:
+      for (int64_t e = 0; e < n; ++e)
+        d[e] = a[e] > 0 ? a[e] : 0;
+      return;
+    default:
+      for (int64_t e = 0; e < n; ++e)
+        d[e] = a[e];
+      return;
+    }
+  }
+}
+
+template <typename C>
+void runTyped(const TypedParams &tp, const KernelCall &call,
+              const int64_t *tile) {
+  C regs[AMK_TEW_MAX_INPUTS + 1][kChunk];
+  double alpha = call.fp[0], beta = call.fp[1];
+  for (int64_t start = tile[0]; start < tile[1]; start += kChunk) {
+    int64_t n = std::min(kChunk, tile[1] - start);
+    for (int64_t i = 0; i < tp.nin; ++i)
+      loadInput<C>(tp, i, call.buffers[1 + i], start, n, regs[i]);
+    C *out = regs[AMK_TEW_MAX_INPUTS];
+    if (tp.op == AMK_OP_CLAMP) {
+      int64_t k = 1;
+      const C *lo = alpha != 0 ? regs[k++] : nullptr;
+      const C *hi = beta != 0 ? regs[k++] : nullptr;
+      for (int64_t e = 0; e < n; ++e) {
+        C v = regs[0][e];
+        if (lo && v < lo[e])
+          v = lo[e];
+        if (hi && v > hi[e])
+          v = hi[e];
+        out[e] = v;
+      }
+    } else if (isUnary(tp.op)) {
+      unary<C>(tp.op, out, regs[0], n, alpha, beta);
+    } else {
+      binary<C>(tp.op, out, regs[0], regs[1], n);
+      for (int64_t i = 2; i < tp.nin; ++i)
+        binary<C>(tp.op, out, out, regs[i], n);
+    }
+    storeChunk<C>(call.buffers[0], tp.ydtype, start, out, n);
+  }
+}
+
+} // namespace
+
+template <>
+bool KernelImpl<AMK_RT_K_TYPED_ELEMENTWISE>::run(const KernelCall &call,
+                                                 const int64_t *tile,
+                                                 std::string &error) {
+  TypedParams tp;
+  if (!tp.parse(call.ip, call.kernel->num_iparams, error))
+    return false;
+  switch (tp.compute) {
+  case AMK_TEW_F64:
+    runTyped<double>(tp, call, tile);
+    break;
+  case AMK_TEW_I64:
+    runTyped<int64_t>(tp, call, tile);
+    break;
+  default:
+    runTyped<uint64_t>(tp, call, tile);
+    break;
+  }
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_TYPED_ELEMENTWISE>::check(const amk_rt_kernel &k,
+                                                   const int64_t *ip,
+                                                   const float *,
+                                                   std::string &error) {
+  TypedParams tp;
+  if (!hasParams(k, AMK_TEW_DIMS, 2, error))
+    return false;
+  if (!tp.parse(ip, k.num_iparams, error)) {
+    error = "bad typed elementwise parameters: " + error;
+    return false;
+  }
+  if (tp.compute < AMK_TEW_F64 || tp.compute > AMK_TEW_U64) {
+    error = "compute type " + std::to_string(tp.compute) + " is unknown";
+    return false;
+  }
+  bool known = isUnary(tp.op) || isBinary(tp.op) || tp.op == AMK_OP_CLAMP;
+  if (!known || (isIntegerOnly(tp.op) && tp.compute == AMK_TEW_F64)) {
+    error = "op " + std::to_string(tp.op) + " is not a typed elementwise op" +
+            (known ? " on double values" : "");
+    return false;
+  }
+  if ((isUnary(tp.op) && tp.nin != 1) || (isBinary(tp.op) && tp.nin < 2)) {
+    error = "op " + std::to_string(tp.op) + " cannot take " +
+            std::to_string(tp.nin) + " inputs";
+    return false;
+  }
+  if (!knownDtype(tp.ydtype)) {
+    error = "unknown result dtype " + std::to_string(tp.ydtype);
+    return false;
+  }
+  for (int64_t i = 0; i < tp.nin; ++i)
+    if (!knownDtype(*tp.dtype[i])) {
+      error = "input " + std::to_string(i) + " has unknown dtype " +
+              std::to_string(*tp.dtype[i]);
+      return false;
+    }
+  if (k.num_buffers != (uint32_t)tp.nin + 1) {
+    error = "expects " + std::to_string(tp.nin + 1) + " buffers";
+    return false;
+  }
+  return true;
+}
+
+} // namespace amk::rt
