@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -114,12 +115,14 @@ LogicalResult Scheduler::lowerReduce(Operation *op) {
     auto v = c->toInt64Vector();
     axes.assign(v.begin(), v.end());
   }
-  if (axes.empty()) {
-    if (intAttr(op, "noop_with_empty_axes", 0))
-      return unsupported(op, "noop_with_empty_axes is not implemented");
+  // noop_with_empty_axes and no axes: the output is the input (ONNX), a
+  // sum over a window of one element.
+  bool identity = axes.empty() && intAttr(op, "noop_with_empty_axes", 0);
+  if (axes.empty() && !identity)
     for (int64_t d = 0; d < rank; ++d)
       axes.push_back(d);
-  }
+  if (identity)
+    axes.push_back(rank - 1 < 0 ? 0 : rank - 1);
   for (int64_t &a : axes) {
     if (a < -rank || a >= rank)
       return unsupported(op, "axis " + Twine(a) + " is out of range");
@@ -134,16 +137,33 @@ LogicalResult Scheduler::lowerReduce(Operation *op) {
   for (int64_t d = 0; d < rank; ++d)
     (d < axes.front() ? outer : d <= axes.back() ? R : inner) *=
         xt.getDimSize(d);
+  if (identity)
+    outer *= R, R = 1;
   auto xi = getTensor(op->getOperand(0), op);
   if (failed(xi))
     return failure();
   int yi = defineOutput(op->getResult(0));
   KOp &k = newKOp(op, AMK_RT_K_POOL);
   k.slots = {*xi, yi};
-  int64_t mode = isa<onnx::ReduceMaxOp>(op)   ? 0
-                 : isa<onnx::ReduceSumOp>(op) ? 3
-                 : isa<onnx::ReduceMinOp>(op) ? 4
-                                              : 2;
+  int64_t mode = llvm::TypeSwitch<Operation *, int64_t>(op)
+                     .Case([](onnx::ReduceMaxOp) { return 0; })
+                     .Case([](onnx::ReduceSumOp) { return 3; })
+                     .Case([](onnx::ReduceMinOp) { return 4; })
+                     .Case([](onnx::ReduceL1Op) { return AMK_POOL_L1; })
+                     .Case([](onnx::ReduceL2Op) { return AMK_POOL_L2; })
+                     .Case([](onnx::ReduceSumSquareOp) {
+                       return AMK_POOL_SUM_SQUARE;
+                     })
+                     .Case([](onnx::ReduceLogSumOp) {
+                       return AMK_POOL_LOG_SUM;
+                     })
+                     .Case([](onnx::ReduceLogSumExpOp) {
+                       return AMK_POOL_LOG_SUM_EXP;
+                     })
+                     .Case([](onnx::ReduceProdOp) { return AMK_POOL_PROD; })
+                     .Default([](Operation *) { return 2; });
+  if (identity)
+    mode = 3;
   k.ip = poolParams(outer, 1, R, inner, R, 1, 1, inner, 1, 1, 0, 0, 1, 1,
                     mode);
   k.rows = outer;

@@ -230,7 +230,9 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case<onnx::ArgMaxOp, onnx::ArgMinOp>(
           [&](Operation *op) { return lowerArgMax(op); })
       .Case<onnx::ReduceMeanOp, onnx::ReduceMaxOp, onnx::ReduceSumOp,
-            onnx::ReduceMinOp>(
+            onnx::ReduceMinOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
+            onnx::ReduceSumSquareOp, onnx::ReduceLogSumOp,
+            onnx::ReduceLogSumExpOp, onnx::ReduceProdOp>(
           [&](Operation *op) { return lowerReduce(op); })
       .Case([&](onnx::SoftmaxOp op) {
         return lowerSoftmax(op, op->getOperand(0),

@@ -358,10 +358,11 @@ TEST(Runtime, ArgMaxMatchesNaive) {
 TEST(Runtime, PoolSumAndMinModesReduce) {
   const int64_t outer = 2, R = 3;
   for (int64_t inner : {int64_t(4), int64_t(1)})
-    for (int64_t mode : {int64_t(3), int64_t(4)}) {
+    for (int64_t mode : {3, 4, 5, 6, 7, 8, 9, 10}) {
       std::vector<float> X(outer * R * inner);
       for (size_t i = 0; i < X.size(); ++i)
-        X[i] = 0.25f * (float)((i * 7) % 11) - 1.f;
+        X[i] = 0.25f * (float)((i * 7) % 11) -
+               (mode == AMK_POOL_LOG_SUM ? -0.5f : 1.f); // log of a sum > 0
       ProgramBuilder b(1);
       uint32_t in = b.addIO(true, "X", AMK_RT_F32, {outer, 1, R, inner}, 4);
       uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {outer, 1, 1, inner}, 4);
@@ -377,11 +378,34 @@ TEST(Runtime, PoolSumAndMinModesReduce) {
       ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t j = 0; j < inner; ++j) {
-          float want = mode == 3 ? 0.f : INFINITY;
+          double want = mode == 4 ? INFINITY : mode == AMK_POOL_PROD ? 1 : 0;
           for (int64_t r = 0; r < R; ++r) {
-            float v = X[(o * R + r) * inner + j];
-            want = mode == 3 ? want + v : std::min(want, v);
+            double v = X[(o * R + r) * inner + j];
+            switch (mode) {
+            case 4:
+              want = std::min(want, v);
+              break;
+            case AMK_POOL_L1:
+              want += std::fabs(v);
+              break;
+            case AMK_POOL_L2:
+            case AMK_POOL_SUM_SQUARE:
+              want += v * v;
+              break;
+            case AMK_POOL_LOG_SUM_EXP:
+              want += std::exp(v);
+              break;
+            case AMK_POOL_PROD:
+              want *= v;
+              break;
+            default: // sum, log-sum
+              want += v;
+            }
           }
+          if (mode == AMK_POOL_L2)
+            want = std::sqrt(want);
+          if (mode == AMK_POOL_LOG_SUM || mode == AMK_POOL_LOG_SUM_EXP)
+            want = std::log(want);
           EXPECT_NEAR(Y[o * inner + j], want, 1e-6)
               << "mode " << mode << ", inner " << inner;
         }

@@ -136,7 +136,10 @@ enum {
  * on W packed as [ceil(OC/32)][C][KH][KW][32] (zero past OC), 14 pixels x
  * 32 channels per register tile. */
 #define AMK_CONV_OC_BLOCK 32
-/* POOL: buffers X, Y. Rows: N*C. */
+/* POOL: buffers X, Y. Rows: N*C. Modes past 4 are the other reductions,
+ * over the window's in-bounds elements: */
+enum { AMK_POOL_L1 = 5, AMK_POOL_L2 = 6, AMK_POOL_SUM_SQUARE = 7,
+       AMK_POOL_LOG_SUM = 8, AMK_POOL_LOG_SUM_EXP = 9, AMK_POOL_PROD = 10 };
 
 /* ELEMENTWISE: buffers Y, X0..Xn-1. Y is float32 with `rank` dims; input i
  * is read at sum(index[d] * stride_i[d]) (0 strides broadcast) and

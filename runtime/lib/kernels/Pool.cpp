@@ -14,6 +14,7 @@
 #include "amk/kernel_params.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -87,6 +88,61 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
     }
     return;
   }
+  if (s.mode >= AMK_POOL_L1) {
+    // The other reductions, over the window's in-bounds elements, in
+    // double (a log-sum-exp shifted by the window's maximum).
+    for (int64_t r = tile[0]; r < tile[1]; ++r) {
+      const float *x = X + r * s.h * s.w;
+      float *y = Y + r * s.oh * s.ow;
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          auto window = [&](auto f) {
+            for (int64_t ky = 0; ky < s.kh; ++ky) {
+              int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+              for (int64_t kx = 0; kx < s.kw; ++kx) {
+                int64_t ix = ox * s.sw - s.pw + kx * s.dw;
+                if (iy >= 0 && iy < s.h && ix >= 0 && ix < s.w)
+                  f((double)x[iy * s.w + ix]);
+              }
+            }
+          };
+          double acc = s.mode == AMK_POOL_PROD ? 1 : 0, shift = 0;
+          if (s.mode == AMK_POOL_LOG_SUM_EXP) {
+            shift = -std::numeric_limits<double>::infinity();
+            window([&](double v) { shift = std::max(shift, v); });
+            if (!std::isfinite(shift))
+              shift = 0;
+          }
+          window([&](double v) {
+            switch (s.mode) {
+            case AMK_POOL_L1:
+              acc += std::fabs(v);
+              break;
+            case AMK_POOL_L2:
+            case AMK_POOL_SUM_SQUARE:
+              acc += v * v;
+              break;
+            case AMK_POOL_LOG_SUM:
+              acc += v;
+              break;
+            case AMK_POOL_LOG_SUM_EXP:
+              acc += std::exp(v - shift);
+              break;
+            default:
+              acc *= v;
+            }
+          });
+          if (s.mode == AMK_POOL_L2)
+            acc = std::sqrt(acc);
+          else if (s.mode == AMK_POOL_LOG_SUM)
+            acc = std::log(acc);
+          else if (s.mode == AMK_POOL_LOG_SUM_EXP)
+            acc = std::log(acc) + shift;
+          y[oy * s.ow + ox] = (float)acc;
+        }
+    }
+    return;
+  }
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     const float *x = X + r * s.h * s.w;
     float *y = Y + r * s.oh * s.ow;
@@ -138,9 +194,10 @@ bool KernelImpl<AMK_RT_K_POOL>::check(const amk_rt_kernel &k,
                                       std::string &error) {
   if (!hasParams(k, AMK_SP_NUM_IPARAMS, 0, error))
     return false;
-  if (ip[AMK_SP_MODE] < 0 || ip[AMK_SP_MODE] > 4) {
+  if (ip[AMK_SP_MODE] < 0 || ip[AMK_SP_MODE] > AMK_POOL_PROD) {
     error = "pool mode " + std::to_string(ip[AMK_SP_MODE]) +
-            " is not 0 (max), 1, 2 (average), 3 (sum) or 4 (min)";
+            " is not 0 (max), 1, 2 (average), 3 (sum), 4 (min) or 5-10 "
+            "(L1, L2, sum of squares, log-sum, log-sum-exp, product)";
     return false;
   }
   return true;

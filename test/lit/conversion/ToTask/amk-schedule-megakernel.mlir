@@ -36,12 +36,14 @@
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
+// RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // EXEC-COUNT-1: ok vs reference
 // VIEWEXEC: output_0: float[2,3,4]  ok vs reference
 // PERMEXEC: ok vs reference
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
+// REDUCEEXEC-COUNT-7: ok vs reference
 
 //--- cnn_mlp.mlir
 // A small CNN-plus-MLP graph: a 3x3 conv with bias and ReLU, max pooling, a
@@ -294,6 +296,35 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // No axes: all of them, one row of 24.
 // CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 1, 1, 24, 1, 1, 24, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 3>, {{.*}}op = "onnx.ReduceSum"}
 // CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 6, 1, 4, 1, 1, 4, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 4>, {{.*}}op = "onnx.ReduceMin"}
+
+// -----
+
+//--- reduce_other.mlir
+// The other reductions are POOL modes 5-10 (L1, L2, sum of squares,
+// log-sum, log-sum-exp, product); noop_with_empty_axes without axes is the
+// input itself, a sum over windows of one element.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @reduce_other(%x: tensor<2x3x4xf32>) -> (tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>) {
+    %ax = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %none = "onnx.NoValue"() : () -> none
+    %a = "onnx.ReduceL1"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    %b = "onnx.ReduceL2"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    %c = "onnx.ReduceSumSquare"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    %d = "onnx.ReduceLogSum"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    %e = "onnx.ReduceLogSumExp"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    %f = "onnx.ReduceProd"(%x, %ax) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+    %g = "onnx.ReduceMax"(%x, %none) <{noop_with_empty_axes = 1 : i64}> : (tensor<2x3x4xf32>, none) -> tensor<2x3x4xf32>
+    return %a, %b, %c, %d, %e, %f, %g : tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @reduce_other
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 5>, {{.*}}op = "onnx.ReduceL1"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 6>, {{.*}}op = "onnx.ReduceL2"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 7>, {{.*}}op = "onnx.ReduceSumSquare"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 8>, {{.*}}op = "onnx.ReduceLogSum"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 9>, {{.*}}op = "onnx.ReduceLogSumExp"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 1, 3, 4, 1, 3, 1, 1, 4, 1, 1, 0, 0, 1, 1, 1, 10>, {{.*}}op = "onnx.ReduceProd"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 24, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 3>, {{.*}}op = "onnx.ReduceMax"}
 
 // -----
 
