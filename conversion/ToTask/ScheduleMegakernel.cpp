@@ -255,6 +255,9 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case<fused::LayerNormOp, onnx::LayerNormalizationOp>(
           [&](Operation *op) { return lowerLayerNorm(op); })
       .Case([&](fused::AttentionOp op) { return lowerAttention(op); })
+      .Case<onnx::NegativeLogLikelihoodLossOp,
+            onnx::SoftmaxCrossEntropyLossOp>(
+          [&](Operation *op) { return lowerLoss(op); })
       .Case([&](onnx::TransposeOp op) { return lowerTranspose(op); })
       .Case([&](onnx::SliceOp op) { return lowerSlice(op); })
       .Case([&](onnx::ConcatOp op) { return lowerConcat(op); })

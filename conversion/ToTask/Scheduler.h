@@ -169,6 +169,7 @@ private:
   LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y,
                              bool log = false);
   LogicalResult lowerLayerNorm(Operation *op);
+  LogicalResult lowerLoss(Operation *op);
   LogicalResult lowerAttention(Operation *op);
   LogicalResult lowerTranspose(Operation *op);
   LogicalResult lowerSlice(Operation *op);

@@ -706,6 +706,76 @@ TEST(Runtime, TypedElementwiseRejectsBadParameters) {
       << amk_rt_error_message(nullptr);
 }
 
+/// NLL and softmax cross entropy against a double computation: weights,
+/// an ignored target, mean over the weights used, the log-probabilities
+/// output, and a target out of range as a kernel error.
+TEST(Runtime, LossMatchesNaive) {
+  const int64_t N = 3, C = 4, D = 2;
+  std::vector<float> X(N * C * D), W = {0.5f, 1.f, 2.f, 1.5f};
+  for (size_t i = 0; i < X.size(); ++i)
+    X[i] = 0.3f * (float)((i * 5) % 7) - 1.f;
+  std::vector<int64_t> T = {0, 3, 2, -1, 1, 2}; // -1 is ignored
+  for (int sce = 0; sce < 2; ++sce)
+    for (int64_t reduction : {0, 1, 2}) {
+      ProgramBuilder b(1);
+      uint32_t xb = b.addIO(true, "X", AMK_RT_F32, {N, C, D}, 4);
+      uint32_t tb = b.addIO(true, "T", AMK_RT_I64, {N, D}, 8);
+      uint32_t wb = b.addConstant(W.data(), W.size() * 4);
+      int64_t ny = reduction ? 1 : N * D;
+      uint32_t yb = b.addIO(false, "Y", AMK_RT_F32, {ny}, 4);
+      uint32_t lb = b.addIO(false, "LP", AMK_RT_F32, {N, C, D}, 4);
+      uint32_t k = b.addKernel(AMK_RT_K_LOSS, sce, {xb, tb, wb, yb, lb},
+                               {N, C, D, AMK_RT_I64, reduction, 1, -1}, {},
+                               "loss");
+      b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
+      std::vector<float> Y(ny, NAN), LP(N * C * D, NAN);
+      ASSERT_NO_FATAL_FAILURE(
+          runProgram(b, {X.data(), T.data()}, {Y.data(), LP.data()}));
+      double total = 0, weights = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t d = 0; d < D; ++d) {
+          double lse = 0;
+          for (int64_t c = 0; c < C; ++c)
+            lse += std::exp((double)X[(n * C + c) * D + d]);
+          lse = std::log(lse);
+          if (sce)
+            for (int64_t c = 0; c < C; ++c)
+              EXPECT_NEAR(LP[(n * C + c) * D + d],
+                          X[(n * C + c) * D + d] - lse, 1e-6);
+          int64_t t = T[n * D + d];
+          double loss = 0;
+          if (t >= 0) {
+            double lp = X[(n * C + t) * D + d] - (sce ? lse : 0);
+            loss = -lp * W[t];
+            weights += W[t];
+          }
+          total += loss;
+          if (reduction == 0)
+            EXPECT_NEAR(Y[n * D + d], loss, 1e-5) << n << "," << d;
+        }
+      if (reduction)
+        EXPECT_NEAR(Y[0], reduction == 1 ? total : total / weights, 1e-5)
+            << "sce " << sce << " reduction " << reduction;
+    }
+  // A target that is neither in [0, C) nor ignored.
+  ProgramBuilder b(1);
+  uint32_t xb = b.addIO(true, "X", AMK_RT_F32, {1, C}, 4);
+  uint32_t tb = b.addIO(true, "T", AMK_RT_I64, {1}, 8);
+  uint32_t yb = b.addIO(false, "Y", AMK_RT_F32, {1}, 4);
+  uint32_t k = b.addKernel(
+      AMK_RT_K_LOSS, 0, {xb, tb, AMK_RT_NO_BUFFER, yb, AMK_RT_NO_BUFFER},
+      {1, C, 1, AMK_RT_I64, 1, 0, 0}, {}, "loss");
+  b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
+  Session s;
+  ASSERT_EQ(s.create(b.get()), AMK_RT_OK) << amk_rt_error_message(nullptr);
+  int64_t bad = C;
+  float y = 0;
+  const void *ins[] = {X.data(), &bad};
+  void *outs[] = {&y};
+  EXPECT_NE(amk_rt_run(s.s, ins, outs), AMK_RT_OK);
+  EXPECT_NE(s.error().find("out of range"), std::string::npos) << s.error();
+}
+
 TEST(Runtime, WhereRejectsBadParameters) {
   ProgramBuilder b(1);
   uint32_t cb = b.addIO(true, "C", AMK_RT_BOOL, {4}, 1);

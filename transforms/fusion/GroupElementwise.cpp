@@ -63,7 +63,8 @@ public:
                   e.isUnsignedInteger(8) || e.isInteger(1)))
         return false;
     }
-    return !isa<onnx::CastLikeOp, onnx::ModOp>(op);
+    // Where has its own kernel (WHERE), the program no select.
+    return !isa<onnx::CastLikeOp, onnx::ModOp, onnx::WhereOp>(op);
   }
 
   void runOnOperation() override {

@@ -163,6 +163,20 @@ enum { AMK_TEW_OP, AMK_TEW_COMPUTE, AMK_TEW_Y_DTYPE, AMK_TEW_RANK,
 enum { AMK_TEW_F64 = 0, AMK_TEW_I64 = 1, AMK_TEW_U64 = 2 };
 #define AMK_TEW_MAX_INPUTS 4
 
+/* LOSS: NegativeLogLikelihoodLoss (variant 0) and SoftmaxCrossEntropyLoss
+ * (variant 1, whose X are scores: log-softmax over C first). Buffers X
+ * (float32 [N, C, D]), T (int32/int64 [N, D]), W (float32 [C], optional),
+ * Y (float32: [N, D] without reduction, else one value), LP (variant 1:
+ * the log-probabilities [N, C, D], optional). loss = -X[n, t, d] * W[t],
+ * 0 where t is ignore_index; mean divides by the sum of the weights used.
+ * A target outside [0, C) is a kernel error. One tile (rows: 1).
+ * iparams: N, C, D, t_dtype, reduction (0 none, 1 sum, 2 mean), has_ignore,
+ * ignore_index. */
+enum { AMK_LOSS_N, AMK_LOSS_C, AMK_LOSS_D, AMK_LOSS_T_DTYPE,
+       AMK_LOSS_REDUCTION, AMK_LOSS_HAS_IGNORE, AMK_LOSS_IGNORE_INDEX,
+       AMK_LOSS_NUM_IPARAMS };
+enum { AMK_LOSS_VARIANT_NLL = 0, AMK_LOSS_VARIANT_SCE = 1 };
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

@@ -37,6 +37,7 @@
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
+// RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // EXEC-COUNT-1: ok vs reference
 // VIEWEXEC: output_0: float[2,3,4]  ok vs reference
@@ -44,6 +45,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// LOSSEXEC-COUNT-3: ok vs reference
 
 //--- cnn_mlp.mlir
 // A small CNN-plus-MLP graph: a 3x3 conv with bias and ReLU, max pooling, a
@@ -443,3 +445,22 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // CHECK: amk_task.kernel elementwise {{{.*}}iparams = array<i64: 2, 2, 3, 1, 1, 3, 1, 1, 31, 1, 0, 0, 0, 1>, {{.*}}op = "onnx.Sin"}
 // CHECK: amk_task.kernel typed_elementwise {{{.*}}fparams = array<f32: 1.000000e+00, 0.000000e+00>, iparams = array<i64: 128, 1, 6, 2, 2, 2, 3, 6, 3, 1, 6, 0, 0>, {{.*}}op = "onnx.Clip"}
 // CHECK: amk_task.kernel typed_elementwise {{{.*}}iparams = array<i64: 17, 0, 10, 2, 1, 2, 3, 1, 3, 1>, {{.*}}op = "onnx.Cast"}
+
+// -----
+
+//--- loss.mlir
+// The losses are one LOSS kernel each, over [N, C, D] (here D = 2 * 2):
+// iparams N, C, D, the targets' dtype, the reduction (2 mean, 0 none),
+// whether there is an ignore_index, and its value; the cross entropy is
+// variant 1 and also writes the log-probabilities.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @loss(%x: tensor<3x5x2x2xf32>, %t: tensor<3x2x2xi64>, %w: tensor<5xf32>) -> (tensor<f32>, tensor<3x2x2xf32>, tensor<3x5x2x2xf32>) {
+    %none = "onnx.NoValue"() : () -> none
+    %a = "onnx.NegativeLogLikelihoodLoss"(%x, %t, %w) <{ignore_index = 1 : i64}> : (tensor<3x5x2x2xf32>, tensor<3x2x2xi64>, tensor<5xf32>) -> tensor<f32>
+    %b, %lp = "onnx.SoftmaxCrossEntropyLoss"(%x, %t, %none) <{reduction = "none"}> : (tensor<3x5x2x2xf32>, tensor<3x2x2xi64>, none) -> (tensor<3x2x2xf32>, tensor<3x5x2x2xf32>)
+    return %a, %b, %lp : tensor<f32>, tensor<3x2x2xf32>, tensor<3x5x2x2xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @loss
+// CHECK: amk_task.kernel loss {{{.*}}iparams = array<i64: 3, 5, 4, 7, 2, 1, 1>, {{.*}}op = "onnx.NegativeLogLikelihoodLoss"}
+// CHECK: amk_task.kernel loss {{{.*}}iparams = array<i64: 3, 5, 4, 7, 0, 0, 0>, {{.*}}op = "onnx.SoftmaxCrossEntropyLoss", variant = 1 : i64}
