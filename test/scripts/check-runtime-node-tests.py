@@ -5,10 +5,16 @@ A test either runs on the runtime and matches its expected outputs, or is
 refused at compile time because the runtime lacks a kernel (counted, not a
 failure). Anything else (a crash, a mismatch, a refused program the
 scheduler accepted) fails. Usage: check-runtime-node-tests.py AMK_RUN DATA
-[--threads N] [--jit] [--json OUT]
+[--threads N] [--jit] [--json OUT] [--baseline FILE] [--write-baseline]
+[--table OUT.md]
 
 --jit runs each test through amk-run --jit (the LLVM lowering, generated
 elementwise code and the ORC JIT).
+--baseline FILE (test/runtime/node-tests-passing.txt): every test it lists
+must pass; one that no longer does fails the run. --write-baseline rewrites
+FILE with the tests that pass now. --table writes the op x status table of
+docs/runtime-node-tests.md (the op of each test is its model's first node
+that is not a Constant).
 """
 import argparse, concurrent.futures, json, os, subprocess, sys
 
@@ -18,6 +24,9 @@ ap.add_argument("data")
 ap.add_argument("--threads", type=int, default=2)
 ap.add_argument("--jit", action="store_true")
 ap.add_argument("--json")
+ap.add_argument("--baseline")
+ap.add_argument("--write-baseline", action="store_true")
+ap.add_argument("--table")
 args = ap.parse_args()
 
 tests = sorted(d for d in os.listdir(args.data)
@@ -44,8 +53,54 @@ def run(name):
     if ("the runtime has no kernel for" in out
             or "pipeline" in out and "failed" in out
             or "amk-run: error: input '" in out and "' must be " in out):
-        return name, "unsupported", out.strip().splitlines()[0][:200]
+        return name, "unsupported", out.strip().splitlines()[0][:400]
     return name, "fail", out.strip()[-400:]
+
+def test_op(name):
+    """The op a node test exercises: its model's first non-Constant node."""
+    try:
+        import onnx
+        m = onnx.load(os.path.join(args.data, name, "model.onnx"),
+                      load_external_data=False)
+        for n in m.graph.node:
+            if n.op_type != "Constant":
+                return n.op_type
+    except Exception:  # the table is documentation; never fail on it
+        pass
+    return "?"
+
+def write_table(path):
+    import collections, re
+    ops = collections.defaultdict(lambda: {"pass": 0, "unsupported": 0,
+                                           "fail": 0, "why": collections.Counter()})
+    for name, r in results.items():
+        e = ops[test_op(name)]
+        e[r["status"]] += 1
+        if r["status"] == "unsupported":
+            m = (re.search(r"no kernel for (?:op|node) '[^']*'(?: \(\w+\))?: (.*)",
+                           r["message"])
+                 or re.search(r"error: (.*)", r["message"]))
+            why = (m.group(1) if m else r["message"])[:90]
+            e["why"][re.sub(r"'[^']*'", "'...'", why)] += 1
+    with open(path, "w") as f:
+        f.write("# Runtime coverage of the ONNX node tests\n\n"
+                "Written by `test/scripts/check-runtime-node-tests.py "
+                "build/bin/amk-run /usr/share/libonnx-testdata/data/node "
+                "--table docs/runtime-node-tests.md` (regenerate after a "
+                "kernel change). The passing tests are the CI baseline "
+                "`test/runtime/node-tests-passing.txt`: one that stops "
+                "passing fails `runtime-node-tests-*`.\n\n"
+                f"Totals: {counts['pass']} passed, {counts['unsupported']} "
+                f"refused at compile time, {counts['fail']} failed, of "
+                f"{len(results)}.\n\n"
+                "| op | passed | refused | failed | why refused (first reason) |\n"
+                "|---|---|---|---|---|\n")
+        for op in sorted(ops):
+            e = ops[op]
+            why = e["why"].most_common(1)[0][0] if e["why"] else ""
+            why = why.replace("|", "\\|")
+            f.write(f"| {op} | {e['pass']} | {e['unsupported']} | "
+                    f"{e['fail']} | {why} |\n")
 
 results = {}
 with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
@@ -56,6 +111,25 @@ counts = {s: sum(1 for r in results.values() if r["status"] == s)
 for name, r in results.items():
     if r["status"] == "fail":
         print(f"FAIL {name}: {r['message']}")
+regressed = []
+if args.baseline and not args.write_baseline:
+    with open(args.baseline) as f:
+        want = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    regressed = [t for t in want if results.get(t, {}).get("status") != "pass"]
+    for t in regressed:
+        r = results.get(t, {"status": "missing", "message": ""})
+        print(f"REGRESSED {t} (in the baseline): {r['status']}: "
+              f"{r['message'][:300]}")
+if args.baseline and args.write_baseline:
+    with open(args.baseline, "w") as f:
+        f.write("# ONNX node tests the compiled runtime passes (written by\n"
+                "# check-runtime-node-tests.py --write-baseline); each must\n"
+                "# keep passing.\n")
+        for t in sorted(results):
+            if results[t]["status"] == "pass":
+                f.write(t + "\n")
+if args.table:
+    write_table(args.table)
 label = "runtime node tests (jit)" if args.jit else "runtime node tests"
 print(f"{label}: {counts['pass']} passed, {counts['unsupported']} "
       f"refused at compile time (no kernel), {counts['fail']} failed, of "
@@ -63,4 +137,6 @@ print(f"{label}: {counts['pass']} passed, {counts['unsupported']} "
 if args.json:
     with open(args.json, "w") as f:
         json.dump({"counts": counts, "results": results}, f, indent=1)
-sys.exit(1 if counts["fail"] else 0)
+if regressed:
+    print(f"{len(regressed)} baseline tests no longer pass")
+sys.exit(1 if counts["fail"] or regressed else 0)
