@@ -163,13 +163,27 @@ LogicalResult Scheduler::lowerTypedElementwise(Operation *op) {
     tensorsIn.push_back(*t);
   }
   int yi = defineOutput(op->getResult(0));
+  emitTypedElementwise(op, code->code, compute, tensorsIn, yi, yt,
+                       code->alpha, code->beta);
+  return success();
+}
+
+/// One TYPED_ELEMENTWISE kernel over tensors `ins` (broadcast to `yt`,
+/// right-aligned) into tensor `yi`.
+void Scheduler::emitTypedElementwise(Operation *op, int code, int64_t compute,
+                                     ArrayRef<int> ins, int yi,
+                                     RankedTensorType yt, float alpha,
+                                     float beta) {
+  ArrayRef<int64_t> outShape = yt.getShape();
+  int64_t rank = outShape.size();
   KOp &k = newKOp(op, AMK_RT_K_TYPED_ELEMENTWISE);
   k.slots.push_back(yi);
-  k.ip = {code->code, compute, ydtype, rank, (int64_t)ins.size()};
+  k.ip = {code, compute, runtimeDtype(yt.getElementType()), rank,
+          (int64_t)ins.size()};
   k.ip.append(outShape.begin(), outShape.end());
   SmallVector<bool> sameShape;
   SmallVector<int64_t> inBytes, inElem;
-  for (int t : tensorsIn) {
+  for (int t : ins) {
     RankedTensorType it = tensors[t].type;
     k.slots.push_back(t);
     k.ip.push_back(runtimeDtype(it.getElementType()));
@@ -183,14 +197,14 @@ LogicalResult Scheduler::lowerTypedElementwise(Operation *op) {
     inBytes.push_back(tensors[t].bytes);
     inElem.push_back(elemBytes(it.getElementType()));
   }
-  k.fp = {code->alpha, code->beta};
+  k.fp = {alpha, beta};
   int64_t numel = yt.getNumElements(), yb = elemBytes(yt.getElementType());
   k.rows = numel, k.rowAlign = 256;
   k.flops = (double)numel * std::max<size_t>(1, ins.size() - 1);
   k.bytes = (double)numel * yb;
   for (int64_t b : inBytes)
     k.bytes += b;
-  SmallVector<int> slotsIn(tensorsIn);
+  SmallVector<int> slotsIn(ins.begin(), ins.end());
   k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     for (auto [i, t] : llvm::enumerate(slotsIn)) {
@@ -201,7 +215,6 @@ LogicalResult Scheduler::lowerTypedElementwise(Operation *op) {
     }
     wr.push_back(span(yi, r0 * yb, r1 * yb));
   };
-  return success();
 }
 
 } // namespace amk::totask

@@ -93,22 +93,45 @@ LogicalResult Scheduler::lowerTrilu(Operation *op) {
   if (xt.getRank() < 2)
     return unsupported(op, "its input has rank below 2");
   int64_t k = 0;
+  Value kv;
   if (op->getNumOperands() > 1 && !isNoneValue(op->getOperand(1))) {
-    auto c = amk::getConstantTensor(op->getOperand(1));
-    if (!c || c->numel() != 1)
-      return unsupported(op, "its k is not a constant");
-    k = c->toInt64Vector()[0];
+    kv = op->getOperand(1);
+    auto c = amk::getConstantTensor(kv);
+    if (c && c->numel() == 1)
+      k = c->toInt64Vector()[0], kv = Value();
   }
   bool upper = intAttr(op, "upper", 1) != 0;
   int64_t n = xt.getDimSize(xt.getRank() - 2), m = xt.getDimSize(xt.getRank() - 1);
-  SmallVector<bool> keep;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < m; ++j)
-      keep.push_back(upper ? j - i >= k : j - i <= k);
   MLIRContext *ctx = op->getContext();
   auto maskType = RankedTensorType::get({n, m}, IntegerType::get(ctx, 1));
-  int mask = newConstTensor(maskType, DenseElementsAttr::get(maskType, keep),
-                            "trilu.mask");
+  int mask;
+  if (!kv) {
+    SmallVector<bool> keep;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j)
+        keep.push_back(upper ? j - i >= k : j - i <= k);
+    mask = newConstTensor(maskType, DenseElementsAttr::get(maskType, keep),
+                          "trilu.mask");
+  } else {
+    // k known at run time: the mask compares a constant j - i with it.
+    auto kt = dyn_cast<RankedTensorType>(kv.getType());
+    if (!kt || kt.getNumElements() != 1 || !kt.getElementType().isInteger(64))
+      return unsupported(op, "its k is not one int64");
+    SmallVector<int64_t> diag;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j)
+        diag.push_back(j - i);
+    auto diagType = RankedTensorType::get({n, m}, IntegerType::get(ctx, 64));
+    int di = newConstTensor(
+        diagType, DenseElementsAttr::get(diagType, ArrayRef<int64_t>(diag)),
+        "trilu.diagonal");
+    auto ki = getTensor(kv, op);
+    if (failed(ki))
+      return failure();
+    mask = newArenaTensor(maskType, "trilu.mask");
+    emitTypedElementwise(op, upper ? AMK_OP_GREATER_EQUAL : AMK_OP_LESS_EQUAL,
+                         AMK_TEW_I64, {di, *ki}, mask, maskType, 0, 0);
+  }
   auto zeroType = RankedTensorType::get({1}, xt.getElementType());
   Attribute zero = isa<FloatType>(xt.getElementType())
                        ? Attribute(FloatAttr::get(xt.getElementType(), 0.0))

@@ -166,6 +166,9 @@ private:
   LogicalResult lowerGatherElements(Operation *op);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerTypedElementwise(Operation *op);
+  void emitTypedElementwise(Operation *op, int code, int64_t compute,
+                            ArrayRef<int> ins, int yi, RankedTensorType yt,
+                            float alpha, float beta);
   LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y,
                              bool log = false);
   LogicalResult lowerLayerNorm(Operation *op);

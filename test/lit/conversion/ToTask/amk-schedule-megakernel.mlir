@@ -36,6 +36,7 @@
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
+// RUN: amk-run %t/trilu_runtime_k.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -400,13 +401,18 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // -----
 
 //--- trilu_runtime_k.mlir
+// A k known only at run time: the mask is computed, a typed comparison
+// (greater-or-equal, 102) of the constant j - i with k, then the WHERE.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
   func.func @trilu_runtime_k(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> {
-    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.Trilu': its k is not a constant}}
     %y = "onnx.Trilu"(%x, %k) : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32>
     return %y : tensor<3x4xf32>
   }
 }
+// CHECK-LABEL: amk_task.program @trilu_runtime_k
+// CHECK: amk_task.buffer {kind = "const", name = "trilu.diagonal", {{.*}}type = tensor<3x4xi64>, value = dense<{{\[}}[0, 1, 2, 3], [-1, 0, 1, 2], [-2, -1, 0, 1]]>
+// CHECK: amk_task.kernel typed_elementwise {{{.*}}iparams = array<i64: 102, 1, 9, 2, 2, 3, 4, 7, 4, 1, 7, 0, 0>, {{.*}}op = "onnx.Trilu"}
+// CHECK: amk_task.kernel where {{{.*}}op = "onnx.Trilu"}
 
 // -----
 
