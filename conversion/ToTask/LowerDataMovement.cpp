@@ -124,6 +124,181 @@ LogicalResult Scheduler::lowerSlice(Operation *op) {
   return success();
 }
 
+/// Expand: one copy whose source strides are 0 along the broadcast axes.
+LogicalResult Scheduler::lowerExpand(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = yt.getRank(), off = rank - xt.getRank();
+  if (off < 0)
+    return unsupported(op, "its input has a higher rank than its result");
+  SmallVector<int64_t> inStrides = contiguousStrides(xt.getShape()), src;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t id = d - off;
+    if (id >= 0 && xt.getDimSize(id) != 1 &&
+        xt.getDimSize(id) != yt.getDimSize(d))
+      return unsupported(op, "its input does not broadcast to its result");
+    src.push_back(id < 0 || xt.getDimSize(id) == 1 ? 0 : inStrides[id]);
+  }
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  if (yt.getNumElements() == 0)
+    return success();
+  addCopy(op, *xi, yi, yt.getShape(), src, 0,
+          contiguousStrides(yt.getShape()), 0, elemBytes(xt.getElementType()),
+          true);
+  return success();
+}
+
+/// Tile: the result seen as [r0, d0, r1, d1, ...] (r repeats of each input
+/// dim d) in row-major order, read with stride 0 along every r. The
+/// repeats are the result's dims over the input's, so a repeats tensor
+/// computed at run time is fine once shapes are bound.
+LogicalResult Scheduler::lowerTile(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> dims, src, dst;
+  SmallVector<int64_t> inStrides = contiguousStrides(xt.getShape()),
+                       outStrides = contiguousStrides(yt.getShape());
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t in = xt.getDimSize(d), out = yt.getDimSize(d);
+    if (in == 0 || out % in != 0)
+      return unsupported(op, "its result is not a whole number of copies "
+                             "of its input");
+    dims.append({out / in, in});
+    src.append({0, inStrides[d]});
+    dst.append({in * outStrides[d], outStrides[d]});
+  }
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  if (yt.getNumElements() == 0)
+    return success();
+  addCopy(op, *xi, yi, dims, src, 0, dst, 0, elemBytes(xt.getElementType()),
+          true);
+  return success();
+}
+
+/// DepthToSpace (DCR and CRD) and SpaceToDepth: a reshape to 6-D, a
+/// transpose and a reshape back, as one strided copy.
+LogicalResult Scheduler::lowerDepthSpace(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (xt.getRank() != 4)
+    return unsupported(op, "its input is not 4-D");
+  int64_t b = intAttr(op, "blocksize", 0);
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
+          W = xt.getDimSize(3);
+  SmallVector<int64_t> shape6, perm;
+  if (isa<amk::onnx::DepthToSpaceOp>(op)) {
+    if (b <= 0 || C % (b * b))
+      return unsupported(op, "channels are not a multiple of blocksize^2");
+    if (strAttr(op, "mode", "DCR") == "CRD")
+      shape6 = {N, C / (b * b), b, b, H, W}, perm = {0, 1, 4, 2, 5, 3};
+    else
+      shape6 = {N, b, b, C / (b * b), H, W}, perm = {0, 3, 4, 1, 5, 2};
+  } else {
+    if (b <= 0 || H % b || W % b)
+      return unsupported(op, "height or width is not a multiple of "
+                             "blocksize");
+    shape6 = {N, C, H / b, b, W / b, b}, perm = {0, 3, 5, 1, 2, 4};
+  }
+  SmallVector<int64_t> st6 = contiguousStrides(shape6), dims, src;
+  for (int64_t p : perm) {
+    dims.push_back(shape6[p]);
+    src.push_back(st6[p]);
+  }
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  addCopy(op, *xi, yi, dims, src, 0, contiguousStrides(dims), 0,
+          elemBytes(xt.getElementType()), true);
+  return success();
+}
+
+/// Pad in constant mode with constant pads: a fill of the result from the
+/// constant value (a copy with source strides 0), then the input copied
+/// into its place; negative pads crop the input.
+LogicalResult Scheduler::lowerPad(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  StringRef mode = strAttr(op, "mode", "constant");
+  if (mode != "constant")
+    return unsupported(op, "Pad mode '" + mode + "' is not implemented");
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> pads = intsAttr(op, "pads");
+  if (op->getNumOperands() > 1 && !isNoneValue(op->getOperand(1))) {
+    auto p = amk::onnx::getIntValues(op->getOperand(1));
+    if (!p)
+      return unsupported(op, "its pads are not constants");
+    pads.assign(p->begin(), p->end());
+  }
+  SmallVector<int64_t> axes;
+  if (op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3))) {
+    auto a = amk::onnx::getIntValues(op->getOperand(3));
+    if (!a)
+      return unsupported(op, "its axes are not constants");
+    axes.assign(a->begin(), a->end());
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size())
+    return unsupported(op, "its pads do not match its axes");
+  SmallVector<int64_t> begin(rank, 0), end(rank, 0);
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    int64_t ax = a < 0 ? a + rank : a;
+    if (ax < 0 || ax >= rank)
+      return unsupported(op, "axis " + Twine(a) + " is out of range");
+    begin[ax] = pads[i], end[ax] = pads[i + axes.size()];
+  }
+  Type et = xt.getElementType();
+  auto oneType = RankedTensorType::get({1}, et);
+  int fill;
+  if (op->getNumOperands() > 2 && !isNoneValue(op->getOperand(2))) {
+    auto v = cast<RankedTensorType>(op->getOperand(2).getType());
+    if (v.getNumElements() != 1)
+      return unsupported(op, "its constant value is not one element");
+    auto t = getTensor(op->getOperand(2), op);
+    if (failed(t))
+      return failure();
+    fill = *t;
+  } else {
+    Attribute zero = isa<FloatType>(et) ? Attribute(FloatAttr::get(et, 0.0))
+                                        : Attribute(IntegerAttr::get(et, 0));
+    fill = newConstTensor(oneType, DenseElementsAttr::get(oneType, zero),
+                          "pad.value");
+  }
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  int64_t eb = elemBytes(et);
+  SmallVector<int64_t> outStrides = contiguousStrides(yt.getShape());
+  if (yt.getNumElements() == 0)
+    return success();
+  addCopy(op, fill, yi, yt.getShape(), SmallVector<int64_t>(rank, 0), 0,
+          outStrides, 0, eb, true);
+  // The part of the input that lands inside the result.
+  SmallVector<int64_t> inStrides = contiguousStrides(xt.getShape()), dims;
+  int64_t srcOff = 0, dstOff = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t lo = std::max<int64_t>(0, -begin[d]);
+    int64_t hi = xt.getDimSize(d) - std::max<int64_t>(0, -end[d]);
+    if (hi <= lo)
+      return success(); // nothing of the input is kept
+    dims.push_back(hi - lo);
+    srcOff += lo * inStrides[d];
+    dstOff += std::max<int64_t>(0, begin[d]) * outStrides[d];
+  }
+  addCopy(op, *xi, yi, dims, inStrides, srcOff, outStrides, dstOff, eb,
+          false);
+  return success();
+}
+
 LogicalResult Scheduler::lowerConcat(Operation *op) {
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   int64_t rank = yt.getRank(), axis = intAttr(op, "axis", 0);

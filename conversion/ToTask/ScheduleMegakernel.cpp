@@ -260,6 +260,11 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerLoss(op); })
       .Case([&](onnx::TransposeOp op) { return lowerTranspose(op); })
       .Case([&](onnx::SliceOp op) { return lowerSlice(op); })
+      .Case([&](onnx::ExpandOp op) { return lowerExpand(op); })
+      .Case([&](onnx::TileOp op) { return lowerTile(op); })
+      .Case([&](onnx::PadOp op) { return lowerPad(op); })
+      .Case<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(
+          [&](Operation *op) { return lowerDepthSpace(op); })
       .Case([&](onnx::ConcatOp op) { return lowerConcat(op); })
       .Case([&](onnx::SplitOp op) { return lowerSplit(op); })
       .Case([&](onnx::GatherOp op) { return lowerGather(op); })

@@ -176,6 +176,10 @@ private:
   LogicalResult lowerAttention(Operation *op);
   LogicalResult lowerTranspose(Operation *op);
   LogicalResult lowerSlice(Operation *op);
+  LogicalResult lowerExpand(Operation *op);
+  LogicalResult lowerTile(Operation *op);
+  LogicalResult lowerDepthSpace(Operation *op);
+  LogicalResult lowerPad(Operation *op);
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);

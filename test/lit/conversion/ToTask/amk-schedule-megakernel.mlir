@@ -37,6 +37,7 @@
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // RUN: amk-run %t/trilu_runtime_k.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/data_movement.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=MOVEEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -46,6 +47,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// MOVEEXEC-COUNT-4: ok vs reference
 // LOSSEXEC-COUNT-3: ok vs reference
 
 //--- cnn_mlp.mlir
@@ -470,3 +472,32 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK-LABEL: amk_task.program @loss
 // CHECK: amk_task.kernel loss {{{.*}}iparams = array<i64: 3, 5, 4, 7, 2, 1, 1>, {{.*}}op = "onnx.NegativeLogLikelihoodLoss"}
 // CHECK: amk_task.kernel loss {{{.*}}iparams = array<i64: 3, 5, 4, 7, 0, 0, 0>, {{.*}}op = "onnx.SoftmaxCrossEntropyLoss", variant = 1 : i64}
+
+// -----
+
+//--- data_movement.mlir
+// Expand, Tile, DepthToSpace and constant Pad are strided copies (eb,
+// rank, offsets, dims, source strides, destination strides): Expand reads
+// with stride 0 along broadcast axes; Tile copies [r0, d0, r1, d1] with
+// stride 0 along the repeats; DepthToSpace (DCR) is a 6-D transpose; Pad
+// fills the result from its value (strides 0), then copies the input in.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @data_movement(%x: tensor<3x1xf32>, %t: tensor<2x3xi64>, %d: tensor<1x8x2x3xf32>) -> (tensor<2x3x4xf32>, tensor<4x9xi64>, tensor<1x2x4x6xf32>, tensor<4x2xf32>) {
+    %shape = "onnx.Constant"() <{value = dense<[2, 3, 4]> : tensor<3xi64>}> : () -> tensor<3xi64>
+    %e = "onnx.Expand"(%x, %shape) : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+    %reps = "onnx.Constant"() <{value = dense<[2, 3]> : tensor<2xi64>}> : () -> tensor<2xi64>
+    %tl = "onnx.Tile"(%t, %reps) : (tensor<2x3xi64>, tensor<2xi64>) -> tensor<4x9xi64>
+    %ds = "onnx.DepthToSpace"(%d) <{blocksize = 2 : i64}> : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+    %pads = "onnx.Constant"() <{value = dense<[1, 0, 0, 1]> : tensor<4xi64>}> : () -> tensor<4xi64>
+    %v = "onnx.Constant"() <{value = dense<2.5> : tensor<f32>}> : () -> tensor<f32>
+    %none = "onnx.NoValue"() : () -> none
+    %p = "onnx.Pad"(%x, %pads, %v, %none) : (tensor<3x1xf32>, tensor<4xi64>, tensor<f32>, none) -> tensor<4x2xf32>
+    return %e, %tl, %ds, %p : tensor<2x3x4xf32>, tensor<4x9xi64>, tensor<1x2x4x6xf32>, tensor<4x2xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @data_movement
+// CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 3, 0, 0, 2, 3, 4, 0, 1, 0, 12, 4, 1>, {{.*}}op = "onnx.Expand"}
+// CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 8, 4, 0, 0, 2, 2, 3, 3, 0, 3, 0, 1, 18, 9, 3, 1>, {{.*}}op = "onnx.Tile"}
+// CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 6, 0, 0, 1, 2, 2, 2, 3, 2, 48, 6, 3, 24, 1, 12, 48, 24, 12, 6, 2, 1>, {{.*}}op = "onnx.DepthToSpace"}
+// CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 2, 0, 0, 4, 2, 0, 0, 2, 1>, {{.*}}op = "onnx.Pad"}
+// CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 2, 0, 2, 3, 1, 1, 1, 2, 1>, {{.*}}op = "onnx.Pad"}
