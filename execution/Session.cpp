@@ -15,6 +15,7 @@
 #include "translate/ONNXExport.h"
 #include "translate/ONNXToolOptions.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -237,16 +238,48 @@ static llvm::Error runTimed(ModuleOp module, llvm::StringRef text,
   return llvm::Error::success();
 }
 
+std::vector<std::string>
+amk::parameterInputValues(func::FuncOp func, llvm::ArrayRef<RValue> inputs) {
+  std::vector<std::string> specs;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    if (!v.isTensor())
+      continue;
+    const Tensor &t = v.getTensor();
+    bool numeric = !t.isString() && t.dtype() != ref::DataType::BOOL;
+    if (!numeric || t.rank() > 1 || t.numel() > 64)
+      continue;
+    std::string spec = inputName(func, i) + "=";
+    bool isFloat = t.dtype() == ref::DataType::FLOAT ||
+                   t.dtype() == ref::DataType::DOUBLE ||
+                   t.dtype() == ref::DataType::FLOAT16 ||
+                   t.dtype() == ref::DataType::BFLOAT16;
+    for (int64_t e = 0; e < t.numel(); ++e) {
+      spec += e ? ":" : "";
+      if (isFloat) {
+        char buf[32]; // round-trips the value
+        std::snprintf(buf, sizeof buf, "%.17g", t.getDouble(e));
+        spec += buf;
+      } else {
+        spec += std::to_string(t.getInt(e));
+      }
+    }
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
 llvm::Error amk::bindInputShapes(ModuleOp module, func::FuncOp func,
-                                 llvm::ArrayRef<RValue> inputs) {
+                                 llvm::ArrayRef<RValue> inputs,
+                                 llvm::ArrayRef<std::string> values) {
   bool dynamic = false;
   for (Type t : func.getArgumentTypes()) {
     auto rt = dyn_cast<RankedTensorType>(t);
     dynamic |= rt && !rt.hasStaticShape();
   }
-  if (!dynamic)
+  if (!dynamic && values.empty())
     return llvm::Error::success();
   BindShapesOptions o;
+  o.values.assign(values.begin(), values.end());
   for (auto [i, v] : llvm::enumerate(inputs)) {
     auto rt = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
     if (!rt || rt.hasStaticShape() || !v.isTensor())
@@ -266,11 +299,13 @@ llvm::Error amk::bindInputShapes(ModuleOp module, func::FuncOp func,
 }
 
 llvm::Error amk::bindShapes(ModuleOp module, llvm::ArrayRef<std::string> shapes,
-                           llvm::ArrayRef<std::string> dims) {
-  if (!shapes.empty() || !dims.empty()) {
+                           llvm::ArrayRef<std::string> dims,
+                           llvm::ArrayRef<std::string> values) {
+  if (!shapes.empty() || !dims.empty() || !values.empty()) {
     BindShapesOptions o;
     o.shapes.assign(shapes.begin(), shapes.end());
     o.dims.assign(dims.begin(), dims.end());
+    o.values.assign(values.begin(), values.end());
     PassManager pm(module.getContext());
     pm.addPass(createBindShapes(o));
     if (failed(pm.run(module)))
@@ -383,10 +418,11 @@ ProgramCache::Entry &ProgramCache::insert(std::unique_ptr<Entry> entry) {
 /// Compiles `module` (bound to the inputs' shapes first) into `entry`:
 /// program, JIT code, session.
 static llvm::Error compileShape(ModuleOp module, const RunOptions &options,
-                                ModelRun &run, ProgramCache::Entry &entry) {
+                                ModelRun &run, ProgramCache::Entry &entry,
+                                llvm::ArrayRef<std::string> values = {}) {
   auto start = Clock::now();
   // A model with dynamic dimensions is compiled for the inputs' shapes.
-  if (llvm::Error e = bindInputShapes(module, run.func, run.inputs))
+  if (llvm::Error e = bindInputShapes(module, run.func, run.inputs, values))
     return e;
   run.pipelineSeconds += secondsSince(start);
   if (llvm::Error e = runTimed(module, options.pipeline, run.pipelineSeconds))
@@ -432,21 +468,91 @@ static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
     return inputs.takeError();
   run.inputs = std::move(*inputs);
   run.shapeKey = ProgramCache::keyOf(run.func, run.inputs);
+  // A model whose parameters come in as inputs (Resize scales, Slice
+  // starts, reduction axes...) is compiled for their values when it
+  // cannot be compiled for the shapes alone; the key then holds them.
+  std::vector<std::string> values = parameterInputValues(run.func, run.inputs);
+  std::string valueKey;
+  for (const std::string &v : values)
+    valueKey += ";" + v;
+  if (!valueKey.empty())
+    valueKey = run.shapeKey + valueKey;
   ProgramCache *cache = options.cache;
   std::unique_ptr<ProgramCache::Entry> owned;
   ProgramCache::Entry *entry = cache ? cache->find(run.shapeKey) : nullptr;
+  if (!entry && cache && !valueKey.empty() && (entry = cache->find(valueKey))) {
+    run.shapeKey = valueKey;
+    run.specializedOn = values;
+  }
   if (entry) {
     run.cacheHit = true;
     ++cache->hits;
   } else {
     owned = std::make_unique<ProgramCache::Entry>();
     owned->key = run.shapeKey;
-    // Through a cache every shape compiles from the model as given.
+    // Through a cache every shape compiles from the model as given; a
+    // retry on values needs the model as given too.
+    OwningOpRef<ModuleOp> spare;
+    if (!values.empty())
+      spare = module.clone();
     if (cache)
       owned->module = module.clone();
-    if (llvm::Error e = compileShape(cache ? *owned->module : module, options,
-                                     run, *owned))
-      return e;
+    // With a retry possible, the first attempt's diagnostics are held back
+    // and shown only if the retry fails too.
+    std::vector<std::string> held;
+    std::optional<ScopedDiagnosticHandler> hold;
+    auto where = [](Location loc) {
+      std::string text;
+      loc->walk([&](Location l) {
+        if (auto fl = dyn_cast<FileLineColLoc>(l)) {
+          text = llvm::formatv("{0}:{1}:{2}", fl.getFilename().getValue(),
+                               fl.getLine(), fl.getColumn())
+                     .str();
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (text.empty())
+        llvm::raw_string_ostream(text) << loc;
+      return text;
+    };
+    if (!values.empty())
+      hold.emplace(module.getContext(), [&](Diagnostic &d) {
+        held.push_back(
+            where(d.getLocation()) +
+            (d.getSeverity() == DiagnosticSeverity::Error     ? ": error: "
+             : d.getSeverity() == DiagnosticSeverity::Warning ? ": warning: "
+                                                              : ": note: ") +
+            d.str());
+        for (const Diagnostic &n : d.getNotes())
+          held.push_back(where(n.getLocation()) + ": note: " + n.str());
+        return success();
+      });
+    llvm::Error first = compileShape(cache ? *owned->module : module, options,
+                                     run, *owned);
+    size_t firstHeld = held.size();
+    if (llvm::Error e = std::move(first)) {
+      auto showHeld = [&] {
+        hold.reset();
+        for (size_t i = 0; i < firstHeld; ++i)
+          llvm::errs() << held[i] << "\n";
+      };
+      if (values.empty())
+        return e;
+      auto retry = std::make_unique<ProgramCache::Entry>();
+      retry->key = valueKey;
+      retry->module = std::move(spare);
+      if (llvm::Error again =
+              compileShape(*retry->module, options, run, *retry, values)) {
+        llvm::consumeError(std::move(again));
+        showHeld();
+        return e; // the refusal for the shapes names what is missing
+      }
+      llvm::consumeError(std::move(e));
+      owned = std::move(retry);
+      run.shapeKey = valueKey;
+      run.specializedOn = values;
+    }
     entry = cache ? &cache->insert(std::move(owned)) : owned.get();
   }
   Session &s = *entry->session;

@@ -210,6 +210,11 @@ struct ModelRun {
   /// compiled already (pipelineSeconds and jitSeconds are then 0).
   std::string shapeKey;
   bool cacheHit = false;
+  /// The inputs whose values the program was specialized on
+  /// (`NAME=V0:V1:...`, amk-bind-shapes' `values`): set when the model
+  /// could not be compiled for the inputs' shapes alone. shapeKey then
+  /// holds the values too.
+  std::vector<std::string> specializedOn;
   std::shared_ptr<ref::Interpreter> interpreter;
 };
 
@@ -218,7 +223,14 @@ struct ModelRun {
 /// so shape computations fold and the program is static; nothing to do
 /// for a static model.
 llvm::Error bindInputShapes(mlir::ModuleOp module, mlir::func::FuncOp func,
-                            llvm::ArrayRef<ref::RValue> inputs);
+                            llvm::ArrayRef<ref::RValue> inputs,
+                            llvm::ArrayRef<std::string> values = {});
+
+/// The small inputs a program can be specialized on: numeric tensors of
+/// rank 0 or 1 with at most 64 elements, as amk-bind-shapes `values`
+/// entries (`NAME=V0:V1:...`) holding `inputs`' values.
+std::vector<std::string> parameterInputValues(mlir::func::FuncOp func,
+                                              llvm::ArrayRef<ref::RValue> inputs);
 
 /// Binds `module`'s dynamic input dimensions by input shape
 /// (`NAME=D0xD1x...`) and by dimension name (`NAME=N`), as amk-bind-shapes
@@ -226,7 +238,8 @@ llvm::Error bindInputShapes(mlir::ModuleOp module, mlir::func::FuncOp func,
 /// dynamic after that (amk-compile compiles static programs only).
 llvm::Error bindShapes(mlir::ModuleOp module,
                        llvm::ArrayRef<std::string> shapes,
-                       llvm::ArrayRef<std::string> dims);
+                       llvm::ArrayRef<std::string> dims,
+                       llvm::ArrayRef<std::string> values = {});
 
 /// Runs `module` as `options` says. The pipeline changes `module`;
 /// `original` (the model before it) gives the runtime engines the graph's

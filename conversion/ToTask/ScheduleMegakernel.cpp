@@ -263,6 +263,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::ExpandOp op) { return lowerExpand(op); })
       .Case([&](onnx::TileOp op) { return lowerTile(op); })
       .Case([&](onnx::PadOp op) { return lowerPad(op); })
+      .Case<onnx::ResizeOp, onnx::UpsampleOp>(
+          [&](Operation *op) { return lowerResize(op); })
       .Case<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(
           [&](Operation *op) { return lowerDepthSpace(op); })
       .Case([&](onnx::ConcatOp op) { return lowerConcat(op); })

@@ -180,6 +180,7 @@ private:
   LogicalResult lowerTile(Operation *op);
   LogicalResult lowerDepthSpace(Operation *op);
   LogicalResult lowerPad(Operation *op);
+  LogicalResult lowerResize(Operation *op);
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);

@@ -32,12 +32,20 @@ args = ap.parse_args()
 tests = sorted(d for d in os.listdir(args.data)
                if os.path.exists(os.path.join(args.data, d, "model.onnx")))
 
+# Tests whose expected outputs are themselves imprecise are compared with
+# the ONNX backend-test runner's own tolerance (rtol 1e-3, atol 1e-7): the
+# window functions' data deviates from the formula by up to 5e-5 (the
+# reference interpreter and AMK compute the formula in double).
+LOOSE = ("window",)
+
 def run(name):
     d = os.path.join(args.data, name)
     ds = os.path.join(d, "test_data_set_0")
+    rtol, atol = ("1e-3", "1e-7") if any(k in name for k in LOOSE) else \
+        ("1e-4", "1e-5")
     cmd = [args.amk_run, os.path.join(d, "model.onnx"), "--threads",
            str(args.threads), "--input-dir", ds, "--compare", ds,
-           "--rtol", "1e-4", "--atol", "1e-5", "--repeat", "2"]
+           "--rtol", rtol, "--atol", atol, "--repeat", "2"]
     if args.jit:
         cmd.append("--jit")
     try:

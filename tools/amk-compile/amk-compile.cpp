@@ -122,6 +122,14 @@ cl::list<std::string>
                       "dimension NAME (its dim_param); repeatable: a name "
                       "given again starts another set (another variant)"),
              cl::cat(compileCat));
+cl::list<std::string>
+    inputValues("input-value",
+                cl::desc("NAME=V0:V1:...: compile for these values of the "
+                         "small input NAME (at most 64 elements: Resize "
+                         "scales, Slice starts, reduction axes given as "
+                         "inputs); every variant is specialized on them and "
+                         "ignores the input at run time"),
+                cl::cat(compileCat));
 cl::opt<bool> quiet("quiet", cl::desc("Do not print the pipeline used"),
                     cl::cat(compileCat));
 
@@ -280,7 +288,7 @@ int main(int argc, char **argv) {
     // when the variant is compiled.
     OwningOpRef<ModuleOp> bound = module->clone();
     if (llvm::Error e = amk::bindShapes(*bound, setFor(shapeSets, 0),
-                                        setFor(dimSets, 0)))
+                                        setFor(dimSets, 0), inputValues))
       llvm::consumeError(std::move(e));
     if (std::optional<std::string> tuned = tunedPipeline(*bound))
       pipelineText = *tuned;
@@ -327,7 +335,7 @@ int main(int argc, char **argv) {
     // an error naming the input and its dimensions.
     std::vector<std::string> shapes = setFor(shapeSets, k),
                              sizes = setFor(dimSets, k);
-    if (llvm::Error e = amk::bindShapes(m, shapes, sizes)) {
+    if (llvm::Error e = amk::bindShapes(m, shapes, sizes, inputValues)) {
       if (numVariants == 1)
         errors(std::move(e));
       std::string set;

@@ -234,6 +234,14 @@ void printReport(const nlohmann::ordered_json &report,
         "ran {0} on the runtime{4} ({1} workers, {2} tasks) in {3:f3} ms\n",
         modelPath, latency.value("workers", 0), latency.value("tasks", 0),
         seconds * 1e3, jit ? " through the LLVM JIT" : "");
+  if (report.contains("specialized_on")) {
+    // Not compilable for the shapes alone: the program holds these inputs'
+    // values and is recompiled when they change.
+    llvm::outs() << "  specialized on the values of inputs:";
+    for (const auto &v : report["specialized_on"])
+      llvm::outs() << " " << v.get<std::string>();
+    llvm::outs() << "\n";
+  }
   if (latency.contains("median_ms"))
     llvm::outs() << llvm::formatv(
         "  latency over {0} runs: min {1:f3} ms, median {2:f3} ms, p90 "
@@ -437,6 +445,8 @@ int main(int argc, char **argv) {
   report["seconds"] = run.seconds;
   if (!run.shapeKey.empty())
     report["shapes"] = run.shapeKey;
+  if (!run.specializedOn.empty())
+    report["specialized_on"] = run.specializedOn;
   report["outputs"] = nlohmann::ordered_json::array();
 
   if (!outputDir.empty()) {

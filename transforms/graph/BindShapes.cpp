@@ -8,6 +8,7 @@
 
 #include "transforms/graph/Passes.h"
 
+#include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -204,10 +205,84 @@ public:
       argTypes[i] = RankedTensorType::get(shape, type.getElementType());
     }
 
+    // Values: each checked against its input's (bound) type first.
+    SmallVector<std::pair<unsigned, DenseElementsAttr>> constants;
+    llvm::StringMap<bool> valued;
+    for (const std::string &spec : values) {
+      auto [name, text] = StringRef(spec).rsplit('=');
+      name = name.trim();
+      if (name.empty() || text.empty())
+        return fail("values entry '" + spec + "' is not NAME=V0:V1:...");
+      if (valued.count(name))
+        return fail("input '" + name + "' is given values twice");
+      valued[name] = true;
+      std::optional<unsigned> index;
+      for (BlockArgument arg : func.getArguments()) {
+        unsigned i = arg.getArgNumber();
+        auto n = func.getArgAttrOfType<StringAttr>(i, amk::onnx::kNameAttr);
+        if ((n ? n.str() : "input_" + std::to_string(i)) == name)
+          index = i;
+      }
+      if (!index)
+        return fail("the model has no input named '" + name + "'");
+      auto type = dyn_cast<RankedTensorType>(argTypes[*index]);
+      if (!type || !type.hasStaticShape() || type.getNumElements() > 64 ||
+          !(isa<IntegerType>(type.getElementType()) ||
+            isa<FloatType>(type.getElementType())))
+        return fail("input '" + name + "' is not a small numeric tensor of "
+                    "static shape (at most 64 elements), so it cannot be "
+                    "given values");
+      SmallVector<StringRef> parts;
+      text.split(parts, ':');
+      if ((int64_t)parts.size() != type.getNumElements())
+        return fail("input '" + name + "' has " +
+                    Twine(type.getNumElements()) + " elements, its values " +
+                    Twine(parts.size()));
+      Type et = type.getElementType();
+      SmallVector<Attribute> elems;
+      for (StringRef part : parts) {
+        part = part.trim();
+        if (auto it = dyn_cast<IntegerType>(et)) {
+          int64_t v;
+          if (part.getAsInteger(10, v))
+            return fail("value '" + part + "' of input '" + name +
+                        "' is not an integer");
+          unsigned w = it.getWidth();
+          bool fits = w == 1 ? (v == 0 || v == 1)
+                      : it.isUnsigned()
+                          ? v >= 0 && (w >= 64 || (uint64_t)v >> w == 0)
+                          : w >= 64 || (v >= -(int64_t(1) << (w - 1)) &&
+                                        v < (int64_t(1) << (w - 1)));
+          if (!fits)
+            return fail("value " + part + " of input '" + name +
+                        "' does not fit its type");
+          elems.push_back(
+              IntegerAttr::get(et, APInt(w, (uint64_t)v, !it.isUnsigned() && w > 1)));
+        } else {
+          double v;
+          if (part.getAsDouble(v))
+            return fail("value '" + part + "' of input '" + name +
+                        "' is not a number");
+          elems.push_back(FloatAttr::get(et, v));
+        }
+      }
+      constants.push_back({*index, DenseElementsAttr::get(type, elems)});
+    }
+
     for (BlockArgument arg : func.getArguments())
       arg.setType(argTypes[arg.getArgNumber()]);
     func.setFunctionType(FunctionType::get(
         func.getContext(), argTypes, func.getFunctionType().getResults()));
+    if (!constants.empty()) {
+      OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+      for (auto [i, value] : constants) {
+        BlockArgument arg = func.getArgument(i);
+        Value c = amk::onnx::ConstantOp::create(
+            b, arg.getLoc(), TypeRange{value.getType()}, ValueRange{},
+            ArrayRef<NamedAttribute>{b.getNamedAttr("value", value)});
+        arg.replaceAllUsesWith(c);
+      }
+    }
     numBound = bound;
     if (!infer)
       return;

@@ -124,6 +124,17 @@ def BindShapes : Pass<"amk-bind-shapes", "mlir::ModuleOp"> {
     warning (one set of sizes may serve several models). A dimension
     neither option binds stays dynamic.
 
+    A third option specializes the program on input *values*:
+    - `values`: `NAME=V0:V1:...` replaces every use of a small input (at
+      most 64 elements, a static shape once bound) by a constant of those
+      values, so parameter operands computed by the caller (Resize scales
+      or sizes, Slice starts, Pad pads, reduction axes, TopK's k) fold to
+      constants. The input stays in the signature and is ignored; the
+      program is valid only for those values (amk-run recompiles, through
+      its program cache, when they change). A count that does not match the
+      input's element count, a value its type cannot hold, or an input that
+      is not small is an error.
+
     Example: `amk-bind-shapes{shapes=x=1x3x224x224 dims=seq=128}`.
   }];
   let options = [
@@ -131,6 +142,9 @@ def BindShapes : Pass<"amk-bind-shapes", "mlir::ModuleOp"> {
                "Input shapes by name, NAME=D0xD1x...">,
     ListOption<"dims", "dims", "std::string",
                "Dimension sizes by the model's dimension names, NAME=SIZE">,
+    ListOption<"values", "values", "std::string",
+               "Values of small inputs by name, NAME=V0:V1:... (the "
+               "program is specialized on them)">,
     Option<"infer", "infer", "bool", /*default=*/"true",
            "Run amk-infer-shapes after binding">,
   ];

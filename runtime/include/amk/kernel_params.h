@@ -177,6 +177,20 @@ enum { AMK_LOSS_N, AMK_LOSS_C, AMK_LOSS_D, AMK_LOSS_T_DTYPE,
        AMK_LOSS_NUM_IPARAMS };
 enum { AMK_LOSS_VARIANT_NLL = 0, AMK_LOSS_VARIANT_SCE = 1 };
 
+/* RESIZE: separable interpolation. Along axis d, output coordinate o
+ * reads taps[d] input coordinates IDX[off[d] + o * taps[d] + t] with
+ * weights W[same] (a table the scheduler computes from the mode, the
+ * coordinate transformation and the scales); an output element is the
+ * sum over every combination of its axes' taps of the product of the
+ * weights times the input there. Buffers X, Y, IDX (int32), W (float32).
+ * Variant 0: float32, weighted. Variant 1 (nearest, one tap per axis):
+ * elements moved by size (any type). iparams: rank, elem_bytes, then in
+ * dims[rank], out dims[rank], taps[rank], off[rank]. Rows: the product of
+ * all out dims but the last. */
+enum { AMK_RESIZE_RANK, AMK_RESIZE_ELEM_BYTES, AMK_RESIZE_DIMS };
+enum { AMK_RESIZE_VARIANT_WEIGHTED = 0, AMK_RESIZE_VARIANT_NEAREST = 1 };
+#define AMK_RESIZE_MAX_RANK 8
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

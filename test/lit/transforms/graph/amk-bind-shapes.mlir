@@ -139,3 +139,31 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     return %y : tensor<?x16xf32>
   }
 }
+
+// -----
+
+// Values: a Resize whose scales come in as an input folds to a static
+// result once the program is specialized on them; the input stays in the
+// signature, unused.
+// RUN: amk-opt %t/values.mlir --pass-pipeline='builtin.module(amk-bind-shapes{values=scales=1:1:2:1.5})' | FileCheck %s --check-prefix=VALUES
+// VALUES-LABEL: func.func @values(
+// VALUES-SAME: %arg1: tensor<4xf32>
+// VALUES: %[[C:.*]] = "onnx.Constant"() <{value = dense<[1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00]> : tensor<4xf32>}>
+// VALUES: "onnx.Resize"(%arg0, %{{.*}}, %[[C]], %{{.*}}) {{.*}} -> tensor<1x3x16x12xf32>
+// Bad values: a clear error, nothing changed.
+// RUN: not amk-opt %t/values.mlir --pass-pipeline='builtin.module(amk-bind-shapes{values=scales=1:2})' 2>&1 | FileCheck %s --check-prefix=COUNT
+// COUNT: error: amk-bind-shapes: input 'scales' has 4 elements, its values 2
+// RUN: not amk-opt %t/values.mlir --pass-pipeline='builtin.module(amk-bind-shapes{values=x=1})' 2>&1 | FileCheck %s --check-prefix=BIGIN
+// BIGIN: error: amk-bind-shapes: input 'x' is not a small numeric tensor of static shape (at most 64 elements), so it cannot be given values
+// RUN: not amk-opt %t/values.mlir --pass-pipeline='builtin.module(amk-bind-shapes{values=k=300})' 2>&1 | FileCheck %s --check-prefix=FIT
+// FIT: error: amk-bind-shapes: value 300 of input 'k' does not fit its type
+// RUN: not amk-opt %t/values.mlir --pass-pipeline='builtin.module(amk-bind-shapes{values=scales=1:1:two:1})' 2>&1 | FileCheck %s --check-prefix=NAN
+// NAN: error: amk-bind-shapes: value 'two' of input 'scales' is not a number
+//--- values.mlir
+module attributes {onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @values(%x: tensor<1x3x8x8xf32> {onnx.name = "x"}, %scales: tensor<4xf32> {onnx.name = "scales"}, %k: tensor<1xi8> {onnx.name = "k"}) -> (tensor<?x?x?x?xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %y = "onnx.Resize"(%x, %none, %scales, %none) <{mode = "nearest"}> : (tensor<1x3x8x8xf32>, none, tensor<4xf32>, none) -> tensor<?x?x?x?xf32>
+    return %y : tensor<?x?x?x?xf32>
+  }
+}
