@@ -38,6 +38,7 @@
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // RUN: amk-run %t/trilu_runtime_k.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/data_movement.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=MOVEEXEC
+// RUN: amk-run %t/resize.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RESIZEEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -47,6 +48,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// RESIZEEXEC-COUNT-2: ok vs reference
 // MOVEEXEC-COUNT-4: ok vs reference
 // LOSSEXEC-COUNT-3: ok vs reference
 
@@ -501,3 +503,29 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 6, 0, 0, 1, 2, 2, 2, 3, 2, 48, 6, 3, 24, 1, 12, 48, 24, 12, 6, 2, 1>, {{.*}}op = "onnx.DepthToSpace"}
 // CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 2, 0, 0, 4, 2, 0, 0, 2, 1>, {{.*}}op = "onnx.Pad"}
 // CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 2, 0, 2, 3, 1, 1, 1, 2, 1>, {{.*}}op = "onnx.Pad"}
+
+// -----
+
+//--- resize.mlir
+// Resize is one RESIZE kernel with compile-time tap tables: iparams rank,
+// element bytes, input dims, output dims, taps per axis, table offsets.
+// The tables hold one entry per output coordinate and tap, axis after
+// axis (N, C, H: one tap each). Linear half_pixel 2x along W: output 0
+// maps to -0.25 and reads inputs -1 (clamped to 0) and 0 with weights
+// 0.25 and 0.75, output 1 (0.25) reads 0 and 1 with 0.75 and 0.25, ...
+// Nearest (variant 1) takes one tap per axis.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @resize(%x: tensor<1x1x2x3xf32>, %i: tensor<1x1x2x3xi64>) -> (tensor<1x1x2x6xf32>, tensor<1x1x4x6xi64>) {
+    %none = "onnx.NoValue"() : () -> none
+    %s = "onnx.Constant"() <{value = dense<[1.0, 1.0, 1.0, 2.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %y = "onnx.Resize"(%x, %none, %s, %none) <{mode = "linear"}> : (tensor<1x1x2x3xf32>, none, tensor<4xf32>, none) -> tensor<1x1x2x6xf32>
+    %s2 = "onnx.Constant"() <{value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %n = "onnx.Resize"(%i, %none, %s2, %none) <{mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"}> : (tensor<1x1x2x3xi64>, none, tensor<4xf32>, none) -> tensor<1x1x4x6xi64>
+    return %y, %n : tensor<1x1x2x6xf32>, tensor<1x1x4x6xi64>
+  }
+}
+// CHECK-LABEL: amk_task.program @resize
+// CHECK: amk_task.buffer {kind = "const", name = "resize.index", {{.*}}value = dense<[0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 2, 1, 2, 2, 2]>
+// CHECK: amk_task.buffer {kind = "const", name = "resize.weight", {{.*}}value = dense<[1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 2.500000e-01, 7.500000e-01, 7.500000e-01, 2.500000e-01, 2.500000e-01, 7.500000e-01, 7.500000e-01, 2.500000e-01, 2.500000e-01, 7.500000e-01, 7.500000e-01, 2.500000e-01]>
+// CHECK: amk_task.kernel resize {{{.*}}iparams = array<i64: 4, 4, 1, 1, 2, 3, 1, 1, 2, 6, 1, 1, 1, 2, 0, 1, 2, 4>, {{.*}}op = "onnx.Resize"}
+// CHECK: amk_task.kernel resize {{{.*}}iparams = array<i64: 4, 8, 1, 1, 2, 3, 1, 1, 4, 6, 1, 1, 1, 1, 0, 1, 2, 6>, {{.*}}op = "onnx.Resize", variant = 1 : i64}
