@@ -299,6 +299,52 @@ LogicalResult Scheduler::lowerPad(Operation *op) {
   return success();
 }
 
+/// Inference Dropout is the identity, its mask all true. Training mode
+/// (a training_mode operand that is not a constant false) is refused
+/// unless the ratio is a constant 0, which keeps everything too.
+LogicalResult Scheduler::lowerDropout(Operation *op) {
+  Value training = op->getNumOperands() > 2 && !isNoneValue(op->getOperand(2))
+                       ? op->getOperand(2)
+                       : Value();
+  if (training) {
+    auto t = amk::getConstantTensor(training);
+    bool off = t && t->numel() == 1 && t->getInt(0) == 0;
+    Value ratio = op->getNumOperands() > 1 && !isNoneValue(op->getOperand(1))
+                      ? op->getOperand(1)
+                      : Value();
+    auto r = ratio ? amk::getConstantTensor(ratio) : std::nullopt;
+    bool zero = r && r->numel() == 1 && r->getDouble(0) == 0;
+    if (!off && !zero)
+      return unsupported(op, "training-mode Dropout (random masks) is not "
+                             "implemented");
+  }
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> st = contiguousStrides(xt.getShape());
+  if (xt.getNumElements())
+    addCopy(op, *xi, yi, xt.getShape(), st, 0, st, 0,
+            elemBytes(xt.getElementType()), true);
+  if (op->getNumResults() > 1 && !isNoneValue(op->getResult(1)) &&
+      !op->getResult(1).use_empty()) {
+    auto mt = cast<RankedTensorType>(op->getResult(1).getType());
+    auto oneType = RankedTensorType::get({1}, mt.getElementType());
+    int one = newConstTensor(
+        oneType,
+        DenseElementsAttr::get(oneType, IntegerAttr::get(mt.getElementType(), 1)),
+        "dropout.keep");
+    int mi = defineOutput(op->getResult(1));
+    if (mt.getNumElements())
+      addCopy(op, one, mi, mt.getShape(), SmallVector<int64_t>(rank, 0), 0,
+              contiguousStrides(mt.getShape()), 0,
+              elemBytes(mt.getElementType()), true);
+  }
+  return success();
+}
+
 LogicalResult Scheduler::lowerConcat(Operation *op) {
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   int64_t rank = yt.getRank(), axis = intAttr(op, "axis", 0);

@@ -25,7 +25,7 @@ using namespace amk::task;
 namespace amk::totask {
 
 LogicalResult Scheduler::lowerSoftmax(Operation *op, Value x, int64_t axis,
-                                      Value y, bool log) {
+                                      Value y, bool log, int variant) {
   auto xt = cast<RankedTensorType>(x.getType());
   if (!xt.getElementType().isF32())
     return unsupported(op, "only float32 softmax and log-softmax are "
@@ -39,7 +39,9 @@ LogicalResult Scheduler::lowerSoftmax(Operation *op, Value x, int64_t axis,
   // In place when fused after an elementwise kernel (same tensor).
   int yi = (x == y) ? *xi : defineOutput(y);
   KOp &k = newKOp(op, AMK_RT_K_SOFTMAX);
-  k.variant = log ? AMK_SOFTMAX_VARIANT_LOG : AMK_SOFTMAX_VARIANT_PLAIN;
+  k.variant = variant >= 0 ? variant
+              : log        ? AMK_SOFTMAX_VARIANT_LOG
+                           : AMK_SOFTMAX_VARIANT_PLAIN;
   k.slots = {*xi, yi};
   k.ip = {outer, len, inner};
   k.rows = outer;

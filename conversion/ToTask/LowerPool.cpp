@@ -47,14 +47,30 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
     return unsupported(op, "the Indices output is not implemented");
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!xt.getElementType().isF32() || xt.getRank() != 4)
-    return unsupported(op, "only 2-D float32 pooling is implemented");
+  if (!xt.getElementType().isF32() ||
+      (xt.getRank() != 4 && xt.getRank() != 3))
+    return unsupported(op, "only 1-D and 2-D float32 pooling is "
+                           "implemented");
   bool global =
       isa<amk::onnx::GlobalAveragePoolOp, amk::onnx::GlobalMaxPoolOp>(op);
-  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
-          W = xt.getDimSize(3), OH = yt.getDimSize(2), OW = yt.getDimSize(3);
+  // 1-D pooling is 2-D pooling of planes one row high.
+  bool oneD = xt.getRank() == 3;
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1),
+          H = oneD ? 1 : xt.getDimSize(2), W = xt.getDimSize(oneD ? 2 : 3),
+          OH = oneD ? 1 : yt.getDimSize(2), OW = yt.getDimSize(oneD ? 2 : 3);
   auto ks = intsAttr(op, "kernel_shape"), st = intsAttr(op, "strides"),
        pads = intsAttr(op, "pads"), dil = intsAttr(op, "dilations");
+  if (oneD) {
+    // [k] -> [1, k]; pads [b, e] -> [0, b, 0, e].
+    auto widen = [](SmallVector<int64_t> v, int64_t one) {
+      if (!v.empty())
+        v.insert(v.begin(), one);
+      return v;
+    };
+    ks = widen(ks, 1), st = widen(st, 1), dil = widen(dil, 1);
+    if (pads.size() == 2)
+      pads = {0, pads[0], 0, pads[1]};
+  }
   auto get = [](ArrayRef<int64_t> v, int64_t i, int64_t d) {
     return i < (int64_t)v.size() ? v[i] : d;
   };

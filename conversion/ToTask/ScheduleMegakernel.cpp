@@ -239,6 +239,12 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
                             softmaxAxis(op, intAttr(op, "axis", -1)),
                             op->getResult(0));
       })
+      .Case([&](onnx::HardmaxOp op) {
+        return lowerSoftmax(op, op->getOperand(0),
+                            softmaxAxis(op, intAttr(op, "axis", -1)),
+                            op->getResult(0), false,
+                            AMK_SOFTMAX_VARIANT_HARDMAX);
+      })
       .Case([&](onnx::LogSoftmaxOp op) {
         return lowerSoftmax(op, op->getOperand(0),
                             softmaxAxis(op, intAttr(op, "axis", -1)),
@@ -263,6 +269,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::ExpandOp op) { return lowerExpand(op); })
       .Case([&](onnx::TileOp op) { return lowerTile(op); })
       .Case([&](onnx::PadOp op) { return lowerPad(op); })
+      .Case([&](onnx::DropoutOp op) { return lowerDropout(op); })
       .Case<onnx::ResizeOp, onnx::UpsampleOp>(
           [&](Operation *op) { return lowerResize(op); })
       .Case<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(

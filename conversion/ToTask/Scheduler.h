@@ -170,7 +170,7 @@ private:
                             ArrayRef<int> ins, int yi, RankedTensorType yt,
                             float alpha, float beta);
   LogicalResult lowerSoftmax(Operation *op, Value x, int64_t axis, Value y,
-                             bool log = false);
+                             bool log = false, int variant = -1);
   LogicalResult lowerLayerNorm(Operation *op);
   LogicalResult lowerLoss(Operation *op);
   LogicalResult lowerAttention(Operation *op);
@@ -180,6 +180,7 @@ private:
   LogicalResult lowerTile(Operation *op);
   LogicalResult lowerDepthSpace(Operation *op);
   LogicalResult lowerPad(Operation *op);
+  LogicalResult lowerDropout(Operation *op);
   LogicalResult lowerResize(Operation *op);
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);

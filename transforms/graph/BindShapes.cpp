@@ -211,7 +211,7 @@ public:
     for (const std::string &spec : values) {
       auto [name, text] = StringRef(spec).rsplit('=');
       name = name.trim();
-      if (name.empty() || text.empty())
+      if (name.empty() || !StringRef(spec).contains('='))
         return fail("values entry '" + spec + "' is not NAME=V0:V1:...");
       if (valued.count(name))
         return fail("input '" + name + "' is given values twice");
@@ -232,8 +232,9 @@ public:
         return fail("input '" + name + "' is not a small numeric tensor of "
                     "static shape (at most 64 elements), so it cannot be "
                     "given values");
-      SmallVector<StringRef> parts;
-      text.split(parts, ':');
+      SmallVector<StringRef> parts; // none for an empty tensor
+      if (!text.empty())
+        text.split(parts, ':');
       if ((int64_t)parts.size() != type.getNumElements())
         return fail("input '" + name + "' has " +
                     Twine(type.getNumElements()) + " elements, its values " +

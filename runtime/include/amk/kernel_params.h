@@ -195,7 +195,8 @@ enum { AMK_RESIZE_VARIANT_WEIGHTED = 0, AMK_RESIZE_VARIANT_NEAREST = 1 };
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,
        AMK_SOFTMAX_NUM_IPARAMS };
-enum { AMK_SOFTMAX_VARIANT_PLAIN = 0, AMK_SOFTMAX_VARIANT_LOG = 1 };
+enum { AMK_SOFTMAX_VARIANT_PLAIN = 0, AMK_SOFTMAX_VARIANT_LOG = 1,
+       AMK_SOFTMAX_VARIANT_HARDMAX = 2 /* 1 at the first maximum, else 0 */ };
 
 /* LAYERNORM: buffers X, Y, scale (opt), bias (opt), then optionally Mean
  * and InvStdDev (one float per row; either may be absent).

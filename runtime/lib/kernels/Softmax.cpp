@@ -74,6 +74,17 @@ void logSoftmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
     y[i * stride] = (x[i * stride] - m) - logSum;
 }
 
+/// Hardmax: 1 at the row's first largest element, 0 elsewhere (a NaN is
+/// never chosen over a number, as in ArgMax).
+static void hardmaxRow(float *y, const float *x, int64_t n, int64_t stride) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < n; ++i)
+    if (x[i * stride] > x[best * stride] || std::isnan(x[best * stride]))
+      best = i;
+  for (int64_t i = 0; i < n; ++i)
+    y[i * stride] = i == best ? 1.f : 0.f;
+}
+
 namespace {
 
 void softmaxTile(const KernelCall &call, const int64_t *tile) {
@@ -81,7 +92,9 @@ void softmaxTile(const KernelCall &call, const int64_t *tile) {
   float *Y = static_cast<float *>(call.buffers[1]);
   int64_t axis = call.ip[AMK_SOFTMAX_AXIS], inner = call.ip[AMK_SOFTMAX_INNER];
   auto row = call.kernel->variant == AMK_SOFTMAX_VARIANT_LOG ? logSoftmaxRow
-                                                             : softmaxRow;
+             : call.kernel->variant == AMK_SOFTMAX_VARIANT_HARDMAX
+                 ? hardmaxRow
+                 : softmaxRow;
   for (int64_t r = tile[0]; r < tile[1]; ++r)
     for (int64_t j = 0; j < inner; ++j)
       row(Y + r * axis * inner + j, X + r * axis * inner + j, axis, inner);
@@ -100,9 +113,9 @@ template <>
 bool KernelImpl<AMK_RT_K_SOFTMAX>::check(const amk_rt_kernel &k,
                                          const int64_t *, const float *,
                                          std::string &error) {
-  if (k.variant != AMK_SOFTMAX_VARIANT_PLAIN &&
-      k.variant != AMK_SOFTMAX_VARIANT_LOG) {
-    error = "softmax variant " + std::to_string(k.variant) + " is not 0 or 1";
+  if (k.variant > AMK_SOFTMAX_VARIANT_HARDMAX) {
+    error = "softmax variant " + std::to_string(k.variant) +
+            " is not 0, 1 or 2";
     return false;
   }
   return hasParams(k, AMK_SOFTMAX_NUM_IPARAMS, 0, error);

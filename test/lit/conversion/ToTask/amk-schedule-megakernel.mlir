@@ -39,6 +39,7 @@
 // RUN: amk-run %t/trilu_runtime_k.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/data_movement.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=MOVEEXEC
 // RUN: amk-run %t/resize.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RESIZEEXEC
+// RUN: amk-run %t/small_ops.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=SMALLEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -48,6 +49,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// SMALLEXEC-COUNT-4: ok vs reference
 // RESIZEEXEC-COUNT-2: ok vs reference
 // MOVEEXEC-COUNT-4: ok vs reference
 // LOSSEXEC-COUNT-3: ok vs reference
@@ -529,3 +531,24 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK: amk_task.buffer {kind = "const", name = "resize.weight", {{.*}}value = dense<[1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 2.500000e-01, 7.500000e-01, 7.500000e-01, 2.500000e-01, 2.500000e-01, 7.500000e-01, 7.500000e-01, 2.500000e-01, 2.500000e-01, 7.500000e-01, 7.500000e-01, 2.500000e-01]>
 // CHECK: amk_task.kernel resize {{{.*}}iparams = array<i64: 4, 4, 1, 1, 2, 3, 1, 1, 2, 6, 1, 1, 1, 2, 0, 1, 2, 4>, {{.*}}op = "onnx.Resize"}
 // CHECK: amk_task.kernel resize {{{.*}}iparams = array<i64: 4, 8, 1, 1, 2, 3, 1, 1, 4, 6, 1, 1, 1, 1, 0, 1, 2, 6>, {{.*}}op = "onnx.Resize", variant = 1 : i64}
+
+// -----
+
+//--- small_ops.mlir
+// Hardmax is softmax variant 2; inference Dropout copies its input and
+// fills its mask with true; 1-D max pooling is 2-D pooling of planes one
+// row high (H = 1, a 1 x 3 window).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @small_ops(%x: tensor<2x3x8xf32>) -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<2x3x8xi1>, tensor<2x3x6xf32>) {
+    %none = "onnx.NoValue"() : () -> none
+    %h = "onnx.Hardmax"(%x) <{axis = 1 : i64}> : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+    %d, %m = "onnx.Dropout"(%x, %none, %none) : (tensor<2x3x8xf32>, none, none) -> (tensor<2x3x8xf32>, tensor<2x3x8xi1>)
+    %p, %i = "onnx.MaxPool"(%x) <{kernel_shape = array<i64: 3>}> : (tensor<2x3x8xf32>) -> (tensor<2x3x6xf32>, none)
+    return %h, %d, %m, %p : tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<2x3x8xi1>, tensor<2x3x6xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @small_ops
+// CHECK: amk_task.kernel softmax {{{.*}}iparams = array<i64: 2, 3, 8>, {{.*}}op = "onnx.Hardmax", variant = 2 : i64}
+// CHECK: amk_task.kernel copy {{{.*}}op = "onnx.Dropout"}
+// CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 1, 3, 0, 0, 2, 3, 8, 0, 0, 0, 24, 8, 1>, {{.*}}op = "onnx.Dropout"}
+// CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 3, 1, 8, 3, 1, 3, 1, 6, 1, 1, 0, 0, 1, 1, 1, 0>, {{.*}}op = "onnx.MaxPool"}
