@@ -236,3 +236,88 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
 }
 
 } // namespace amk::totask
+
+namespace amk::totask {
+
+/// ConvTranspose as one CONV_TRANSPOSE kernel (a gather per output
+/// element). The begin pads come from `pads`, or, with auto_pad SAME_* or
+/// an output_shape, from the total padding the output size implies (ONNX:
+/// SAME_UPPER puts the smaller half first).
+LogicalResult Scheduler::lowerConvTranspose(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto wt = cast<RankedTensorType>(op->getOperand(1).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!xt.getElementType().isF32() || !wt.getElementType().isF32())
+    return unsupported(op, "only float32 ConvTranspose is implemented");
+  int64_t nsp = xt.getRank() - 2;
+  if (nsp < 1 || nsp > 3)
+    return unsupported(op, "only 1 to 3 spatial dims are implemented");
+  int64_t group = intAttr(op, "group", 1);
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), OC = yt.getDimSize(1);
+  if (group < 1 || C % group || wt.getDimSize(0) != C ||
+      wt.getDimSize(1) * group != OC)
+    return unsupported(op, "its weight does not match its channels and "
+                           "group");
+  auto get = [](ArrayRef<int64_t> v, int64_t i, int64_t d) {
+    return i < (int64_t)v.size() ? v[i] : d;
+  };
+  SmallVector<int64_t> st = intsAttr(op, "strides"),
+                       dil = intsAttr(op, "dilations"),
+                       pads = intsAttr(op, "pads"),
+                       outPad = intsAttr(op, "output_padding"),
+                       outShape = intsAttr(op, "output_shape");
+  StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
+  SmallVector<int64_t> ip = {N, C, OC, group};
+  for (int64_t i = 0; i < 3 - nsp; ++i)
+    ip.append({1, 1, 1, 1, 0, 1});
+  for (int64_t i = 0; i < nsp; ++i) {
+    int64_t in = xt.getDimSize(2 + i), out = yt.getDimSize(2 + i),
+            k = wt.getDimSize(2 + i), s = get(st, i, 1), d = get(dil, i, 1);
+    int64_t begin = get(pads, i, 0);
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER" ||
+        !outShape.empty()) {
+      int64_t total =
+          s * (in - 1) + get(outPad, i, 0) + (k - 1) * d + 1 - out;
+      // Floor division, as the ONNX reference: an output_shape larger than
+      // the natural size gives a negative total, zeros at the end.
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      begin = autoPad == "SAME_UPPER" ? half : total - half;
+    }
+    ip.append({in, out, k, s, begin, d});
+  }
+  auto xi = getTensor(op->getOperand(0), op);
+  auto wi = getTensor(op->getOperand(1), op);
+  if (failed(xi) || failed(wi))
+    return failure();
+  int bi = -1;
+  if (op->getNumOperands() > 2 && !isNoneValue(op->getOperand(2))) {
+    auto b = getTensor(op->getOperand(2), op);
+    if (failed(b))
+      return failure();
+    bi = *b;
+  }
+  int yi = defineOutput(op->getResult(0));
+  KOp &kop = newKOp(op, AMK_RT_K_CONV_TRANSPOSE);
+  kop.slots = {*xi, *wi, yi, bi};
+  kop.ip.assign(ip.begin(), ip.end());
+  int64_t outPlane = product(yt.getShape().drop_front(2));
+  kop.rows = N * OC;
+  kop.flops = 2.0 * xt.getNumElements() * wt.getNumElements() / C;
+  kop.bytes = 4.0 * (xt.getNumElements() + wt.getNumElements() +
+                     yt.getNumElements());
+  int64_t xBytes = tensors[*xi].bytes, wBytes = tensors[*wi].bytes,
+          bBytes = bi >= 0 ? tensors[bi].bytes : 0;
+  int xs = *xi, ws = *wi;
+  kop.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                   SmallVectorImpl<TAccess> &rd,
+                   SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(xs, xBytes));
+    rd.push_back(whole(ws, wBytes));
+    if (bi >= 0)
+      rd.push_back(whole(bi, bBytes));
+    wr.push_back(span(yi, r0 * outPlane * 4, r1 * outPlane * 4));
+  };
+  return success();
+}
+
+} // namespace amk::totask

@@ -269,6 +269,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::ExpandOp op) { return lowerExpand(op); })
       .Case([&](onnx::TileOp op) { return lowerTile(op); })
       .Case([&](onnx::PadOp op) { return lowerPad(op); })
+      .Case([&](onnx::ConvTransposeOp op) { return lowerConvTranspose(op); })
       .Case([&](onnx::DropoutOp op) { return lowerDropout(op); })
       .Case<onnx::ResizeOp, onnx::UpsampleOp>(
           [&](Operation *op) { return lowerResize(op); })

@@ -159,6 +159,7 @@ private:
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerView(Operation *op);
   LogicalResult lowerConv(Operation *op);
+  LogicalResult lowerConvTranspose(Operation *op);
   LogicalResult lowerGemm(Operation *op);
   LogicalResult lowerPool(Operation *op);
   LogicalResult lowerReduce(Operation *op);

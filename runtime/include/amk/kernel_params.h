@@ -191,6 +191,16 @@ enum { AMK_RESIZE_RANK, AMK_RESIZE_ELEM_BYTES, AMK_RESIZE_DIMS };
 enum { AMK_RESIZE_VARIANT_WEIGHTED = 0, AMK_RESIZE_VARIANT_NEAREST = 1 };
 #define AMK_RESIZE_MAX_RANK 8
 
+/* CONV_TRANSPOSE: ConvTranspose over 1 to 3 spatial dims (float32),
+ * computed per output element as a gather: output coordinate o reads
+ * input i = (o + pad_begin - k * dilation) / stride where that divides and
+ * lands inside. Buffers X [N, C, in...], W [C, OC/group, k...], Y
+ * [N, OC, out...], bias [OC] (optional). iparams: N, C, OC, group, then
+ * for 3 spatial dims (leading ones 1 when fewer): in, out, k, stride,
+ * pad_begin, dilation. Rows: N * OC. */
+enum { AMK_CT_N, AMK_CT_C, AMK_CT_OC, AMK_CT_GROUP, AMK_CT_DIMS };
+#define AMK_CT_NUM_IPARAMS (AMK_CT_DIMS + 3 * 6)
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

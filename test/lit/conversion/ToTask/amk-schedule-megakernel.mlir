@@ -40,6 +40,7 @@
 // RUN: amk-run %t/data_movement.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=MOVEEXEC
 // RUN: amk-run %t/resize.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RESIZEEXEC
 // RUN: amk-run %t/small_ops.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=SMALLEXEC
+// RUN: amk-run %t/conv_transpose.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=CTEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -49,6 +50,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// CTEXEC: ok vs reference
 // SMALLEXEC-COUNT-4: ok vs reference
 // RESIZEEXEC-COUNT-2: ok vs reference
 // MOVEEXEC-COUNT-4: ok vs reference
@@ -552,3 +554,18 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK: amk_task.kernel copy {{{.*}}op = "onnx.Dropout"}
 // CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 1, 3, 0, 0, 2, 3, 8, 0, 0, 0, 24, 8, 1>, {{.*}}op = "onnx.Dropout"}
 // CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 3, 1, 8, 3, 1, 3, 1, 6, 1, 1, 0, 0, 1, 1, 1, 0>, {{.*}}op = "onnx.MaxPool"}
+
+// -----
+
+//--- conv_transpose.mlir
+// ConvTranspose is one CONV_TRANSPOSE kernel: N, C, OC, group, then per
+// spatial dim (padded to three) in, out, kernel, stride, begin pad,
+// dilation. Here 2 groups, stride 2 with pads 1, output_padding 1.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @conv_transpose(%x: tensor<1x4x3x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x6xf32> {
+    %y = "onnx.ConvTranspose"(%x, %w, %b) <{group = 2 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>}> : (tensor<1x4x3x3xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>) -> tensor<1x6x6x6xf32>
+    return %y : tensor<1x6x6x6xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @conv_transpose
+// CHECK: amk_task.kernel conv_transpose {{{.*}}iparams = array<i64: 1, 4, 6, 2, 1, 1, 1, 1, 0, 1, 3, 6, 3, 2, 1, 1, 3, 6, 3, 2, 1, 1>, {{.*}}op = "onnx.ConvTranspose"}
