@@ -115,6 +115,7 @@ void amk::buildGraphOptPipeline(OpPassManager &pm, const GraphOptOptions &s) {
   pm.addPass(createInferShapes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createFoldConstants());
+  pm.addPass(createSpeculateIf());
   if (s.fuseConv) {
     FuseConvOptions conv;
     conv.target = s.target;

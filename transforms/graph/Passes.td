@@ -153,6 +153,33 @@ def BindShapes : Pass<"amk-bind-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+def SpeculateIf : Pass<"amk-speculate-if", "mlir::ModuleOp"> {
+  let summary = "Run both branches of an If and select the result";
+  let description = [{
+    An `If` whose condition is only known at run time cannot be part of a
+    static task program as it stands. When its results are tensors of
+    static shape and both branches yield values of exactly those types,
+    the pass inlines both branches into the enclosing graph and replaces
+    each result by `Where(cond, then_value, else_value)`: both branches
+    are computed and the condition selects. ONNX ops have no side effects,
+    so the result is the If's. An If with a constant condition is left to
+    amk-fold-constants; one whose results are sequences, optionals or
+    dynamic, or whose branches yield other types, is left as it is (the
+    runtime then refuses it by name). The cost is the untaken branch's
+    work, and a kernel that checks its inputs (a Gather index) fails the
+    run even in the untaken branch.
+  }];
+  let options = [
+    Option<"maxBranchOps", "max-branch-ops", "int64_t", /*default=*/"10000",
+           "Leave an If alone when a branch has more ops than this (the "
+           "untaken branch's work would dominate)">,
+  ];
+  let statistics = [
+    Statistic<"numSpeculated", "speculated", "If ops replaced by both "
+              "branches and a Where per result">,
+  ];
+}
+
 def FoldConstants : Pass<"amk-fold-constants", "mlir::ModuleOp"> {
   let summary = "Evaluate ops whose inputs are all constants";
   let description = [{
