@@ -269,6 +269,12 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::ExpandOp op) { return lowerExpand(op); })
       .Case([&](onnx::TileOp op) { return lowerTile(op); })
       .Case([&](onnx::PadOp op) { return lowerPad(op); })
+      .Case([&](onnx::GatherNDOp op) { return lowerGatherND(op); })
+      .Case<onnx::ScatterNDOp, onnx::ScatterElementsOp, onnx::ScatterOp>(
+          [&](Operation *op) { return lowerScatter(op); })
+      .Case([&](onnx::TopKOp op) { return lowerTopK(op); })
+      .Case([&](onnx::CumSumOp op) { return lowerCumSum(op); })
+      .Case([&](onnx::EyeLikeOp op) { return lowerEyeLike(op); })
       .Case([&](onnx::ConvTransposeOp op) { return lowerConvTranspose(op); })
       .Case([&](onnx::DropoutOp op) { return lowerDropout(op); })
       .Case<onnx::ResizeOp, onnx::UpsampleOp>(

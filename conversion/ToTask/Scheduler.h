@@ -181,6 +181,11 @@ private:
   LogicalResult lowerTile(Operation *op);
   LogicalResult lowerDepthSpace(Operation *op);
   LogicalResult lowerPad(Operation *op);
+  LogicalResult lowerGatherND(Operation *op);
+  LogicalResult lowerScatter(Operation *op);
+  LogicalResult lowerTopK(Operation *op);
+  LogicalResult lowerCumSum(Operation *op);
+  LogicalResult lowerEyeLike(Operation *op);
   LogicalResult lowerDropout(Operation *op);
   LogicalResult lowerResize(Operation *op);
   LogicalResult lowerConcat(Operation *op);

@@ -201,6 +201,49 @@ enum { AMK_RESIZE_VARIANT_WEIGHTED = 0, AMK_RESIZE_VARIANT_NEAREST = 1 };
 enum { AMK_CT_N, AMK_CT_C, AMK_CT_OC, AMK_CT_GROUP, AMK_CT_DIMS };
 #define AMK_CT_NUM_IPARAMS (AMK_CT_DIMS + 3 * 6)
 
+/* GATHER_ND: buffers data, indices, Y. Over B batches (the product of the
+ * first batch_dims dims), each of Ni index tuples of length q picks the
+ * slice of `slice` elements at those coordinates of the batch's data (an
+ * index out of [-dim, dim) is a kernel error). iparams: B, Ni, q, slice,
+ * elem_bytes, idx_dtype, then the q indexed dims. Rows: B * Ni. */
+enum { AMK_GND_B, AMK_GND_NI, AMK_GND_Q, AMK_GND_SLICE, AMK_GND_ELEM_BYTES,
+       AMK_GND_IDX_DTYPE, AMK_GND_DIMS };
+
+/* Reductions of SCATTER_ND and SCATTER_ELEMENTS. */
+enum { AMK_SCATTER_NONE = 0, AMK_SCATTER_ADD = 1, AMK_SCATTER_MUL = 2,
+       AMK_SCATTER_MAX = 3, AMK_SCATTER_MIN = 4 };
+
+/* SCATTER_ND: buffers data, indices, updates, Y. Y is data with, for each
+ * of N index tuples of length q in order, the slice of `slice` elements
+ * there replaced by (or combined with) the tuple's updates. One tile.
+ * iparams: N, q, slice, dtype, reduction, idx_dtype, then the q indexed
+ * dims, then data's element count. */
+enum { AMK_SND_N, AMK_SND_Q, AMK_SND_SLICE, AMK_SND_DTYPE,
+       AMK_SND_REDUCTION, AMK_SND_IDX_DTYPE, AMK_SND_DIMS };
+
+/* SCATTER_ELEMENTS: buffers data, indices, updates, Y. Y is data with,
+ * for each position p of indices (row-major order), the element at p with
+ * its axis coordinate replaced by indices[p] set to (or combined with)
+ * updates[p]. One tile. iparams: rank, axis, dtype, reduction, idx_dtype,
+ * then indices' dims[rank], then data's dims[rank]. */
+enum { AMK_SE_RANK, AMK_SE_AXIS, AMK_SE_DTYPE, AMK_SE_REDUCTION,
+       AMK_SE_IDX_DTYPE, AMK_SE_DIMS };
+
+/* TOPK: buffers X (float32), values Y (float32), indices I (int64). Along
+ * the axis of X seen as [outer, len, inner], the k largest (or smallest)
+ * elements in order, ties to the lower index; NaN counts as largest.
+ * iparams: outer, len, inner, k, largest. Rows: outer. */
+enum { AMK_TOPK_OUTER, AMK_TOPK_LEN, AMK_TOPK_INNER, AMK_TOPK_K,
+       AMK_TOPK_LARGEST, AMK_TOPK_NUM_IPARAMS };
+
+/* CUMSUM: buffers X, Y (float32, float64, int32 or int64). Running sums
+ * along the axis of [outer, len, inner], optionally exclusive and/or
+ * reversed. iparams: outer, len, inner, exclusive, reverse, dtype.
+ * Rows: outer. */
+enum { AMK_CUMSUM_OUTER, AMK_CUMSUM_LEN, AMK_CUMSUM_INNER,
+       AMK_CUMSUM_EXCLUSIVE, AMK_CUMSUM_REVERSE, AMK_CUMSUM_DTYPE,
+       AMK_CUMSUM_NUM_IPARAMS };
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

@@ -41,6 +41,7 @@
 // RUN: amk-run %t/resize.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RESIZEEXEC
 // RUN: amk-run %t/small_ops.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=SMALLEXEC
 // RUN: amk-run %t/conv_transpose.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=CTEXEC
+// RUN: amk-run %t/indexing.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=INDEXEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -50,6 +51,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// INDEXEXEC-COUNT-7: ok vs reference
 // CTEXEC: ok vs reference
 // SMALLEXEC-COUNT-4: ok vs reference
 // RESIZEEXEC-COUNT-2: ok vs reference
@@ -181,11 +183,10 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 //--- topk.mlir
 // An op no runtime kernel implements.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
-  func.func @topk(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
-    %k = "onnx.Constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64>
-    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.TopK': no runtime kernel implements this op}}
-    %v:2 = "onnx.TopK"(%x, %k) : (tensor<4x8xf32>, tensor<1xi64>) -> (tensor<4x2xf32>, tensor<4x2xi64>)
-    return %v#0 : tensor<4x2xf32>
+  func.func @no_kernel(%x: tensor<4x8xf32>, %w: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.LRN': no runtime kernel implements this op}}
+    %y = "onnx.LRN"(%x) <{size = 3 : i64}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %y : tensor<4x8xf32>
   }
 }
 
@@ -569,3 +570,35 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 }
 // CHECK-LABEL: amk_task.program @conv_transpose
 // CHECK: amk_task.kernel conv_transpose {{{.*}}iparams = array<i64: 1, 4, 6, 2, 1, 1, 1, 1, 0, 1, 3, 6, 3, 2, 1, 1, 3, 6, 3, 2, 1, 1>, {{.*}}op = "onnx.ConvTranspose"}
+
+// -----
+
+//--- indexing.mlir
+// TopK takes k from its result's extent (iparams outer, len, inner, k,
+// largest); GatherND and ScatterND index with tuples (B, Ni, q, slice,
+// elem bytes, index dtype, indexed dims...); ScatterElements adds along an
+// axis (rank, axis, dtype, reduction 1 = add, index dtype, dims); CumSum
+// scans (outer, len, inner, exclusive, reverse, dtype); EyeLike is a
+// constant copied out.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @indexing(%x: tensor<4x8xf32>, %g: tensor<3x1xi64>, %u: tensor<3x8xf32>, %e: tensor<4x8xi64>) -> (tensor<4x2xf32>, tensor<4x2xi64>, tensor<3x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi64>) {
+    %k = "onnx.Constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %v:2 = "onnx.TopK"(%x, %k) : (tensor<4x8xf32>, tensor<1xi64>) -> (tensor<4x2xf32>, tensor<4x2xi64>)
+    %gi = "onnx.Constant"() <{value = dense<[[3], [0], [-1]]> : tensor<3x1xi64>}> : () -> tensor<3x1xi64>
+    %gn = "onnx.GatherND"(%x, %gi) : (tensor<4x8xf32>, tensor<3x1xi64>) -> tensor<3x8xf32>
+    %sn = "onnx.ScatterND"(%x, %gi, %u) : (tensor<4x8xf32>, tensor<3x1xi64>, tensor<3x8xf32>) -> tensor<4x8xf32>
+    %ei = "onnx.Constant"() <{value = dense<1> : tensor<4x8xi64>}> : () -> tensor<4x8xi64>
+    %se = "onnx.ScatterElements"(%x, %ei, %x) <{axis = 0 : i64, reduction = "add"}> : (tensor<4x8xf32>, tensor<4x8xi64>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %ax = "onnx.Constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %cs = "onnx.CumSum"(%x, %ax) <{reverse = 1 : i64}> : (tensor<4x8xf32>, tensor<i32>) -> tensor<4x8xf32>
+    %ey = "onnx.EyeLike"(%e) <{k = 1 : i64}> : (tensor<4x8xi64>) -> tensor<4x8xi64>
+    return %v#0, %v#1, %gn, %sn, %se, %cs, %ey : tensor<4x2xf32>, tensor<4x2xi64>, tensor<3x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xi64>
+  }
+}
+// CHECK-LABEL: amk_task.program @indexing
+// CHECK: amk_task.kernel topk {{{.*}}iparams = array<i64: 4, 8, 1, 2, 1>, {{.*}}op = "onnx.TopK"}
+// CHECK: amk_task.kernel gather_nd {{{.*}}iparams = array<i64: 1, 3, 1, 8, 4, 7, 4>, {{.*}}op = "onnx.GatherND"}
+// CHECK: amk_task.kernel scatter_nd {{{.*}}iparams = array<i64: 3, 1, 8, 1, 0, 7, 4, 32>, {{.*}}op = "onnx.ScatterND"}
+// CHECK: amk_task.kernel scatter_elements {{{.*}}iparams = array<i64: 2, 0, 1, 1, 7, 4, 8, 4, 8>, {{.*}}op = "onnx.ScatterElements"}
+// CHECK: amk_task.kernel cumsum {{{.*}}iparams = array<i64: 4, 8, 1, 0, 1, 1>, {{.*}}op = "onnx.CumSum"}
+// CHECK: amk_task.kernel copy {{{.*}}op = "onnx.EyeLike"}
