@@ -245,8 +245,8 @@ amk::parameterInputValues(func::FuncOp func, llvm::ArrayRef<RValue> inputs) {
     if (!v.isTensor())
       continue;
     const Tensor &t = v.getTensor();
-    bool numeric = !t.isString() && t.dtype() != ref::DataType::BOOL;
-    if (!numeric || t.rank() > 1 || t.numel() > 64)
+    // Bool flags count too (an If's condition, a Compress mask).
+    if (t.isString() || t.rank() > 1 || t.numel() > 64)
       continue;
     std::string spec = inputName(func, i) + "=";
     bool isFloat = t.dtype() == ref::DataType::FLOAT ||

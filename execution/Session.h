@@ -226,8 +226,8 @@ llvm::Error bindInputShapes(mlir::ModuleOp module, mlir::func::FuncOp func,
                             llvm::ArrayRef<ref::RValue> inputs,
                             llvm::ArrayRef<std::string> values = {});
 
-/// The small inputs a program can be specialized on: numeric tensors of
-/// rank 0 or 1 with at most 64 elements, as amk-bind-shapes `values`
+/// The small inputs a program can be specialized on: numeric or bool
+/// tensors of rank 0 or 1 with at most 64 elements, as amk-bind-shapes `values`
 /// entries (`NAME=V0:V1:...`) holding `inputs`' values.
 std::vector<std::string> parameterInputValues(mlir::func::FuncOp func,
                                               llvm::ArrayRef<ref::RValue> inputs);

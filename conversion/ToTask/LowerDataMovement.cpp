@@ -432,6 +432,57 @@ LogicalResult Scheduler::lowerGather(Operation *op) {
   return success();
 }
 
+/// Compress with a constant condition (a constant, or an input the program
+/// was specialized on) is a Gather of the kept positions along the axis
+/// (of the flattened input without an axis).
+LogicalResult Scheduler::lowerCompress(Operation *op) {
+  auto dt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto cond = amk::getConstantTensor(op->getOperand(1));
+  if (!cond)
+    return unsupported(op, "its output size depends on the input values, "
+                           "and the runtime runs programs of static shapes "
+                           "(a constant condition is supported)");
+  bool flat = !op->hasAttr("axis");
+  int64_t rank = dt.getRank(), axis = flat ? 0 : intAttr(op, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  int64_t len = flat ? dt.getNumElements() : dt.getDimSize(axis);
+  SmallVector<int64_t> keep;
+  for (int64_t i = 0; i < std::min<int64_t>(len, cond->numel()); ++i)
+    if (cond->getInt(i))
+      keep.push_back(i);
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (yt.getNumElements() == 0 || keep.empty())
+    return unsupported(op, "its result has no elements");
+  MLIRContext *ctx = op->getContext();
+  auto idxType =
+      RankedTensorType::get({(int64_t)keep.size()}, IntegerType::get(ctx, 64));
+  int ii = newConstTensor(
+      idxType, DenseElementsAttr::get(idxType, ArrayRef<int64_t>(keep)),
+      "compress.kept");
+  auto di = getTensor(op->getOperand(0), op);
+  if (failed(di))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_GATHER);
+  k.slots = {*di, ii, yi};
+  int64_t outer = flat ? 1 : product(dt.getShape().take_front(axis));
+  int64_t inner = flat ? 1 : product(dt.getShape().drop_front(axis + 1));
+  int64_t nidx = keep.size(), eb = elemBytes(dt.getElementType());
+  k.ip = {outer, len, inner, nidx, eb, AMK_RT_I64};
+  k.rows = outer * nidx;
+  k.bytes = 2.0 * outer * nidx * inner * eb;
+  int ds = *di;
+  int64_t dBytes = tensors[ds].bytes, iBytes = nidx * 8;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(ds, dBytes));
+    rd.push_back(whole(ii, iBytes));
+    wr.push_back(span(yi, r0 * inner * eb, r1 * inner * eb));
+  };
+  return success();
+}
+
 /// GatherElements: one task row per output element range; the data is
 /// read whole (any element may be picked), the indices in step.
 LogicalResult Scheduler::lowerGatherElements(Operation *op) {

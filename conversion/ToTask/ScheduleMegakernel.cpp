@@ -270,6 +270,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::TileOp op) { return lowerTile(op); })
       .Case([&](onnx::PadOp op) { return lowerPad(op); })
       .Case([&](onnx::GatherNDOp op) { return lowerGatherND(op); })
+      .Case([&](onnx::CompressOp op) { return lowerCompress(op); })
       .Case<onnx::ScatterNDOp, onnx::ScatterElementsOp, onnx::ScatterOp>(
           [&](Operation *op) { return lowerScatter(op); })
       .Case([&](onnx::TopKOp op) { return lowerTopK(op); })

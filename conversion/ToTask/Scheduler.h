@@ -191,6 +191,7 @@ private:
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);
+  LogicalResult lowerCompress(Operation *op);
   LogicalResult lowerBatchNorm(Operation *op);
   LogicalResult lowerWhere(Operation *op);
   LogicalResult lowerTrilu(Operation *op);

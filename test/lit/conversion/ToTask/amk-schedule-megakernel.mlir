@@ -42,6 +42,7 @@
 // RUN: amk-run %t/small_ops.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=SMALLEXEC
 // RUN: amk-run %t/conv_transpose.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=CTEXEC
 // RUN: amk-run %t/indexing.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=INDEXEXEC
+// RUN: amk-run %t/compress.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -602,3 +603,19 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK: amk_task.kernel scatter_elements {{{.*}}iparams = array<i64: 2, 0, 1, 1, 7, 4, 8, 4, 8>, {{.*}}op = "onnx.ScatterElements"}
 // CHECK: amk_task.kernel cumsum {{{.*}}iparams = array<i64: 4, 8, 1, 0, 1, 1>, {{.*}}op = "onnx.CumSum"}
 // CHECK: amk_task.kernel copy {{{.*}}op = "onnx.EyeLike"}
+
+// -----
+
+//--- compress.mlir
+// Compress with a constant condition is a GATHER of the kept positions
+// (outer, axis length, inner, kept count, element bytes, int64 indices).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @compress(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+    %c = "onnx.Constant"() <{value = dense<[false, true, false, true]> : tensor<4xi1>}> : () -> tensor<4xi1>
+    %y = "onnx.Compress"(%x, %c) <{axis = 1 : i64}> : (tensor<3x4xf32>, tensor<4xi1>) -> tensor<3x2xf32>
+    return %y : tensor<3x2xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @compress
+// CHECK: amk_task.buffer {kind = "const", name = "compress.kept", {{.*}}value = dense<[1, 3]> : tensor<2xi64>}
+// CHECK: amk_task.kernel gather {{{.*}}iparams = array<i64: 3, 4, 1, 2, 4, 7>, {{.*}}op = "onnx.Compress"}
