@@ -270,6 +270,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::TileOp op) { return lowerTile(op); })
       .Case([&](onnx::PadOp op) { return lowerPad(op); })
       .Case([&](onnx::GatherNDOp op) { return lowerGatherND(op); })
+      .Case<onnx::RNNOp, onnx::GRUOp, onnx::LSTMOp>(
+          [&](Operation *op) { return lowerRecurrent(op); })
       .Case([&](onnx::CompressOp op) { return lowerCompress(op); })
       .Case<onnx::ScatterNDOp, onnx::ScatterElementsOp, onnx::ScatterOp>(
           [&](Operation *op) { return lowerScatter(op); })

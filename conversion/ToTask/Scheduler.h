@@ -181,6 +181,7 @@ private:
   LogicalResult lowerTile(Operation *op);
   LogicalResult lowerDepthSpace(Operation *op);
   LogicalResult lowerPad(Operation *op);
+  LogicalResult lowerRecurrent(Operation *op);
   LogicalResult lowerGatherND(Operation *op);
   LogicalResult lowerScatter(Operation *op);
   LogicalResult lowerTopK(Operation *op);

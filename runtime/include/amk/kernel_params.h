@@ -244,6 +244,26 @@ enum { AMK_CUMSUM_OUTER, AMK_CUMSUM_LEN, AMK_CUMSUM_INNER,
        AMK_CUMSUM_EXCLUSIVE, AMK_CUMSUM_REVERSE, AMK_CUMSUM_DTYPE,
        AMK_CUMSUM_NUM_IPARAMS };
 
+/* RECURRENT: RNN (variant 0), GRU (1) and LSTM (2), float32, ONNX's
+ * equations and gate orders (GRU z, r, h; LSTM i, o, f, c). Buffers X, W,
+ * R, B, sequence_lens (int32), initial_h, initial_c, P, Y, Y_h, Y_c (all
+ * but the first three optional). Each (direction, batch) pair is one row,
+ * run over its whole sequence. iparams: seq, batch, input, hidden,
+ * directions (1 or 2), direction (0 forward, 1 reverse, 2 bidirectional),
+ * layout (0 [seq, batch, ...], 1 [batch, seq, ...]), linear_before_reset,
+ * then three activation codes per direction (AMK_RNN_ACT_*). fparams:
+ * clip (0: none), then alpha and beta per activation (six each). */
+enum { AMK_RNN_SEQ, AMK_RNN_BATCH, AMK_RNN_INPUT, AMK_RNN_HIDDEN,
+       AMK_RNN_DIRS, AMK_RNN_DIRECTION, AMK_RNN_LAYOUT,
+       AMK_RNN_LINEAR_BEFORE_RESET, AMK_RNN_ACTS, AMK_RNN_NUM_IPARAMS = 14 };
+enum { AMK_RNN_ACT_SIGMOID, AMK_RNN_ACT_TANH, AMK_RNN_ACT_RELU,
+       AMK_RNN_ACT_AFFINE, AMK_RNN_ACT_LEAKY_RELU,
+       AMK_RNN_ACT_THRESHOLDED_RELU, AMK_RNN_ACT_SCALED_TANH,
+       AMK_RNN_ACT_HARD_SIGMOID, AMK_RNN_ACT_ELU, AMK_RNN_ACT_SOFTSIGN,
+       AMK_RNN_ACT_SOFTPLUS, AMK_RNN_ACT_COUNT };
+enum { AMK_RNN_VARIANT_RNN = 0, AMK_RNN_VARIANT_GRU = 1,
+       AMK_RNN_VARIANT_LSTM = 2 };
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

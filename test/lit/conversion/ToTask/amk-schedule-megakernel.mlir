@@ -43,6 +43,7 @@
 // RUN: amk-run %t/conv_transpose.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=CTEXEC
 // RUN: amk-run %t/indexing.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=INDEXEXEC
 // RUN: amk-run %t/compress.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/recurrent.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RNNEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -52,6 +53,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// RNNEXEC-COUNT-3: ok vs reference
 // INDEXEXEC-COUNT-7: ok vs reference
 // CTEXEC: ok vs reference
 // SMALLEXEC-COUNT-4: ok vs reference
@@ -619,3 +621,23 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK-LABEL: amk_task.program @compress
 // CHECK: amk_task.buffer {kind = "const", name = "compress.kept", {{.*}}value = dense<[1, 3]> : tensor<2xi64>}
 // CHECK: amk_task.kernel gather {{{.*}}iparams = array<i64: 3, 4, 1, 2, 4, 7>, {{.*}}op = "onnx.Compress"}
+
+// -----
+
+//--- recurrent.mlir
+// RNN/GRU/LSTM are one RECURRENT kernel each (variant 0/1/2), one row per
+// (direction, batch): iparams seq, batch, input, hidden, directions,
+// direction (2 bidirectional), layout, linear_before_reset, then three
+// activation codes per direction (sigmoid 0, tanh 1, relu 2, ...).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 14 : i64}} {
+  func.func @recurrent(%x: tensor<4x2x3xf32>, %w: tensor<2x20x3xf32>, %r: tensor<2x20x5xf32>, %lens: tensor<2xi32>, %gw: tensor<1x15x3xf32>, %gr: tensor<1x15x5xf32>) -> (tensor<4x2x2x5xf32>, tensor<2x2x5xf32>, tensor<1x2x5xf32>) {
+    %none = "onnx.NoValue"() : () -> none
+    %lc = "onnx.Constant"() <{value = dense<[4, 2]> : tensor<2xi32>}> : () -> tensor<2xi32>
+    %y, %yh, %yc = "onnx.LSTM"(%x, %w, %r, %none, %lc, %none, %none, %none) <{direction = "bidirectional", hidden_size = 5 : i64}> : (tensor<4x2x3xf32>, tensor<2x20x3xf32>, tensor<2x20x5xf32>, none, tensor<2xi32>, none, none, none) -> (tensor<4x2x2x5xf32>, tensor<2x2x5xf32>, none)
+    %gy, %gh = "onnx.GRU"(%x, %gw, %gr, %none, %none, %none) <{hidden_size = 5 : i64, linear_before_reset = 1 : i64, activations = ["Sigmoid", "Relu"]}> : (tensor<4x2x3xf32>, tensor<1x15x3xf32>, tensor<1x15x5xf32>, none, none, none) -> (none, tensor<1x2x5xf32>)
+    return %y, %yh, %gh : tensor<4x2x2x5xf32>, tensor<2x2x5xf32>, tensor<1x2x5xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @recurrent
+// CHECK: amk_task.kernel recurrent {{{.*}}iparams = array<i64: 4, 2, 3, 5, 2, 2, 0, 0, 0, 1, 1, 0, 1, 1>, {{.*}}op = "onnx.LSTM", variant = 2 : i64}
+// CHECK: amk_task.kernel recurrent {{{.*}}iparams = array<i64: 4, 2, 3, 5, 1, 0, 0, 1, 0, 2, 1, 1, 1, 1>, {{.*}}op = "onnx.GRU", variant = 1 : i64}
