@@ -226,8 +226,9 @@ LogicalResult Scheduler::lowerPad(Operation *op) {
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   StringRef mode = strAttr(op, "mode", "constant");
-  if (mode != "constant")
-    return unsupported(op, "Pad mode '" + mode + "' is not implemented");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+      mode != "wrap")
+    return unsupported(op, "Pad mode '" + mode + "' is unknown");
   int64_t rank = xt.getRank();
   SmallVector<int64_t> pads = intsAttr(op, "pads");
   if (op->getNumOperands() > 1 && !isNoneValue(op->getOperand(1))) {
@@ -256,6 +257,8 @@ LogicalResult Scheduler::lowerPad(Operation *op) {
     begin[ax] = pads[i], end[ax] = pads[i + axes.size()];
   }
   Type et = xt.getElementType();
+  if (mode != "constant")
+    return lowerPadByIndex(op, mode, begin);
   auto oneType = RankedTensorType::get({1}, et);
   int fill;
   if (op->getNumOperands() > 2 && !isNoneValue(op->getOperand(2))) {
@@ -428,6 +431,76 @@ LogicalResult Scheduler::lowerGather(Operation *op) {
     rd.push_back(whole(ds, dBytes));
     rd.push_back(whole(is, iBytes));
     wr.push_back(span(yi, r0 * inner * eb, r1 * inner * eb));
+  };
+  return success();
+}
+
+/// Edge, reflect and wrap padding: every output element copies one input
+/// element, the coordinate along each axis mapped independently, which is
+/// a nearest-neighbour RESIZE (one tap per axis) over index tables.
+LogicalResult Scheduler::lowerPadByIndex(Operation *op, StringRef mode,
+                                         ArrayRef<int64_t> begin) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = xt.getRank();
+  if (rank < 1 || rank > AMK_RESIZE_MAX_RANK || yt.getNumElements() == 0)
+    return unsupported(op, "its rank is not 1 to 8 or its result is empty");
+  SmallVector<int32_t> idx;
+  SmallVector<int64_t> offs;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t in = xt.getDimSize(d), out = yt.getDimSize(d);
+    if (in == 0)
+      return unsupported(op, "an axis to pad from is empty");
+    if (mode == "reflect" && in == 1 && out != 1)
+      return unsupported(op, "reflect padding of an axis of size 1");
+    offs.push_back(idx.size());
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t i = o - begin[d];
+      if (mode == "edge") {
+        i = std::clamp<int64_t>(i, 0, in - 1);
+      } else if (mode == "wrap") {
+        i = ((i % in) + in) % in;
+      } else { // reflect: mirror without repeating the edge
+        int64_t period = 2 * (in - 1);
+        i = period ? ((i % period) + period) % period : 0;
+        if (i >= in)
+          i = period - i;
+      }
+      idx.push_back((int32_t)i);
+    }
+  }
+  MLIRContext *ctx = op->getContext();
+  auto idxType = RankedTensorType::get({(int64_t)idx.size()},
+                                       IntegerType::get(ctx, 32));
+  auto wType = RankedTensorType::get({1}, Float32Type::get(ctx));
+  int ii = newConstTensor(
+      idxType, DenseElementsAttr::get(idxType, ArrayRef<int32_t>(idx)),
+      "pad.index");
+  int wi = newConstTensor(wType, DenseElementsAttr::get(wType, 1.f),
+                          "pad.weight");
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_RESIZE);
+  k.variant = AMK_RESIZE_VARIANT_NEAREST;
+  k.slots = {*xi, yi, ii, wi};
+  int64_t eb = elemBytes(xt.getElementType());
+  k.ip = {rank, eb};
+  k.ip.append(xt.getShape().begin(), xt.getShape().end());
+  k.ip.append(yt.getShape().begin(), yt.getShape().end());
+  k.ip.append(rank, 1);
+  k.ip.append(offs.begin(), offs.end());
+  int64_t lastOut = yt.getShape().back();
+  k.rows = product(yt.getShape().drop_back());
+  k.bytes = (double)eb * (xt.getNumElements() + yt.getNumElements());
+  int64_t xBytes = tensors[*xi].bytes, iBytes = tensors[ii].bytes;
+  int xs = *xi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(xs, xBytes));
+    rd.push_back(whole(ii, iBytes));
+    wr.push_back(span(yi, r0 * lastOut * eb, r1 * lastOut * eb));
   };
   return success();
 }

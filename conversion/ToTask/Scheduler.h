@@ -181,6 +181,8 @@ private:
   LogicalResult lowerTile(Operation *op);
   LogicalResult lowerDepthSpace(Operation *op);
   LogicalResult lowerPad(Operation *op);
+  LogicalResult lowerPadByIndex(Operation *op, StringRef mode,
+                                ArrayRef<int64_t> begin);
   LogicalResult lowerRecurrent(Operation *op);
   LogicalResult lowerGatherND(Operation *op);
   LogicalResult lowerScatter(Operation *op);

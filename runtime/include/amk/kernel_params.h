@@ -184,7 +184,8 @@ enum { AMK_LOSS_VARIANT_NLL = 0, AMK_LOSS_VARIANT_SCE = 1 };
  * sum over every combination of its axes' taps of the product of the
  * weights times the input there. Buffers X, Y, IDX (int32), W (float32).
  * Variant 0: float32, weighted. Variant 1 (nearest, one tap per axis):
- * elements moved by size (any type). iparams: rank, elem_bytes, then in
+ * elements moved by size (any type), W not read (edge, reflect and wrap
+ * Pad use it with their index maps). iparams: rank, elem_bytes, then in
  * dims[rank], out dims[rank], taps[rank], off[rank]. Rows: the product of
  * all out dims but the last. */
 enum { AMK_RESIZE_RANK, AMK_RESIZE_ELEM_BYTES, AMK_RESIZE_DIMS };

@@ -71,7 +71,8 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
       nw.reserve(n * t);
       for (size_t i = 0; i < n; ++i)
         for (int64_t k = 0; k < t; ++k) {
-          float w = W[base + k];
+          // Nearest (and index-mapped padding) reads no weights.
+          float w = weighted ? W[base + k] : 1.f;
           if (weighted && w == 0.f)
             continue;
           no.push_back(offs[i] + (int64_t)IDX[base + k] * inStride[d]);

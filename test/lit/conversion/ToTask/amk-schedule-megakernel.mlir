@@ -44,6 +44,7 @@
 // RUN: amk-run %t/indexing.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=INDEXEXEC
 // RUN: amk-run %t/compress.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/recurrent.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RNNEXEC
+// RUN: amk-run %t/pad_modes.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PADEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -53,6 +54,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// PADEXEC-COUNT-3: ok vs reference
 // RNNEXEC-COUNT-3: ok vs reference
 // INDEXEXEC-COUNT-7: ok vs reference
 // CTEXEC: ok vs reference
@@ -641,3 +643,25 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 14 
 // CHECK-LABEL: amk_task.program @recurrent
 // CHECK: amk_task.kernel recurrent {{{.*}}iparams = array<i64: 4, 2, 3, 5, 2, 2, 0, 0, 0, 1, 1, 0, 1, 1>, {{.*}}op = "onnx.LSTM", variant = 2 : i64}
 // CHECK: amk_task.kernel recurrent {{{.*}}iparams = array<i64: 4, 2, 3, 5, 1, 0, 0, 1, 0, 2, 1, 1, 1, 1>, {{.*}}op = "onnx.GRU", variant = 1 : i64}
+
+// -----
+
+//--- pad_modes.mlir
+// Edge, reflect and wrap padding map each output coordinate to an input
+// one per axis: a nearest RESIZE (variant 1) over the index table. Along
+// W (3 -> 6, pads 2 and 1) reflect reads 2 1 0 1 2 1.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 19 : i64}} {
+  func.func @pad_modes(%x: tensor<2x3xf32>) -> (tensor<2x6xf32>, tensor<2x6xf32>, tensor<2x6xf32>) {
+    %pads = "onnx.Constant"() <{value = dense<[0, 2, 0, 1]> : tensor<4xi64>}> : () -> tensor<4xi64>
+    %none = "onnx.NoValue"() : () -> none
+    %r = "onnx.Pad"(%x, %pads, %none, %none) <{mode = "reflect"}> : (tensor<2x3xf32>, tensor<4xi64>, none, none) -> tensor<2x6xf32>
+    %e = "onnx.Pad"(%x, %pads, %none, %none) <{mode = "edge"}> : (tensor<2x3xf32>, tensor<4xi64>, none, none) -> tensor<2x6xf32>
+    %w = "onnx.Pad"(%x, %pads, %none, %none) <{mode = "wrap"}> : (tensor<2x3xf32>, tensor<4xi64>, none, none) -> tensor<2x6xf32>
+    return %r, %e, %w : tensor<2x6xf32>, tensor<2x6xf32>, tensor<2x6xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @pad_modes
+// CHECK: amk_task.buffer {kind = "const", name = "pad.index", {{.*}}value = dense<[0, 1, 2, 1, 0, 1, 2, 1]>
+// CHECK: amk_task.buffer {kind = "const", name = "pad.index", {{.*}}value = dense<[0, 1, 0, 0, 0, 1, 2, 2]>
+// CHECK: amk_task.buffer {kind = "const", name = "pad.index", {{.*}}value = dense<[0, 1, 1, 2, 0, 1, 2, 0]>
+// CHECK: amk_task.kernel resize {{{.*}}op = "onnx.Pad", variant = 1 : i64}
