@@ -119,9 +119,11 @@ namespace amk::totask {
 /// changes the result's type, not its bytes.
 LogicalResult Scheduler::lowerReduce(Operation *op) {
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!xt.getElementType().isF32() || !xt.hasStaticShape())
-    return unsupported(op, "only float32 reductions of a static tensor are "
-                           "implemented");
+  int64_t dtype = runtimeDtype(xt.getElementType());
+  if (dtype < 0 || !xt.hasStaticShape())
+    return unsupported(op, "only reductions of a static tensor of a numeric "
+                           "type are implemented");
+  bool typed = !xt.getElementType().isF32();
   int64_t rank = xt.getRank();
   SmallVector<int64_t> axes = intsAttr(op, "axes");
   if (op->getNumOperands() > 1 && !isNoneValue(op->getOperand(1))) {
@@ -159,7 +161,7 @@ LogicalResult Scheduler::lowerReduce(Operation *op) {
   if (failed(xi))
     return failure();
   int yi = defineOutput(op->getResult(0));
-  KOp &k = newKOp(op, AMK_RT_K_POOL);
+  KOp &k = newKOp(op, typed ? AMK_RT_K_REDUCE : AMK_RT_K_POOL);
   k.slots = {*xi, yi};
   int64_t mode = llvm::TypeSwitch<Operation *, int64_t>(op)
                      .Case([](onnx::ReduceMaxOp) { return 0; })
@@ -180,16 +182,20 @@ LogicalResult Scheduler::lowerReduce(Operation *op) {
                      .Default([](Operation *) { return 2; });
   if (identity)
     mode = 3;
-  k.ip = poolParams(outer, 1, R, inner, R, 1, 1, inner, 1, 1, 0, 0, 1, 1,
-                    mode);
+  int64_t eb = elemBytes(xt.getElementType());
+  if (typed)
+    k.ip = {outer, R, inner, mode, dtype};
+  else
+    k.ip = poolParams(outer, 1, R, inner, R, 1, 1, inner, 1, 1, 0, 0, 1, 1,
+                      mode);
   k.rows = outer;
   k.flops = 1.0 * outer * R * inner;
-  k.bytes = 4.0 * outer * inner * (R + 1);
+  k.bytes = (double)eb * outer * inner * (R + 1);
   int xs = *xi;
   k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
-    rd.push_back(span(xs, r0 * R * inner * 4, r1 * R * inner * 4));
-    wr.push_back(span(yi, r0 * inner * 4, r1 * inner * 4));
+    rd.push_back(span(xs, r0 * R * inner * eb, r1 * R * inner * eb));
+    wr.push_back(span(yi, r0 * inner * eb, r1 * inner * eb));
   };
   return success();
 }

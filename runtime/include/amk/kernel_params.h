@@ -265,6 +265,15 @@ enum { AMK_RNN_ACT_SIGMOID, AMK_RNN_ACT_TANH, AMK_RNN_ACT_RELU,
 enum { AMK_RNN_VARIANT_RNN = 0, AMK_RNN_VARIANT_GRU = 1,
        AMK_RNN_VARIANT_LSTM = 2 };
 
+/* REDUCE: the Reduce ops on types other than float32 (POOL serves
+ * float32): X [outer, R, inner] to Y [outer, inner], both of `dtype`
+ * (float64, float16, bfloat16, int8-64, uint8-64), accumulated in double.
+ * Modes are POOL's: 0 max, 2 mean, 3 sum, 4 min, 5-10 L1, L2, sum of
+ * squares, log-sum, log-sum-exp, product. iparams: outer, R, inner, mode,
+ * dtype. Rows: outer. */
+enum { AMK_REDUCE_OUTER, AMK_REDUCE_R, AMK_REDUCE_INNER, AMK_REDUCE_MODE,
+       AMK_REDUCE_DTYPE, AMK_REDUCE_NUM_IPARAMS };
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

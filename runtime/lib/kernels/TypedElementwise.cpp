@@ -1,11 +1,12 @@
-//===- TypedElementwise.cpp - One elementwise op over any types -----------===//
+//===- TypedElementwise.cpp - Elementwise ops and reductions, any type ----===//
 //
 // Part of AMK. TYPED_ELEMENTWISE: comparisons, logic, integer arithmetic,
 // Cast and the float ops on float16/bfloat16/float64 values. A tile is cut
 // into chunks of 256 elements; each input is converted to the compute type
 // (double, int64 or uint64) a chunk at a time, the op runs over the chunk
 // in a loop the compiler vectorizes, and the result is converted to Y's
-// type. Integer ops wrap and never trap: x / 0 and x % 0 give 0.
+// type. Integer ops wrap and never trap: x / 0 and x % 0 give 0. REDUCE
+// (reductions of types other than float32) shares the conversions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -510,6 +511,86 @@ void runTyped(const TypedParams &tp, const KernelCall &call,
 }
 
 } // namespace
+
+template <>
+bool KernelImpl<AMK_RT_K_REDUCE>::run(const KernelCall &call,
+                                      const int64_t *tile, std::string &) {
+  const int64_t *ip = call.ip;
+  int64_t R = ip[AMK_REDUCE_R], inner = ip[AMK_REDUCE_INNER],
+          mode = ip[AMK_REDUCE_MODE], dtype = ip[AMK_REDUCE_DTYPE];
+  const void *X = call.buffers[0];
+  void *Y = call.buffers[1];
+  for (int64_t o = tile[0]; o < tile[1]; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      auto at = [&](int64_t r) {
+        return loadAs<double>(X, dtype, (o * R + r) * inner + j);
+      };
+      double acc = mode == 0   ? -INFINITY
+                   : mode == 4 ? INFINITY
+                   : mode == AMK_POOL_PROD ? 1
+                                           : 0,
+             shift = 0;
+      if (mode == AMK_POOL_LOG_SUM_EXP) {
+        shift = -INFINITY;
+        for (int64_t r = 0; r < R; ++r)
+          shift = std::max(shift, at(r));
+        if (!std::isfinite(shift))
+          shift = 0;
+      }
+      for (int64_t r = 0; r < R; ++r) {
+        double v = at(r);
+        switch (mode) {
+        case 0:
+          acc = std::isnan(v) ? v : std::max(acc, v);
+          break;
+        case 4:
+          acc = std::isnan(v) ? v : std::min(acc, v);
+          break;
+        case AMK_POOL_L1:
+          acc += std::fabs(v);
+          break;
+        case AMK_POOL_L2:
+        case AMK_POOL_SUM_SQUARE:
+          acc += v * v;
+          break;
+        case AMK_POOL_LOG_SUM_EXP:
+          acc += std::exp(v - shift);
+          break;
+        case AMK_POOL_PROD:
+          acc *= v;
+          break;
+        default: // mean, sum, log-sum
+          acc += v;
+        }
+      }
+      if (mode == 2)
+        acc /= (double)R;
+      else if (mode == AMK_POOL_L2)
+        acc = std::sqrt(acc);
+      else if (mode == AMK_POOL_LOG_SUM)
+        acc = std::log(acc);
+      else if (mode == AMK_POOL_LOG_SUM_EXP)
+        acc = std::log(acc) + shift;
+      storeChunk<double>(Y, dtype, o * inner + j, &acc, 1);
+    }
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_REDUCE>::check(const amk_rt_kernel &k,
+                                        const int64_t *ip, const float *,
+                                        std::string &error) {
+  if (!hasParams(k, AMK_REDUCE_NUM_IPARAMS, 0, error))
+    return false;
+  int64_t mode = ip[AMK_REDUCE_MODE];
+  if (k.num_buffers != 2 || !knownDtype(ip[AMK_REDUCE_DTYPE]) || mode < 0 ||
+      mode == 1 || mode > AMK_POOL_PROD || ip[AMK_REDUCE_R] < 0) {
+    error = "bad reduce parameters (2 buffers, a known dtype, mode 0 or "
+            "2-10)";
+    return false;
+  }
+  return true;
+}
 
 template <>
 bool KernelImpl<AMK_RT_K_TYPED_ELEMENTWISE>::run(const KernelCall &call,

@@ -45,6 +45,7 @@
 // RUN: amk-run %t/compress.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/recurrent.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RNNEXEC
 // RUN: amk-run %t/pad_modes.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PADEXEC
+// RUN: amk-run %t/reduce_typed.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RTYPEDEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -54,6 +55,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// RTYPEDEXEC-COUNT-2: ok vs reference
 // PADEXEC-COUNT-3: ok vs reference
 // RNNEXEC-COUNT-3: ok vs reference
 // INDEXEXEC-COUNT-7: ok vs reference
@@ -665,3 +667,21 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 19 
 // CHECK: amk_task.buffer {kind = "const", name = "pad.index", {{.*}}value = dense<[0, 1, 0, 0, 0, 1, 2, 2]>
 // CHECK: amk_task.buffer {kind = "const", name = "pad.index", {{.*}}value = dense<[0, 1, 1, 2, 0, 1, 2, 0]>
 // CHECK: amk_task.kernel resize {{{.*}}op = "onnx.Pad", variant = 1 : i64}
+
+// -----
+
+//--- reduce_typed.mlir
+// Reductions of other types than float32 are REDUCE kernels (outer, R,
+// inner, POOL's mode, dtype) accumulated in double: a float64
+// log-sum-exp (mode 9, dtype 11) and an int32 max (mode 0, dtype 6).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @reduce_typed(%x: tensor<2x3x4xf64>, %i: tensor<2x3xi32>) -> (tensor<2x1x4xf64>, tensor<2xi32>) {
+    %ax = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %l = "onnx.ReduceLogSumExp"(%x, %ax) : (tensor<2x3x4xf64>, tensor<1xi64>) -> tensor<2x1x4xf64>
+    %m = "onnx.ReduceMax"(%i, %ax) <{keepdims = 0 : i64}> : (tensor<2x3xi32>, tensor<1xi64>) -> tensor<2xi32>
+    return %l, %m : tensor<2x1x4xf64>, tensor<2xi32>
+  }
+}
+// CHECK-LABEL: amk_task.program @reduce_typed
+// CHECK: amk_task.kernel reduce {{{.*}}iparams = array<i64: 2, 3, 4, 9, 11>, {{.*}}op = "onnx.ReduceLogSumExp"}
+// CHECK: amk_task.kernel reduce {{{.*}}iparams = array<i64: 2, 3, 1, 0, 6>, {{.*}}op = "onnx.ReduceMax"}
