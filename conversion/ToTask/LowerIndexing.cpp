@@ -12,6 +12,8 @@
 
 #include "dialect/ONNX/ONNXDialect.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace amk::task;
 
@@ -237,6 +239,137 @@ LogicalResult Scheduler::lowerEyeLike(Operation *op) {
     return success();
   SmallVector<int64_t> st = contiguousStrides(yt.getShape());
   addCopy(op, ci, yi, yt.getShape(), st, 0, st, 0, elemBytes(e), true);
+  return success();
+}
+
+} // namespace amk::totask
+
+namespace amk::totask {
+
+/// Einsum: the equation parsed into labels (an ellipsis into one label per
+/// dim it covers, aligned to the right across operands), output labels
+/// first, each input given a stride per label.
+LogicalResult Scheduler::lowerEinsum(Operation *op) {
+  std::string eq;
+  for (char ch : strAttr(op, "equation", ""))
+    if (ch != ' ')
+      eq.push_back(ch);
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (runtimeDtype(yt.getElementType()) < 0)
+    return unsupported(op, "its element type has no kernel");
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  SmallVector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  int64_t nin = op->getNumOperands();
+  if ((int64_t)terms.size() != nin || nin > 3)
+    return unsupported(op, "the equation does not name 1 to 3 operands");
+  // Ellipsis dims: labels '0', '1', ... aligned to the right.
+  int64_t ell = 0;
+  SmallVector<std::string> expanded;
+  for (auto [i, t] : llvm::enumerate(terms)) {
+    int64_t rank = cast<RankedTensorType>(op->getOperand(i).getType()).getRank();
+    size_t dots = t.find("...");
+    int64_t explicitLabels = (int64_t)t.size() - (dots == std::string::npos ? 0 : 3);
+    int64_t n = dots == std::string::npos ? 0 : rank - explicitLabels;
+    if (n < 0 || (dots == std::string::npos && explicitLabels != rank))
+      return unsupported(op, "term '" + t + "' does not match its operand's "
+                                            "rank");
+    ell = std::max(ell, n);
+    expanded.push_back(t);
+  }
+  auto ellLabels = [&](int64_t n) {
+    std::string s;
+    for (int64_t k = ell - n; k < ell; ++k)
+      s.push_back(char('0' + k));
+    return s;
+  };
+  for (auto [i, t] : llvm::enumerate(expanded)) {
+    size_t dots = t.find("...");
+    if (dots == std::string::npos)
+      continue;
+    int64_t rank = cast<RankedTensorType>(op->getOperand(i).getType()).getRank();
+    t = t.substr(0, dots) + ellLabels(rank - ((int64_t)t.size() - 3)) +
+        t.substr(dots + 3);
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = eq.substr(arrow + 2);
+    size_t dots = out.find("...");
+    if (dots != std::string::npos)
+      out = out.substr(0, dots) + ellLabels(ell) + out.substr(dots + 3);
+  } else {
+    // Implicit output: the ellipsis, then labels seen once, sorted.
+    std::map<char, int> count;
+    for (const std::string &t : expanded)
+      for (char ch : t)
+        if (!isdigit(ch))
+          ++count[ch];
+    out = ellLabels(ell);
+    for (auto [ch, n] : count)
+      if (n == 1)
+        out.push_back(ch);
+  }
+  std::string labels = out;
+  for (const std::string &t : expanded)
+    for (char ch : t)
+      if (labels.find(ch) == std::string::npos)
+        labels.push_back(ch);
+  int64_t L = labels.size();
+  if (L > AMK_EINSUM_MAX_LABELS || (int64_t)out.size() != yt.getRank())
+    return unsupported(op, "the equation's output does not match the "
+                           "result, or it has more than 16 labels");
+  SmallVector<int64_t> sizes(L, 1);
+  SmallVector<SmallVector<int64_t>> strides;
+  for (auto [i, t] : llvm::enumerate(expanded)) {
+    auto it = cast<RankedTensorType>(op->getOperand(i).getType());
+    SmallVector<int64_t> st = contiguousStrides(it.getShape()), s(L, 0);
+    for (auto [d, ch] : llvm::enumerate(t)) {
+      int64_t l = labels.find(ch), n = it.getDimSize(d);
+      if (n != 1)
+        sizes[l] = n;
+      if (n != 1)
+        s[l] += st[d];
+    }
+    strides.push_back(s);
+  }
+  SmallVector<int> ins;
+  for (Value v : op->getOperands()) {
+    auto t = getTensor(v, op);
+    if (failed(t))
+      return failure();
+    ins.push_back(*t);
+  }
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_EINSUM);
+  k.slots.push_back(yi);
+  k.slots.append(ins.begin(), ins.end());
+  k.ip = {nin, L, (int64_t)out.size(), runtimeDtype(yt.getElementType())};
+  k.ip.append(sizes.begin(), sizes.end());
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    k.ip.push_back(
+        runtimeDtype(cast<ShapedType>(v.getType()).getElementType()));
+    k.ip.append(strides[i].begin(), strides[i].end());
+  }
+  int64_t numel = yt.getNumElements(), yb = elemBytes(yt.getElementType());
+  k.rows = numel;
+  k.flops = (double)product(sizes) * nin;
+  k.bytes = (double)numel * yb;
+  SmallVector<std::pair<int, int64_t>> reads;
+  for (int t : ins)
+    reads.push_back({t, tensors[t].bytes});
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    for (auto [t, b] : reads)
+      rd.push_back(whole(t, b));
+    wr.push_back(span(yi, r0 * yb, r1 * yb));
+  };
   return success();
 }
 

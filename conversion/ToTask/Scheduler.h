@@ -189,6 +189,7 @@ private:
   LogicalResult lowerTopK(Operation *op);
   LogicalResult lowerCumSum(Operation *op);
   LogicalResult lowerEyeLike(Operation *op);
+  LogicalResult lowerEinsum(Operation *op);
   LogicalResult lowerDropout(Operation *op);
   LogicalResult lowerResize(Operation *op);
   LogicalResult lowerConcat(Operation *op);

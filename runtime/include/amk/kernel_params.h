@@ -274,6 +274,18 @@ enum { AMK_RNN_VARIANT_RNN = 0, AMK_RNN_VARIANT_GRU = 1,
 enum { AMK_REDUCE_OUTER, AMK_REDUCE_R, AMK_REDUCE_INNER, AMK_REDUCE_MODE,
        AMK_REDUCE_DTYPE, AMK_REDUCE_NUM_IPARAMS };
 
+/* EINSUM: Y = the sum over the contracted labels of the product of the
+ * inputs, any numeric type (computed in double). The scheduler numbers
+ * the equation's labels, output labels first (in the output's order),
+ * and gives each input a stride per label (0 where absent; a label
+ * repeated in one input, a diagonal, gets the sum of its strides).
+ * Buffers Y, X0..Xn-1 (n <= 3). iparams: nin, nlabels, nout, dtype, then
+ * sizes[nlabels], then per input its dtype and strides[nlabels]. Rows:
+ * output elements. */
+enum { AMK_EINSUM_NIN, AMK_EINSUM_NLABELS, AMK_EINSUM_NOUT,
+       AMK_EINSUM_DTYPE, AMK_EINSUM_SIZES };
+#define AMK_EINSUM_MAX_LABELS 16
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

@@ -46,6 +46,7 @@
 // RUN: amk-run %t/recurrent.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RNNEXEC
 // RUN: amk-run %t/pad_modes.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PADEXEC
 // RUN: amk-run %t/reduce_typed.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RTYPEDEXEC
+// RUN: amk-run %t/einsum.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=EINSUMEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -55,6 +56,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// EINSUMEXEC-COUNT-2: ok vs reference
 // RTYPEDEXEC-COUNT-2: ok vs reference
 // PADEXEC-COUNT-3: ok vs reference
 // RNNEXEC-COUNT-3: ok vs reference
@@ -685,3 +687,20 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK-LABEL: amk_task.program @reduce_typed
 // CHECK: amk_task.kernel reduce {{{.*}}iparams = array<i64: 2, 3, 4, 9, 11>, {{.*}}op = "onnx.ReduceLogSumExp"}
 // CHECK: amk_task.kernel reduce {{{.*}}iparams = array<i64: 2, 3, 1, 0, 6>, {{.*}}op = "onnx.ReduceMax"}
+
+// -----
+
+//--- einsum.mlir
+// Einsum numbers its labels output first: "bij,bjk->bik" gives labels
+// b, i, k (output), j (contracted) with sizes 2, 3, 5, 4; each input has
+// a dtype and a stride per label (0 where it lacks the label).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @einsum(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %s: tensor<3x3xf32>) -> (tensor<2x3x5xf32>, tensor<3xf32>) {
+    %y = "onnx.Einsum"(%a, %b) <{equation = "bij,bjk->bik"}> : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+    %d = "onnx.Einsum"(%s) <{equation = "ii->i"}> : (tensor<3x3xf32>) -> tensor<3xf32>
+    return %y, %d : tensor<2x3x5xf32>, tensor<3xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @einsum
+// CHECK: amk_task.kernel einsum {{{.*}}iparams = array<i64: 2, 4, 3, 1, 2, 3, 5, 4, 1, 12, 4, 0, 1, 1, 20, 0, 1, 5>, {{.*}}op = "onnx.Einsum"}
+// CHECK: amk_task.kernel einsum {{{.*}}iparams = array<i64: 1, 1, 1, 1, 3, 1, 4>, {{.*}}op = "onnx.Einsum"}
