@@ -255,3 +255,52 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
 }
 
 } // namespace amk::totask
+
+namespace amk::totask {
+
+LogicalResult Scheduler::lowerGridSample(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto gt = cast<RankedTensorType>(op->getOperand(1).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!xt.getElementType().isF32() || !gt.getElementType().isF32())
+    return unsupported(op, "only float32 GridSample is implemented");
+  if (xt.getRank() != 4)
+    return unsupported(op, "only 2-D GridSample (4-D input) is implemented");
+  StringRef m = strAttr(op, "mode", "bilinear");
+  int64_t mode = m == "bilinear" || m == "linear" ? 0
+                 : m == "nearest"                 ? 1
+                 : m == "bicubic" || m == "cubic" ? 2
+                                                  : -1;
+  StringRef p = strAttr(op, "padding_mode", "zeros");
+  int64_t padding = p == "zeros" ? 0 : p == "border" ? 1 : p == "reflection" ? 2 : -1;
+  if (mode < 0 || padding < 0)
+    return unsupported(op, "mode '" + m + "' or padding_mode '" + p +
+                               "' is unknown");
+  auto xi = getTensor(op->getOperand(0), op);
+  auto gi = getTensor(op->getOperand(1), op);
+  if (failed(xi) || failed(gi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_GRID_SAMPLE);
+  k.slots = {*xi, *gi, yi};
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), Ho = yt.getDimSize(2),
+          Wo = yt.getDimSize(3);
+  k.ip = {N,  C,    xt.getDimSize(2), xt.getDimSize(3), Ho, Wo,
+          mode, padding, intAttr(op, "align_corners", 0) != 0};
+  k.rows = N * C;
+  k.flops = 16.0 * N * C * Ho * Wo;
+  k.bytes = 4.0 * (xt.getNumElements() + gt.getNumElements() +
+                   yt.getNumElements());
+  int64_t plane = xt.getDimSize(2) * xt.getDimSize(3) * 4,
+          gBytes = tensors[*gi].bytes;
+  int xs = *xi, gs = *gi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0 * plane, r1 * plane));
+    rd.push_back(whole(gs, gBytes));
+    wr.push_back(span(yi, r0 * Ho * Wo * 4, r1 * Ho * Wo * 4));
+  };
+  return success();
+}
+
+} // namespace amk::totask

@@ -279,6 +279,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::CumSumOp op) { return lowerCumSum(op); })
       .Case([&](onnx::EyeLikeOp op) { return lowerEyeLike(op); })
       .Case([&](onnx::EinsumOp op) { return lowerEinsum(op); })
+      .Case([&](onnx::GridSampleOp op) { return lowerGridSample(op); })
       .Case([&](onnx::ConvTransposeOp op) { return lowerConvTranspose(op); })
       .Case([&](onnx::DropoutOp op) { return lowerDropout(op); })
       .Case<onnx::ResizeOp, onnx::UpsampleOp>(

@@ -192,6 +192,7 @@ private:
   LogicalResult lowerEinsum(Operation *op);
   LogicalResult lowerDropout(Operation *op);
   LogicalResult lowerResize(Operation *op);
+  LogicalResult lowerGridSample(Operation *op);
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);

@@ -286,6 +286,14 @@ enum { AMK_EINSUM_NIN, AMK_EINSUM_NLABELS, AMK_EINSUM_NOUT,
        AMK_EINSUM_DTYPE, AMK_EINSUM_SIZES };
 #define AMK_EINSUM_MAX_LABELS 16
 
+/* GRID_SAMPLE: 2-D GridSample, float32, as PyTorch and ONNX Runtime
+ * compute it. Buffers X [N, C, H, W], Grid [N, Ho, Wo, 2], Y [N, C, Ho,
+ * Wo]. iparams: N, C, H, W, Ho, Wo, mode (0 bilinear, 1 nearest, 2
+ * bicubic), padding (0 zeros, 1 border, 2 reflection), align_corners.
+ * Rows: N * C. */
+enum { AMK_GS_N, AMK_GS_C, AMK_GS_H, AMK_GS_W, AMK_GS_HO, AMK_GS_WO,
+       AMK_GS_MODE, AMK_GS_PADDING, AMK_GS_ALIGN, AMK_GS_NUM_IPARAMS };
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

@@ -47,6 +47,7 @@
 // RUN: amk-run %t/pad_modes.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PADEXEC
 // RUN: amk-run %t/reduce_typed.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RTYPEDEXEC
 // RUN: amk-run %t/einsum.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=EINSUMEXEC
+// RUN: amk-run %t/grid_sample.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -704,3 +705,21 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK-LABEL: amk_task.program @einsum
 // CHECK: amk_task.kernel einsum {{{.*}}iparams = array<i64: 2, 4, 3, 1, 2, 3, 5, 4, 1, 12, 4, 0, 1, 1, 20, 0, 1, 5>, {{.*}}op = "onnx.Einsum"}
 // CHECK: amk_task.kernel einsum {{{.*}}iparams = array<i64: 1, 1, 1, 1, 3, 1, 4>, {{.*}}op = "onnx.Einsum"}
+
+// -----
+
+//--- grid_sample.mlir
+// GridSample: N, C, H, W, Ho, Wo, mode (2 bicubic), padding (1 border),
+// align_corners. (Bicubic with border or reflection padding follows
+// PyTorch and ONNX Runtime, which move each tap inside; the reference
+// interpreter follows the ONNX reference and differs there, so the run
+// against it uses zeros padding.)
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 16 : i64}} {
+  func.func @grid_sample(%x: tensor<1x2x5x6xf32>, %g: tensor<1x3x4x2xf32>) -> tensor<1x2x3x4xf32> {
+    %y = "onnx.GridSample"(%x, %g) <{mode = "bicubic", padding_mode = "border"}> : (tensor<1x2x5x6xf32>, tensor<1x3x4x2xf32>) -> tensor<1x2x3x4xf32>
+    %z = "onnx.GridSample"(%x, %g) <{mode = "bicubic"}> : (tensor<1x2x5x6xf32>, tensor<1x3x4x2xf32>) -> tensor<1x2x3x4xf32>
+    return %z : tensor<1x2x3x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @grid_sample
+// CHECK: amk_task.kernel grid_sample {{{.*}}iparams = array<i64: 1, 2, 5, 6, 3, 4, 2, 0, 0>, {{.*}}op = "onnx.GridSample"}
