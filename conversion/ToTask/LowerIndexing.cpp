@@ -374,3 +374,122 @@ LogicalResult Scheduler::lowerEinsum(Operation *op) {
 }
 
 } // namespace amk::totask
+
+namespace amk::totask {
+
+/// OneHot: depth from the result's extent along the axis (so a depth
+/// input works once specialized), values [off, on].
+LogicalResult Scheduler::lowerOneHot(Operation *op) {
+  auto it = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = yt.getRank(), axis = intAttr(op, "axis", -1);
+  if (axis < -rank || axis >= rank)
+    return unsupported(op, "axis " + Twine(axis) + " is out of range");
+  if (axis < 0)
+    axis += rank;
+  int64_t depth = yt.getDimSize(axis);
+  int64_t outer = product(it.getShape().take_front(axis)),
+          inner = product(it.getShape().drop_front(axis));
+  auto ii = getTensor(op->getOperand(0), op);
+  auto vi = getTensor(op->getOperand(2), op);
+  if (failed(ii) || failed(vi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_ONE_HOT);
+  int64_t eb = elemBytes(yt.getElementType());
+  k.slots = {*ii, *vi, yi};
+  k.ip = {outer, depth, inner, runtimeDtype(it.getElementType()), eb};
+  k.rows = outer;
+  k.bytes = (double)yt.getNumElements() * eb;
+  int64_t iBytes = tensors[*ii].bytes, vBytes = tensors[*vi].bytes;
+  int is = *ii, vs = *vi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(is, iBytes));
+    rd.push_back(whole(vs, vBytes));
+    wr.push_back(span(yi, r0 * depth * inner * eb, r1 * depth * inner * eb));
+  };
+  return success();
+}
+
+/// ReverseSequence with constant (or specialized) lengths: a GatherElements
+/// along the time axis with a constant index tensor.
+LogicalResult Scheduler::lowerReverseSequence(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto lens = amk::getConstantTensor(op->getOperand(1));
+  if (!lens)
+    return unsupported(op, "its sequence lengths are not constants");
+  int64_t rank = xt.getRank(), tAxis = intAttr(op, "time_axis", 0),
+          bAxis = intAttr(op, "batch_axis", 1);
+  if (rank < 2 || rank > AMK_GE_MAX_RANK || tAxis < 0 || bAxis < 0 ||
+      tAxis >= rank || bAxis >= rank)
+    return unsupported(op, "its axes do not fit its rank");
+  MLIRContext *ctx = op->getContext();
+  auto idxType = RankedTensorType::get(xt.getShape(), IntegerType::get(ctx, 64));
+  SmallVector<int64_t> idx(xt.getNumElements());
+  SmallVector<int64_t> st = contiguousStrides(xt.getShape());
+  for (int64_t p = 0; p < (int64_t)idx.size(); ++p) {
+    int64_t t = p / st[tAxis] % xt.getDimSize(tAxis),
+            b = p / st[bAxis] % xt.getDimSize(bAxis);
+    int64_t len = std::clamp<int64_t>(lens->getInt(b), 0, xt.getDimSize(tAxis));
+    idx[p] = t < len ? len - 1 - t : t;
+  }
+  int ii = newConstTensor(
+      idxType, DenseElementsAttr::get(idxType, ArrayRef<int64_t>(idx)),
+      "reverse_sequence.index");
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_GATHER_ELEMENTS);
+  k.slots = {*xi, ii, yi};
+  int64_t eb = elemBytes(xt.getElementType());
+  k.ip = {rank, tAxis, eb, AMK_RT_I64};
+  k.ip.append(xt.getShape().begin(), xt.getShape().end());
+  k.ip.append(xt.getShape().begin(), xt.getShape().end());
+  k.rows = xt.getNumElements();
+  k.rowAlign = 256;
+  k.bytes = 2.0 * xt.getNumElements() * eb;
+  int64_t xBytes = tensors[*xi].bytes;
+  int xs = *xi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(xs, xBytes));
+    rd.push_back(span(ii, r0 * 8, r1 * 8));
+    wr.push_back(span(yi, r0 * eb, r1 * eb));
+  };
+  return success();
+}
+
+} // namespace amk::totask
+
+namespace amk::totask {
+
+LogicalResult Scheduler::lowerDet(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t rank = xt.getRank();
+  if (!xt.getElementType().isF32() || rank < 2 ||
+      xt.getDimSize(rank - 1) != xt.getDimSize(rank - 2))
+    return unsupported(op, "only float32 square matrices are implemented");
+  int64_t n = xt.getDimSize(rank - 1),
+          batch = product(xt.getShape().drop_back(2));
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_DET);
+  k.slots = {*xi, yi};
+  k.ip = {batch, n};
+  k.rows = batch;
+  k.flops = 2.0 * batch * n * n * n / 3;
+  k.bytes = 4.0 * batch * (n * n + 1);
+  int xs = *xi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0 * n * n * 4, r1 * n * n * 4));
+    wr.push_back(span(yi, r0 * 4, r1 * 4));
+  };
+  return success();
+}
+
+} // namespace amk::totask

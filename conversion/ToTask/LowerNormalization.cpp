@@ -133,3 +133,59 @@ LogicalResult Scheduler::lowerLayerNorm(Operation *op) {
 }
 
 } // namespace amk::totask
+
+namespace amk::totask {
+
+/// InstanceNormalization and LRN over [N, C, S] (S the spatial dims
+/// flattened), one row per (n, c) plane.
+LogicalResult Scheduler::lowerChannelNorm(Operation *op) {
+  bool instance = isa<onnx::InstanceNormalizationOp>(op);
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!xt.getElementType().isF32() || xt.getRank() < 2)
+    return unsupported(op, "only float32 inputs of rank 2 or more are "
+                           "implemented");
+  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1),
+          S = product(xt.getShape().drop_front(2));
+  SmallVector<int> ins;
+  for (Value v : op->getOperands()) {
+    auto t = getTensor(v, op);
+    if (failed(t))
+      return failure();
+    ins.push_back(*t);
+  }
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, instance ? AMK_RT_K_INSTANCE_NORM : AMK_RT_K_LRN);
+  k.slots.assign(ins.begin(), ins.end());
+  k.slots.push_back(yi);
+  k.ip = {N, C, S};
+  if (instance) {
+    k.fp = {floatAttr(op, "epsilon", 1e-5f)};
+  } else {
+    k.ip.push_back(intAttr(op, "size", 1));
+    k.fp = {floatAttr(op, "alpha", 1e-4f), floatAttr(op, "beta", 0.75f),
+            floatAttr(op, "bias", 1.f)};
+  }
+  k.rows = N * C;
+  k.flops = 4.0 * xt.getNumElements();
+  k.bytes = 8.0 * xt.getNumElements();
+  int64_t plane = S * 4;
+  SmallVector<std::pair<int, int64_t>> params;
+  for (size_t i = 1; i < ins.size(); ++i)
+    params.push_back({ins[i], tensors[ins[i]].bytes});
+  int xs = ins[0];
+  int64_t xBytes = tensors[xs].bytes;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    // LRN reads neighbouring channels: the whole input.
+    if (instance)
+      rd.push_back(span(xs, r0 * plane, r1 * plane));
+    else
+      rd.push_back(whole(xs, xBytes));
+    for (auto [t, b] : params)
+      rd.push_back(whole(t, b));
+    wr.push_back(span(yi, r0 * plane, r1 * plane));
+  };
+  return success();
+}
+
+} // namespace amk::totask

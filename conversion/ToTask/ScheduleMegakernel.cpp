@@ -280,6 +280,13 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::EyeLikeOp op) { return lowerEyeLike(op); })
       .Case([&](onnx::EinsumOp op) { return lowerEinsum(op); })
       .Case([&](onnx::GridSampleOp op) { return lowerGridSample(op); })
+      .Case([&](onnx::OneHotOp op) { return lowerOneHot(op); })
+      .Case([&](onnx::DetOp op) { return lowerDet(op); })
+      .Case([&](onnx::ReverseSequenceOp op) {
+        return lowerReverseSequence(op);
+      })
+      .Case<onnx::InstanceNormalizationOp, onnx::LRNOp>(
+          [&](Operation *op) { return lowerChannelNorm(op); })
       .Case([&](onnx::ConvTransposeOp op) { return lowerConvTranspose(op); })
       .Case([&](onnx::DropoutOp op) { return lowerDropout(op); })
       .Case<onnx::ResizeOp, onnx::UpsampleOp>(

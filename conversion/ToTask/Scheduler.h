@@ -190,6 +190,10 @@ private:
   LogicalResult lowerCumSum(Operation *op);
   LogicalResult lowerEyeLike(Operation *op);
   LogicalResult lowerEinsum(Operation *op);
+  LogicalResult lowerOneHot(Operation *op);
+  LogicalResult lowerDet(Operation *op);
+  LogicalResult lowerReverseSequence(Operation *op);
+  LogicalResult lowerChannelNorm(Operation *op);
   LogicalResult lowerDropout(Operation *op);
   LogicalResult lowerResize(Operation *op);
   LogicalResult lowerGridSample(Operation *op);

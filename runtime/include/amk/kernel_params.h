@@ -294,6 +294,26 @@ enum { AMK_EINSUM_NIN, AMK_EINSUM_NLABELS, AMK_EINSUM_NOUT,
 enum { AMK_GS_N, AMK_GS_C, AMK_GS_H, AMK_GS_W, AMK_GS_HO, AMK_GS_WO,
        AMK_GS_MODE, AMK_GS_PADDING, AMK_GS_ALIGN, AMK_GS_NUM_IPARAMS };
 
+/* INSTANCE_NORM: buffers X [N, C, S], scale [C], bias [C], Y (float32);
+ * each (n, c) plane normalized by its mean and variance (in double), then
+ * scaled and shifted. iparams: N, C, S. fparams: epsilon. Rows: N * C.
+ * LRN: buffers X [N, C, S], Y; y = x / (bias + alpha / size * sum of x^2
+ * over the channel window)^beta. iparams: N, C, S, size. fparams: alpha,
+ * beta, bias. Rows: N * C. */
+enum { AMK_CN_N, AMK_CN_C, AMK_CN_S, AMK_CN_SIZE };
+
+/* ONE_HOT: buffers indices (any integer or float type), values (2
+ * elements: off, on), Y. Y[o][d][i] = indices[o][i] (negative ones from
+ * the end of depth) == d ? on : off, elements moved by size. iparams:
+ * outer, depth, inner, idx_dtype, elem_bytes. Rows: outer. */
+enum { AMK_OH_OUTER, AMK_OH_DEPTH, AMK_OH_INNER, AMK_OH_IDX_DTYPE,
+       AMK_OH_ELEM_BYTES, AMK_OH_NUM_IPARAMS };
+
+/* DET: buffers X [batch, n, n], Y [batch] (float32): determinants by
+ * Gaussian elimination with partial pivoting in double. iparams: batch,
+ * n. Rows: batch. */
+enum { AMK_DET_BATCH, AMK_DET_N };
+
 /* SOFTMAX: buffers X, Y. iparams: outer, axis, inner. Rows: outer.
  * Variant: 0 softmax, 1 log-softmax. */
 enum { AMK_SOFTMAX_OUTER, AMK_SOFTMAX_AXIS, AMK_SOFTMAX_INNER,

@@ -1,10 +1,11 @@
-//===- Einsum.cpp - Einsum ------------------------------------------------===//
+//===- Einsum.cpp - Einsum and Det ----------------------------------------===//
 //
 // Part of AMK. EINSUM (kernel_params.h): every output element sums the
 // product of its inputs over the contracted labels, walked as an
 // odometer. Einsum in exported models is mostly small (a transpose, a
 // batched product the exporter did not turn into MatMul); the GEMM kernel
-// is the fast path for what the graph passes recognize.
+// is the fast path for what the graph passes recognize. DET (small
+// matrices, batched) eliminates with partial pivoting.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,9 @@
 
 #include "amk/kernel_params.h"
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace amk::rt {
 
@@ -82,6 +85,59 @@ bool KernelImpl<AMK_RT_K_EINSUM>::check(const amk_rt_kernel &k,
   if (!ok)
     error = "bad einsum parameters (1-3 inputs, at most 16 labels)";
   return ok;
+}
+
+} // namespace amk::rt
+
+namespace amk::rt {
+
+template <>
+bool KernelImpl<AMK_RT_K_DET>::run(const KernelCall &call, const int64_t *tile,
+                                   std::string &) {
+  int64_t n = call.ip[AMK_DET_N];
+  const float *X = static_cast<const float *>(call.buffers[0]);
+  float *Y = static_cast<float *>(call.buffers[1]);
+  std::vector<double> a(n * n);
+  for (int64_t r = tile[0]; r < tile[1]; ++r) {
+    for (int64_t i = 0; i < n * n; ++i)
+      a[i] = X[r * n * n + i];
+    double det = 1;
+    for (int64_t c = 0; c < n && det != 0; ++c) {
+      int64_t p = c;
+      for (int64_t i = c + 1; i < n; ++i)
+        if (std::fabs(a[i * n + c]) > std::fabs(a[p * n + c]))
+          p = i;
+      if (a[p * n + c] == 0) {
+        det = 0;
+        break;
+      }
+      if (p != c) {
+        for (int64_t j = 0; j < n; ++j)
+          std::swap(a[p * n + j], a[c * n + j]);
+        det = -det;
+      }
+      det *= a[c * n + c];
+      for (int64_t i = c + 1; i < n; ++i) {
+        double f = a[i * n + c] / a[c * n + c];
+        for (int64_t j = c; j < n; ++j)
+          a[i * n + j] -= f * a[c * n + j];
+      }
+    }
+    Y[r] = (float)det;
+  }
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_DET>::check(const amk_rt_kernel &k, const int64_t *ip,
+                                     const float *, std::string &error) {
+  if (!hasParams(k, 2, 0, error))
+    return false;
+  if (k.num_buffers != 2 || ip[AMK_DET_N] < 1) {
+    error = "bad Det parameters";
+    return false;
+  }
+  return true;
 }
 
 } // namespace amk::rt

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/Dtypes.h"
 #include "runtime/lib/kernels/KernelImpl.h"
 
 #include "amk/kernel_params.h"
@@ -246,6 +247,45 @@ bool KernelImpl<AMK_RT_K_SCATTER_ELEMENTS>::check(const amk_rt_kernel &k,
       red > AMK_SCATTER_MIN ||
       (red != AMK_SCATTER_NONE && !reducible(ip[AMK_SE_DTYPE]))) {
     error = "bad ScatterElements parameters";
+    return false;
+  }
+  return true;
+}
+
+} // namespace amk::rt
+
+namespace amk::rt {
+
+template <>
+bool KernelImpl<AMK_RT_K_ONE_HOT>::run(const KernelCall &call,
+                                       const int64_t *tile, std::string &) {
+  const int64_t *ip = call.ip;
+  int64_t depth = ip[AMK_OH_DEPTH], inner = ip[AMK_OH_INNER],
+          idt = ip[AMK_OH_IDX_DTYPE], eb = ip[AMK_OH_ELEM_BYTES];
+  const char *vals = static_cast<const char *>(call.buffers[1]);
+  char *Y = static_cast<char *>(call.buffers[2]);
+  for (int64_t o = tile[0]; o < tile[1]; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      // Indices of any numeric type; a fraction truncates (ONNX casts).
+      int64_t at = loadAs<int64_t>(call.buffers[0], idt, o * inner + i);
+      if (at < 0)
+        at += depth;
+      for (int64_t d = 0; d < depth; ++d)
+        std::memcpy(Y + ((o * depth + d) * inner + i) * eb,
+                    vals + (d == at ? eb : 0), eb);
+    }
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_ONE_HOT>::check(const amk_rt_kernel &k,
+                                         const int64_t *ip, const float *,
+                                         std::string &error) {
+  if (!hasParams(k, AMK_OH_NUM_IPARAMS, 0, error))
+    return false;
+  if (k.num_buffers != 3 || ip[AMK_OH_DEPTH] < 1 ||
+      !knownDtype(ip[AMK_OH_IDX_DTYPE])) {
+    error = "bad OneHot parameters";
     return false;
   }
   return true;

@@ -48,6 +48,8 @@
 // RUN: amk-run %t/reduce_typed.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=RTYPEDEXEC
 // RUN: amk-run %t/einsum.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=EINSUMEXEC
 // RUN: amk-run %t/grid_sample.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/channel_ops.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=CHANEXEC
+// RUN: amk-run %t/det.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -57,6 +59,7 @@
 // WHEREEXEC: ok vs reference
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
+// CHANEXEC-COUNT-4: ok vs reference
 // EINSUMEXEC-COUNT-2: ok vs reference
 // RTYPEDEXEC-COUNT-2: ok vs reference
 // PADEXEC-COUNT-3: ok vs reference
@@ -193,10 +196,11 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 //--- topk.mlir
 // An op no runtime kernel implements.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
-  func.func @no_kernel(%x: tensor<4x8xf32>, %w: tensor<4x8xf32>) -> tensor<4x8xf32> {
-    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.LRN': no runtime kernel implements this op}}
-    %y = "onnx.LRN"(%x) <{size = 3 : i64}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
-    return %y : tensor<4x8xf32>
+  func.func @no_kernel(%x: tensor<1x1x2x2xf32>, %y: tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32> {
+    %none = "onnx.NoValue"() : () -> none
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.MaxUnpool': no runtime kernel implements this op}}
+    %z = "onnx.MaxUnpool"(%x, %y, %none) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, none) -> tensor<1x1x4x4xf32>
+    return %z : tensor<1x1x4x4xf32>
   }
 }
 
@@ -723,3 +727,40 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 16 
 }
 // CHECK-LABEL: amk_task.program @grid_sample
 // CHECK: amk_task.kernel grid_sample {{{.*}}iparams = array<i64: 1, 2, 5, 6, 3, 4, 2, 0, 0>, {{.*}}op = "onnx.GridSample"}
+
+// -----
+
+//--- channel_ops.mlir
+// InstanceNormalization and LRN over [N, C, S] (iparams N, C, S; LRN also
+// its size), OneHot (outer, depth, inner, index dtype, element bytes) and
+// ReverseSequence with constant lengths as a GatherElements along time.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @channel_ops(%x: tensor<2x3x4x5xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %i: tensor<4xi64>, %t: tensor<4x3xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<4x6xf32>, tensor<4x3xf32>) {
+    %in = "onnx.InstanceNormalization"(%x, %s, %b) : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
+    %l = "onnx.LRN"(%x) <{size = 3 : i64}> : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+    %d = "onnx.Constant"() <{value = dense<6> : tensor<i64>}> : () -> tensor<i64>
+    %v = "onnx.Constant"() <{value = dense<[0.0, 1.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %o = "onnx.OneHot"(%i, %d, %v) : (tensor<4xi64>, tensor<i64>, tensor<2xf32>) -> tensor<4x6xf32>
+    %lens = "onnx.Constant"() <{value = dense<[4, 2, 1]> : tensor<3xi64>}> : () -> tensor<3xi64>
+    %r = "onnx.ReverseSequence"(%t, %lens) <{time_axis = 0 : i64, batch_axis = 1 : i64}> : (tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+    return %in, %l, %o, %r : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<4x6xf32>, tensor<4x3xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @channel_ops
+// CHECK: amk_task.kernel instance_norm {{{.*}}iparams = array<i64: 2, 3, 20>, {{.*}}op = "onnx.InstanceNormalization"}
+// CHECK: amk_task.kernel lrn {{{.*}}iparams = array<i64: 2, 3, 20, 3>, {{.*}}op = "onnx.LRN"}
+// CHECK: amk_task.kernel one_hot {{{.*}}iparams = array<i64: 4, 6, 1, 7, 4>, {{.*}}op = "onnx.OneHot"}
+// CHECK: amk_task.kernel gather_elements {{{.*}}op = "onnx.ReverseSequence"}
+
+// -----
+
+//--- det.mlir
+// Det of a batch of square matrices: DET (batch, n).
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @det(%x: tensor<2x3x3xf32>) -> tensor<2xf32> {
+    %d = "onnx.Det"(%x) : (tensor<2x3x3xf32>) -> tensor<2xf32>
+    return %d : tensor<2xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @det
+// CHECK: amk_task.kernel det {{{.*}}iparams = array<i64: 2, 3>, {{.*}}op = "onnx.Det"}
