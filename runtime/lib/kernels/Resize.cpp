@@ -50,7 +50,7 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
   }
   int64_t outLast = p.out[last], tapsLast = p.taps[last];
   const int32_t *idxLast = IDX + p.off[last];
-  const float *wLast = W + p.off[last];
+  const float *wLast = weighted ? W + p.off[last] : nullptr;
   thread_local std::vector<int64_t> offs;
   thread_local std::vector<float> ws;
   for (int64_t row = tile[0]; row < tile[1]; ++row) {
