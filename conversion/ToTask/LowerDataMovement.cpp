@@ -415,24 +415,31 @@ LogicalResult Scheduler::lowerGather(Operation *op) {
   if (failed(di) || failed(ii))
     return failure();
   int yi = defineOutput(op->getResult(0));
+  emitGather(op, *di, dt, axis, *ii, it.getNumElements(),
+             amk::task::runtimeDtype(it.getElementType()), yi);
+  return success();
+}
+
+/// A GATHER of `nidx` indices (tensor `ii`) along `axis` of tensor `di`
+/// (of type `dt`) into `yi`.
+void Scheduler::emitGather(Operation *op, int di, RankedTensorType dt,
+                           int64_t axis, int ii, int64_t nidx,
+                           int64_t idxDtype, int yi) {
   KOp &k = newKOp(op, AMK_RT_K_GATHER);
-  k.slots = {*di, *ii, yi};
+  k.slots = {di, ii, yi};
   int64_t outer = product(dt.getShape().take_front(axis));
   int64_t inner = product(dt.getShape().drop_front(axis + 1));
-  int64_t nidx = it.getNumElements(), eb = elemBytes(dt.getElementType());
-  k.ip = {outer, dt.getDimSize(axis), inner, nidx, eb,
-          amk::task::runtimeDtype(it.getElementType())};
+  int64_t eb = elemBytes(dt.getElementType());
+  k.ip = {outer, dt.getDimSize(axis), inner, nidx, eb, idxDtype};
   k.rows = outer * nidx;
   k.bytes = 2.0 * outer * nidx * inner * eb;
-  int ds = *di, is = *ii;
-  int64_t dBytes = tensors[ds].bytes, iBytes = tensors[is].bytes;
+  int64_t dBytes = tensors[di].bytes, iBytes = tensors[ii].bytes;
   k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
-    rd.push_back(whole(ds, dBytes));
-    rd.push_back(whole(is, iBytes));
+    rd.push_back(whole(di, dBytes));
+    rd.push_back(whole(ii, iBytes));
     wr.push_back(span(yi, r0 * inner * eb, r1 * inner * eb));
   };
-  return success();
 }
 
 /// Edge, reflect and wrap padding: every output element copies one input
@@ -537,22 +544,11 @@ LogicalResult Scheduler::lowerCompress(Operation *op) {
   if (failed(di))
     return failure();
   int yi = defineOutput(op->getResult(0));
-  KOp &k = newKOp(op, AMK_RT_K_GATHER);
-  k.slots = {*di, ii, yi};
-  int64_t outer = flat ? 1 : product(dt.getShape().take_front(axis));
-  int64_t inner = flat ? 1 : product(dt.getShape().drop_front(axis + 1));
-  int64_t nidx = keep.size(), eb = elemBytes(dt.getElementType());
-  k.ip = {outer, len, inner, nidx, eb, AMK_RT_I64};
-  k.rows = outer * nidx;
-  k.bytes = 2.0 * outer * nidx * inner * eb;
-  int ds = *di;
-  int64_t dBytes = tensors[ds].bytes, iBytes = nidx * 8;
-  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
-                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
-    rd.push_back(whole(ds, dBytes));
-    rd.push_back(whole(ii, iBytes));
-    wr.push_back(span(yi, r0 * inner * eb, r1 * inner * eb));
-  };
+  // Without an axis the input is seen flattened.
+  RankedTensorType seen =
+      flat ? RankedTensorType::get({dt.getNumElements()}, dt.getElementType())
+           : dt;
+  emitGather(op, *di, seen, axis, ii, keep.size(), AMK_RT_I64, yi);
   return success();
 }
 

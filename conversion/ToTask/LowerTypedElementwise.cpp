@@ -94,7 +94,6 @@ LogicalResult Scheduler::lowerTypedElementwise(Operation *op) {
   if (!code)
     code = TypedCode{AMK_OP_CLAMP};
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t ydtype = runtimeDtype(yt.getElementType());
   // The values read: CastLike's second operand only gives the type; Clip's
   // absent bounds are flagged in alpha/beta.
   SmallVector<Value> ins;

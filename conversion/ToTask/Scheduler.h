@@ -201,6 +201,8 @@ private:
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);
   LogicalResult lowerCompress(Operation *op);
+  void emitGather(Operation *op, int di, RankedTensorType dt, int64_t axis,
+                  int ii, int64_t nidx, int64_t idxDtype, int yi);
   LogicalResult lowerBatchNorm(Operation *op);
   LogicalResult lowerWhere(Operation *op);
   LogicalResult lowerTrilu(Operation *op);

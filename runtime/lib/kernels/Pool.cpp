@@ -9,6 +9,7 @@
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/ConvCommon.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Reduction.h"
 #include "runtime/lib/kernels/Vector.h"
 
 #include "amk/kernel_params.h"
@@ -106,38 +107,7 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
               }
             }
           };
-          double acc = s.mode == AMK_POOL_PROD ? 1 : 0, shift = 0;
-          if (s.mode == AMK_POOL_LOG_SUM_EXP) {
-            shift = -std::numeric_limits<double>::infinity();
-            window([&](double v) { shift = std::max(shift, v); });
-            if (!std::isfinite(shift))
-              shift = 0;
-          }
-          window([&](double v) {
-            switch (s.mode) {
-            case AMK_POOL_L1:
-              acc += std::fabs(v);
-              break;
-            case AMK_POOL_L2:
-            case AMK_POOL_SUM_SQUARE:
-              acc += v * v;
-              break;
-            case AMK_POOL_LOG_SUM:
-              acc += v;
-              break;
-            case AMK_POOL_LOG_SUM_EXP:
-              acc += std::exp(v - shift);
-              break;
-            default:
-              acc *= v;
-            }
-          });
-          if (s.mode == AMK_POOL_L2)
-            acc = std::sqrt(acc);
-          else if (s.mode == AMK_POOL_LOG_SUM)
-            acc = std::log(acc);
-          else if (s.mode == AMK_POOL_LOG_SUM_EXP)
-            acc = std::log(acc) + shift;
+          double acc = reduceValues(s.mode, window);
           y[oy * s.ow + ox] = (float)acc;
         }
     }

@@ -13,6 +13,7 @@
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/Dtypes.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Reduction.h"
 #include "runtime/lib/kernels/Scalar.h"
 
 #include "amk/kernel_params.h"
@@ -321,52 +322,10 @@ bool KernelImpl<AMK_RT_K_REDUCE>::run(const KernelCall &call,
       auto at = [&](int64_t r) {
         return loadAs<double>(X, dtype, (o * R + r) * inner + j);
       };
-      double acc = mode == 0   ? -INFINITY
-                   : mode == 4 ? INFINITY
-                   : mode == AMK_POOL_PROD ? 1
-                                           : 0,
-             shift = 0;
-      if (mode == AMK_POOL_LOG_SUM_EXP) {
-        shift = -INFINITY;
+      double acc = reduceValues(mode, [&](auto f) {
         for (int64_t r = 0; r < R; ++r)
-          shift = std::max(shift, at(r));
-        if (!std::isfinite(shift))
-          shift = 0;
-      }
-      for (int64_t r = 0; r < R; ++r) {
-        double v = at(r);
-        switch (mode) {
-        case 0:
-          acc = std::isnan(v) ? v : std::max(acc, v);
-          break;
-        case 4:
-          acc = std::isnan(v) ? v : std::min(acc, v);
-          break;
-        case AMK_POOL_L1:
-          acc += std::fabs(v);
-          break;
-        case AMK_POOL_L2:
-        case AMK_POOL_SUM_SQUARE:
-          acc += v * v;
-          break;
-        case AMK_POOL_LOG_SUM_EXP:
-          acc += std::exp(v - shift);
-          break;
-        case AMK_POOL_PROD:
-          acc *= v;
-          break;
-        default: // mean, sum, log-sum
-          acc += v;
-        }
-      }
-      if (mode == 2)
-        acc /= (double)R;
-      else if (mode == AMK_POOL_L2)
-        acc = std::sqrt(acc);
-      else if (mode == AMK_POOL_LOG_SUM)
-        acc = std::log(acc);
-      else if (mode == AMK_POOL_LOG_SUM_EXP)
-        acc = std::log(acc) + shift;
+          f(at(r));
+      });
       storeChunk<double>(Y, dtype, o * inner + j, &acc, 1);
     }
   return true;
