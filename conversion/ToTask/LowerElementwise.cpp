@@ -205,14 +205,8 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
     if (scalarConst(src) || llvm::is_contained(inputValues, src))
       continue;
     auto st = dyn_cast<RankedTensorType>(src.getType());
-    if (!st || st.getRank() > rank)
+    if (!st || !broadcastsTo(st.getShape(), outShape))
       return unsupported(op, "an operand cannot be broadcast to the output");
-    for (int64_t d = 0; d < st.getRank(); ++d) {
-      int64_t od = outShape[rank - st.getRank() + d];
-      if (st.getDimSize(d) != 1 && st.getDimSize(d) != od)
-        return unsupported(op, "an operand cannot be broadcast to the "
-                               "output");
-    }
     auto t = getTensor(src, op);
     if (failed(t))
       return failure();
@@ -324,13 +318,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
     RankedTensorType it = tensors[t].type;
     k.slots.push_back(t);
     k.ip.push_back(amk::task::runtimeDtype(it.getElementType()));
-    // Right-aligned numpy broadcast: size-1 (or missing) dims get stride 0.
-    SmallVector<int64_t> st = contiguousStrides(it.getShape());
-    int64_t off = rank - it.getRank();
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t id = d - off;
-      k.ip.push_back(id < 0 || it.getDimSize(id) == 1 ? 0 : st[id]);
-    }
+    k.ip.append(broadcastStrides(it.getShape(), rank));
     sameShape.push_back(it.getShape() == outShape);
   }
   k.ip.push_back(instr.size() / 5);

@@ -146,16 +146,11 @@ LogicalResult Scheduler::lowerTypedElementwise(Operation *op) {
   SmallVector<int> tensorsIn;
   for (Value v : ins) {
     auto st = dyn_cast<RankedTensorType>(v.getType());
-    if (!st || st.getRank() > rank ||
-        runtimeDtype(st.getElementType()) < 0)
+    if (!st || runtimeDtype(st.getElementType()) < 0)
       return unsupported(op, "an operand is not a tensor the runtime "
-                             "handles broadcast to the result");
-    for (int64_t d = 0; d < st.getRank(); ++d) {
-      int64_t od = outShape[rank - st.getRank() + d];
-      if (st.getDimSize(d) != 1 && st.getDimSize(d) != od)
-        return unsupported(op, "an operand cannot be broadcast to the "
-                               "result");
-    }
+                             "handles");
+    if (!broadcastsTo(st.getShape(), outShape))
+      return unsupported(op, "an operand cannot be broadcast to the result");
     auto t = getTensor(v, op);
     if (failed(t))
       return failure();
@@ -186,12 +181,7 @@ void Scheduler::emitTypedElementwise(Operation *op, int code, int64_t compute,
     RankedTensorType it = tensors[t].type;
     k.slots.push_back(t);
     k.ip.push_back(runtimeDtype(it.getElementType()));
-    SmallVector<int64_t> st = contiguousStrides(it.getShape());
-    int64_t off = rank - it.getRank();
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t id = d - off;
-      k.ip.push_back(id < 0 || it.getDimSize(id) == 1 ? 0 : st[id]);
-    }
+    k.ip.append(broadcastStrides(it.getShape(), rank));
     sameShape.push_back(it.getShape() == outShape);
     inBytes.push_back(tensors[t].bytes);
     inElem.push_back(elemBytes(it.getElementType()));

@@ -59,6 +59,31 @@ inline SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// Whether `shape` broadcasts (numpy, right-aligned) to `out`.
+inline bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> out) {
+  if (shape.size() > out.size())
+    return false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t od = out[out.size() - shape.size() + d];
+    if (shape[d] != 1 && shape[d] != od)
+      return false;
+  }
+  return true;
+}
+
+/// Element strides of a contiguous `shape` read over `rank` output dims,
+/// right-aligned: 0 along missing and size-1 dims.
+inline SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> shape,
+                                             int64_t rank) {
+  SmallVector<int64_t> st = contiguousStrides(shape), out;
+  int64_t off = rank - (int64_t)shape.size();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t id = d - off;
+    out.push_back(id < 0 || shape[id] == 1 ? 0 : st[id]);
+  }
+  return out;
+}
+
 inline int64_t elemBytes(Type t) {
   if (t.isInteger(1))
     return 1;
