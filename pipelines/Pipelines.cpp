@@ -132,6 +132,10 @@ void amk::buildGraphOptPipeline(OpPassManager &pm, const GraphOptOptions &s) {
     pm.addPass(createFuseGelu());
   if (s.fuseBiasSoftmax)
     pm.addPass(createFuseBiasSoftmax());
+  if (s.lowerQDQ) {
+    pm.addPass(createLowerQDQ());
+    pm.addPass(createEmulateQDQ());
+  }
   if (s.groupElementwise)
     pm.addPass(createGroupElementwise());
   pm.addPass(createCanonicalizerPass());

@@ -69,6 +69,12 @@ struct GraphOptOptions
       *this, "fuse-bias-softmax",
       llvm::cl::desc("Run amk-fuse-bias-softmax [tune: true|false]"),
       llvm::cl::init(true)};
+  Option<bool> lowerQDQ{
+      *this, "lower-qdq",
+      llvm::cl::desc("Run amk-lower-qdq and amk-emulate-qdq: a QDQ model's "
+                     "convolutions on integer kernels, the other Q/DQ pairs "
+                     "in float [tune: true|false]"),
+      llvm::cl::init(true)};
   Option<bool> groupElementwise{
       *this, "group-elementwise",
       llvm::cl::desc("Run amk-group-elementwise [tune: true|false]"),

@@ -24,33 +24,27 @@ using namespace amk::task;
 
 namespace amk::totask {
 
-LogicalResult Scheduler::lowerConv(Operation *op) {
-  Value x = op->getOperand(0), w = op->getOperand(1);
-  Value b = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
-  Value z = op->getNumOperands() > 3 ? op->getOperand(3) : Value();
-  auto xt = cast<RankedTensorType>(x.getType());
+ConvGeometry ConvGeometry::of(Operation *op, Value weight) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto wt = cast<RankedTensorType>(weight.getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
-  auto wt = dyn_cast<RankedTensorType>(w.getType());
-  if (!xt.getElementType().isF32())
-    return unsupported(op, "only float32 convolution is implemented");
-  if (xt.getRank() != 4 && xt.getRank() != 3)
-    return unsupported(op, "only 1-D and 2-D convolution is implemented");
   bool oneD = xt.getRank() == 3;
-  int64_t N = xt.getDimSize(0), C = xt.getDimSize(1);
-  int64_t H = oneD ? 1 : xt.getDimSize(2), W = xt.getDimSize(oneD ? 2 : 3);
-  int64_t OC = yt.getDimSize(1), OH = oneD ? 1 : yt.getDimSize(2),
-          OW = yt.getDimSize(oneD ? 2 : 3);
-  int64_t KH = oneD ? 1 : wt.getDimSize(2), KW = wt.getDimSize(oneD ? 2 : 3);
-  int64_t group = intAttr(op, "group", 1);
+  ConvGeometry g;
+  g.n = xt.getDimSize(0), g.c = xt.getDimSize(1);
+  g.h = oneD ? 1 : xt.getDimSize(2), g.w = xt.getDimSize(oneD ? 2 : 3);
+  g.oc = yt.getDimSize(1), g.oh = oneD ? 1 : yt.getDimSize(2),
+  g.ow = yt.getDimSize(oneD ? 2 : 3);
+  g.kh = oneD ? 1 : wt.getDimSize(2), g.kw = wt.getDimSize(oneD ? 2 : 3);
+  g.group = intAttr(op, "group", 1);
   auto strides = intsAttr(op, "strides"), dil = intsAttr(op, "dilations"),
        pads = intsAttr(op, "pads");
   int64_t sd = oneD ? 1 : 2;
   auto at = [&](ArrayRef<int64_t> v, int64_t i, int64_t def) {
     return i < (int64_t)v.size() ? v[i] : def;
   };
-  int64_t sh = oneD ? 1 : at(strides, 0, 1), sw = at(strides, sd - 1, 1);
-  int64_t dh = oneD ? 1 : at(dil, 0, 1), dw = at(dil, sd - 1, 1);
-  int64_t ph = oneD ? 0 : at(pads, 0, 0), pw = at(pads, sd - 1, 0);
+  g.sh = oneD ? 1 : at(strides, 0, 1), g.sw = at(strides, sd - 1, 1);
+  g.dh = oneD ? 1 : at(dil, 0, 1), g.dw = at(dil, sd - 1, 1);
+  g.ph = oneD ? 0 : at(pads, 0, 0), g.pw = at(pads, sd - 1, 0);
   StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
   if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     auto padFor = [&](int64_t in, int64_t out, int64_t k, int64_t s,
@@ -58,11 +52,29 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
       int64_t total = std::max<int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - in);
       return autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
     };
-    ph = oneD ? 0 : padFor(H, OH, KH, sh, dh);
-    pw = padFor(W, OW, KW, sw, dw);
+    g.ph = oneD ? 0 : padFor(g.h, g.oh, g.kh, g.sh, g.dh);
+    g.pw = padFor(g.w, g.ow, g.kw, g.sw, g.dw);
   } else if (autoPad == "VALID") {
-    ph = pw = 0;
+    g.ph = g.pw = 0;
   }
+  return g;
+}
+
+LogicalResult Scheduler::lowerConv(Operation *op) {
+  Value x = op->getOperand(0), w = op->getOperand(1);
+  Value b = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
+  Value z = op->getNumOperands() > 3 ? op->getOperand(3) : Value();
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = dyn_cast<RankedTensorType>(w.getType());
+  if (!xt.getElementType().isF32())
+    return unsupported(op, "only float32 convolution is implemented");
+  if (xt.getRank() != 4 && xt.getRank() != 3)
+    return unsupported(op, "only 1-D and 2-D convolution is implemented");
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  ConvGeometry g = ConvGeometry::of(op, w);
+  int64_t N = g.n, C = g.c, H = g.h, W = g.w, OC = g.oc, OH = g.oh,
+          OW = g.ow, KH = g.kh, KW = g.kw, group = g.group, sh = g.sh,
+          sw = g.sw, dh = g.dh, dw = g.dw, ph = g.ph, pw = g.pw;
   auto xi = getTensor(x, op), wi = getTensor(w, op);
   if (failed(xi) || failed(wi))
     return failure();

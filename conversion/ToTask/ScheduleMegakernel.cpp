@@ -221,6 +221,9 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerView(op); })
       .Case<onnx::ConvOp, fused::ConvOp>(
           [&](Operation *op) { return lowerConv(op); })
+      .Case([&](fused::QConvOp op) { return lowerQConv(op); })
+      .Case<onnx::QuantizeLinearOp, onnx::DequantizeLinearOp>(
+          [&](Operation *op) { return lowerQuantizeLinear(op); })
       .Case<onnx::GemmOp, fused::GemmOp, onnx::MatMulOp>(
           [&](Operation *op) { return lowerGemm(op); })
       .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,

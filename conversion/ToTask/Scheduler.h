@@ -154,6 +154,14 @@ inline TAccess rect(int t, int64_t offset, int64_t rowBytes, int64_t stride,
   return {t, offset, rowBytes, stride, rows};
 }
 
+/// The 1-D or 2-D geometry of a convolution (Conv, amk.conv, amk.qconv):
+/// NCHW sizes, kernel, strides, dilations and begin pads (auto_pad
+/// resolved); a 1-D convolution has H = OH = KH = 1.
+struct ConvGeometry {
+  int64_t n, c, h, w, oc, oh, ow, kh, kw, group, sh, sw, dh, dw, ph, pw;
+  static ConvGeometry of(Operation *op, Value weight);
+};
+
 class Scheduler {
 public:
   Scheduler(ModuleOp module, func::FuncOp func,
@@ -184,6 +192,8 @@ private:
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerView(Operation *op);
   LogicalResult lowerConv(Operation *op);
+  LogicalResult lowerQConv(Operation *op);
+  LogicalResult lowerQuantizeLinear(Operation *op);
   LogicalResult lowerConvTranspose(Operation *op);
   LogicalResult lowerGemm(Operation *op);
   LogicalResult lowerPool(Operation *op);

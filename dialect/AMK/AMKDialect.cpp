@@ -117,6 +117,35 @@ LogicalResult ConvOp::verify() {
   return verifyActivation(*this, getActivation());
 }
 
+LogicalResult QConvOp::verify() {
+  auto x = getX().getType(), w = getW().getType(), y = getY().getType();
+  if (x.getRank() < 3 || w.getRank() != x.getRank())
+    return emitOpError("X and W must have the same rank >= 3");
+  auto isInt8 = [](Type t) {
+    auto i = dyn_cast<IntegerType>(t);
+    return i && i.getWidth() == 8;
+  };
+  if (!isInt8(x.getElementType()) || !isInt8(w.getElementType()))
+    return emitOpError("X and W must be 8-bit integers");
+  bool quantOut = !isa<NoneType>(getYScale().getType());
+  if (quantOut ? !isInt8(y.getElementType()) : !y.getElementType().isF32())
+    return emitOpError("Y must be an 8-bit integer with Y_scale, float32 "
+                       "without");
+  if (auto z = dyn_cast<RankedTensorType>(getZ().getType())) {
+    if (!isInt8(z.getElementType()) ||
+        isa<NoneType>(getZScale().getType()))
+      return emitOpError("Z must be an 8-bit integer with Z_scale");
+    if (failed(verifyBroadcastsOnto(*this, getZ(), "Z", y)))
+      return failure();
+  }
+  if (auto b = dyn_cast<RankedTensorType>(getB().getType());
+      b && (b.getRank() != 1 || !b.getElementType().isF32() ||
+            staticMismatch(b.getDimSize(0), w.getDimSize(0))))
+    return emitOpError("B must be float32, 1-D, one value per output "
+                       "channel");
+  return verifyActivation(*this, getActivation());
+}
+
 LogicalResult GemmOp::verify() {
   auto a = getA().getType(), b = getB().getType();
   for (auto [t, perm, name] :

@@ -65,6 +65,47 @@ def AMK_ConvOp : AMK_Op<"conv", [Pure]> {
   let hasVerifier = 1;
 }
 
+def AMK_QConvOp : AMK_Op<"qconv", [Pure]> {
+  let summary = "Integer convolution: quantized input and weights, float "
+                "epilogue, quantized or float output";
+  let description = [{
+    `Y = Q(act(Conv(DQ(X), DQ(W), B) + DQ(Z)))`, where each DQ is ONNX
+    DequantizeLinear with the operand's scale and zero point (W's per
+    channel along `axis`, the others per tensor) and Q is QuantizeLinear
+    with `Y_scale`/`Y_zero_point`; without `Y_scale` the result is the
+    float value itself. Conv attributes and the activation are
+    `amk.conv`'s. `amk-lower-qdq` builds it from the QDQ pattern around a
+    Conv or `amk.conv` and from ONNX QLinearConv; the runtime runs it on
+    integer kernels (u8 x s8 summed in int32).
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AnyRankedTensor:$X_scale,
+    AMK_OptTensor:$X_zero_point,
+    AnyRankedTensor:$W,
+    AnyRankedTensor:$W_scale,
+    AMK_OptTensor:$W_zero_point,
+    AMK_OptTensor:$B,
+    AMK_OptTensor:$Z,
+    AMK_OptTensor:$Z_scale,
+    AMK_OptTensor:$Z_zero_point,
+    AMK_OptTensor:$Y_scale,
+    AMK_OptTensor:$Y_zero_point,
+    DefaultValuedOptionalAttr<I64Attr, "0">:$axis,
+    DefaultValuedOptionalAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations,
+    DefaultValuedOptionalAttr<I64Attr, "1">:$group,
+    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+    OptionalAttr<DenseI64ArrayAttr>:$pads,
+    OptionalAttr<DenseI64ArrayAttr>:$strides,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_alpha,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_beta
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def AMK_GemmOp : AMK_Op<"gemm", [Pure]> {
   let summary = "Batched matrix product with transposed-operand reads, bias and activation";
   let description = [{

@@ -117,6 +117,40 @@ LogicalResult convK(KernelContext &ctx) {
   return success();
 }
 
+/// amk.qconv: Q(act(Conv(DQ(X), DQ(W), B) + DQ(Z))), each step the ONNX
+/// kernel (W's DequantizeLinear reads the op's `axis`).
+LogicalResult qconvK(KernelContext &ctx) {
+  auto x = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(0), ctx.value(1), ctx.value(2)});
+  auto w = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(3), ctx.value(4), ctx.value(5)});
+  if (failed(x) || failed(w))
+    return failure();
+  auto y = callKernel(ctx, "Conv", {RValue(*x), RValue(*w), ctx.value(6)});
+  if (failed(y))
+    return failure();
+  std::optional<Tensor> z;
+  if (ctx.has(7)) {
+    auto dz = callKernel(ctx, "DequantizeLinear",
+                         {ctx.value(7), ctx.value(8), ctx.value(9)});
+    if (failed(dz))
+      return failure();
+    z = *dz;
+  }
+  if (failed(epilogueFromAttrs(ctx, *y, z ? &*z : nullptr)))
+    return failure();
+  if (!ctx.has(10)) {
+    ctx.set(0, *y);
+    return success();
+  }
+  auto q = callKernel(ctx, "QuantizeLinear",
+                      {RValue(*y), ctx.value(10), ctx.value(11)});
+  if (failed(q))
+    return failure();
+  ctx.set(0, *q);
+  return success();
+}
+
 /// `t` with its axes permuted by the op's `attr` (unchanged if absent).
 FailureOr<Tensor> permuteBy(KernelContext &ctx, const Tensor &t,
                             llvm::StringRef attr) {
@@ -293,6 +327,7 @@ LogicalResult fusedElementwiseK(KernelContext &ctx) {
 
 void registerFusedKernels(KernelRegistry &r) {
   r.add("conv", convK, "amk");
+  r.add("qconv", qconvK, "amk");
   r.add("gemm", gemmK, "amk");
   r.add("gelu", geluK, "amk");
   r.add("layer_norm", layerNormK, "amk");

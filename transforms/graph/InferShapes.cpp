@@ -181,7 +181,11 @@ private:
           isa<amk::onnx::NoValueOp, amk::onnx::YieldOp, amk::onnx::ConstantOp,
               amk::fused::YieldOp>(op))
         continue;
+      // Quantized weights stay behind their DequantizeLinear, as
+      // amk-fold-constants{keep-qdq} keeps them: amk-lower-qdq reads them.
       if (foldShapeComputations &&
+          !isa<amk::onnx::QuantizeLinearOp, amk::onnx::DequantizeLinearOp>(
+              op) &&
           amk::foldOp(&op, foldLimit) == amk::FoldResult::Folded) {
         ++folded;
         continue;

@@ -68,6 +68,7 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
     qdq.sensitivityTarget = sensitivityTarget;
   pm.addPass(createInsertQDQ(qdq));
   if (emulate) {
+    pm.addPass(createLowerQDQ());
     pm.addPass(createEmulateQDQ());
     pm.addPass(createGroupElementwise());
     pm.addPass(createCanonicalizerPass());

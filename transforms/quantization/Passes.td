@@ -163,4 +163,35 @@ def EmulateQDQ : Pass<"amk-emulate-qdq", "mlir::ModuleOp"> {
   ];
 }
 
+def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
+  let summary = "Rewrite the QDQ pattern around convolutions into integer ops";
+  let description = [{
+    Turns the QDQ form of a quantized convolution into `amk.qconv`, which
+    the runtime runs on integer kernels (u8 x s8 summed in int32, VNNI where
+    the CPU has it):
+    - a Conv or `amk.conv` whose input is a DequantizeLinear of an 8-bit
+      tensor (per-tensor constant scale and zero point) and whose weight is
+      a DequantizeLinear of an 8-bit constant (per tensor or per output
+      channel), with a float or DequantizeLinear-of-constant bias and, for
+      `amk.conv`, a residual that is a DequantizeLinear of an 8-bit tensor;
+      if its result's only reader is a per-tensor 8-bit QuantizeLinear, that
+      quantization is absorbed and the result stays 8-bit, else the result
+      is the float value;
+    - ONNX QLinearConv (its int32 bias becomes the float bias
+      `B * x_scale * w_scale`).
+    The values are those of the QDQ graph up to the summation order of the
+    convolution and the rounding of ties in the requantization (one
+    quantization step at most, docs/quantization.md). What does not match
+    is left as it is; the DequantizeLinear and QuantizeLinear ops that stay
+    run on the runtime's QUANTIZE kernel or, after `amk-emulate-qdq`, in
+    float.
+  }];
+  let dependentDialects = ["amk::fused::AMKDialect"];
+  let statistics = [
+    Statistic<"numConvs", "convs", "convolutions rewritten to amk.qconv">,
+    Statistic<"numQOut", "quantized-outputs",
+              "of them with the QuantizeLinear of their result absorbed">,
+  ];
+}
+
 #endif // AMK_TRANSFORMS_QUANTIZATION_PASSES_TD

@@ -36,7 +36,8 @@ struct QuantConfig {
   bool perChannel = true;               ///< Conv/Gemm/MatMul weights
   bool symmetricActivations = false;
   /// Ops whose activation inputs, output and weights are quantized.
-  std::vector<std::string> quantizedOps = {"Conv", "Gemm", "MatMul"};
+  std::vector<std::string> quantizedOps = {"Conv", "amk.conv", "Gemm",
+                                           "MatMul"};
   /// Ops kept in float even if listed above, by op name or node name.
   std::vector<std::string> keepFloat = {};
   // Calibration.

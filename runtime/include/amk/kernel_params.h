@@ -371,4 +371,40 @@ enum { AMK_GE_RANK, AMK_GE_AXIS, AMK_GE_ELEM_BYTES, AMK_GE_IDX_DTYPE,
        AMK_GE_DIMS };
 #define AMK_GE_MAX_RANK 8
 
+/* QUANTIZE: QuantizeLinear (variant 0: Y = saturate(roundeven(X / s) + z),
+ * X float32, Y uint8/int8/uint16/int16/int32) and DequantizeLinear
+ * (variant 1: Y = (X - z) * s, X any of those integers, Y float32), per
+ * tensor or per axis: element i uses scale and zero point
+ * (i / inner) % axis_dim. Buffers X, S (float32), Z (X's or Y's integer
+ * type, optional: 0), Y. iparams: x_dtype, y_dtype, axis_dim, inner.
+ * Rows: flat elements. */
+enum { AMK_QUANT_X_DTYPE, AMK_QUANT_Y_DTYPE, AMK_QUANT_AXIS_DIM,
+       AMK_QUANT_INNER, AMK_QUANT_NUM_IPARAMS };
+enum { AMK_QUANT_VARIANT_Q = 0, AMK_QUANT_VARIANT_DQ = 1 };
+
+/* QCONV: integer convolution (amk.qconv), NCHW, X uint8 or int8 (int8 is
+ * read as uint8 + 128, with the zero point moved with it), W int8 packed
+ * at compile time, products summed in int32 (u8 x s8: AVX512-VNNI vpdpbusd
+ * where the CPU has it, portable loops otherwise), then per output
+ * channel oc in float: v = float(acc - WZ[oc]) * M[oc] + B[oc]
+ * (WZ = the input zero point times the channel's weight sum, M = the
+ * input scale times the channel's weight scale, B the float bias), plus
+ * the residual (Z - z_zp) * z_scale, the activation, and either stored as
+ * float32 (y_dtype 1) or requantized: roundeven(v / y_scale) + y_zp,
+ * saturated to uint8/int8.
+ * Buffers X, W, Y, WZ (int32 [OC]), M (float32 [OC]), B (float32 [OC]),
+ * Z (optional, Y's shape, uint8/int8). iparams: the AMK_SP_* (MODE is the
+ * activation), then x_zp, x_signed, y_dtype, y_zp, z_dtype, z_zp, kdepth
+ * (K = C/group*KH*KW rounded up to 4). fparams: activation alpha, beta,
+ * 1 / y_scale, z_scale. Rows: N*OC; columns: OH*OW.
+ * Variant 0 (any group): W as [OC][K] (zero past C/group*KH*KW).
+ * Variant 1 (group 1): W as [ceil(OC/8)][K/4][8][4] (zero past OC), the
+ * input packed per pixel block as [K/4][pixels][4]. */
+enum { AMK_QC_X_ZP = AMK_SP_NUM_IPARAMS, AMK_QC_X_SIGNED, AMK_QC_Y_DTYPE,
+       AMK_QC_Y_ZP, AMK_QC_Z_DTYPE, AMK_QC_Z_ZP, AMK_QC_KDEPTH,
+       AMK_QC_NUM_IPARAMS };
+enum { AMK_QC_ACT_ALPHA, AMK_QC_ACT_BETA, AMK_QC_INV_Y_SCALE, AMK_QC_Z_SCALE,
+       AMK_QC_NUM_FPARAMS };
+#define AMK_QCONV_OC_BLOCK 8
+
 #endif /* AMK_KERNEL_PARAMS_H */

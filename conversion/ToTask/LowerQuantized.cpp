@@ -1,0 +1,302 @@
+//===- LowerQuantized.cpp - Integer ops ----------------------------------===//
+//
+// Part of AMK. amk-schedule-megakernel: amk.qconv on QCONV (weights packed
+// at compile time for the VNNI layout, the zero-point and scale terms
+// folded into per-channel tables), and QuantizeLinear/DequantizeLinear on
+// QUANTIZE.
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/ToTask/Scheduler.h"
+
+#include "transforms/Utils/PassUtils.h"
+
+#include "dialect/AMK/AMKDialect.h"
+#include "dialect/ONNX/ONNXDialect.h"
+#include "dialect/ONNX/ONNXNames.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace amk::task;
+
+namespace amk::totask {
+
+namespace {
+
+/// The values of a constant operand as doubles (an absent one is {0}).
+std::optional<SmallVector<double>> constValues(Value v) {
+  SmallVector<double> out;
+  if (isNoneValue(v)) {
+    out.push_back(0);
+    return out;
+  }
+  auto t = amk::getConstantTensor(v);
+  if (!t)
+    return std::nullopt;
+  for (int64_t i = 0; i < t->numel(); ++i)
+    out.push_back(t->getDouble(i));
+  return out;
+}
+
+} // namespace
+
+LogicalResult Scheduler::lowerQConv(Operation *op) {
+  auto q = cast<fused::QConvOp>(op);
+  auto xt = cast<RankedTensorType>(q.getX().getType());
+  auto yt = cast<RankedTensorType>(q.getY().getType());
+  if (xt.getRank() != 4 && xt.getRank() != 3)
+    return unsupported(op, "only 1-D and 2-D integer convolution is "
+                           "implemented");
+  ConvGeometry g = ConvGeometry::of(op, q.getW());
+  auto xs = constValues(q.getXScale()), xz = constValues(q.getXZeroPoint());
+  auto ws = constValues(q.getWScale()), wz = constValues(q.getWZeroPoint());
+  auto w = amk::getConstantTensor(q.getW());
+  if (!xs || !xz || xs->size() != 1 || xz->size() != 1)
+    return unsupported(op, "X's scale and zero point must be constant and "
+                           "per tensor");
+  if (!w || !ws || !wz)
+    return unsupported(op, "W, its scale and zero point must be constants");
+  auto perChannel = [&](const SmallVector<double> &v) {
+    return v.size() == 1 || (int64_t)v.size() == g.oc;
+  };
+  if (!perChannel(*ws) || !perChannel(*wz) ||
+      ((ws->size() > 1 || wz->size() > 1) && q.getAxis() != 0))
+    return unsupported(op, "W's scale and zero point must be per tensor or "
+                           "per output channel (axis 0)");
+  bool quantOut = !isNoneValue(q.getYScale());
+  std::optional<SmallVector<double>> ys, yz, zs, zz, bias;
+  if (quantOut) {
+    ys = constValues(q.getYScale()), yz = constValues(q.getYZeroPoint());
+    if (!ys || !yz || ys->size() != 1 || yz->size() != 1 || (*ys)[0] <= 0 ||
+        !std::isfinite((*ys)[0]))
+      return unsupported(op, "Y's scale and zero point must be constant, "
+                             "per tensor and the scale positive");
+  }
+  bool hasZ = !isNoneValue(q.getZ());
+  if (hasZ) {
+    if (cast<RankedTensorType>(q.getZ().getType()).getShape() !=
+        yt.getShape())
+      return unsupported(op, "the residual must have the output's shape");
+    zs = constValues(q.getZScale()), zz = constValues(q.getZZeroPoint());
+    if (!zs || !zz || zs->size() != 1 || zz->size() != 1)
+      return unsupported(op, "Z's scale and zero point must be constant and "
+                             "per tensor");
+  }
+  bias = constValues(q.getB());
+  if (!bias || (bias->size() != 1 && (int64_t)bias->size() != g.oc))
+    return unsupported(op, "the bias must be a constant");
+  int act = activationCode(q.getActivation());
+  if (act < 0)
+    return unsupported(op, "unknown activation");
+  if (g.group < 1 || g.c % g.group || g.oc % g.group)
+    return unsupported(op, "the channels must divide by the group count");
+
+  // The weights less their zero point must fit int8: the kernels multiply
+  // u8 by s8 (uint8 weights with zero point 128 do; others are refused).
+  const int64_t K = g.c / g.group * g.kh * g.kw, KD = (K + 3) / 4 * 4;
+  SmallVector<int8_t> wv(g.oc * KD, 0);
+  for (int64_t o = 0; o < g.oc; ++o)
+    for (int64_t k = 0; k < K; ++k) {
+      double v = w->getDouble(o * K + k) - (*wz)[wz->size() > 1 ? o : 0];
+      if (v < -128 || v > 127)
+        return unsupported(op, "a weight less its zero point is outside "
+                               "int8 (" +
+                                   std::to_string((int64_t)v) +
+                                   "); only int8 weights or uint8 weights "
+                                   "with zero point 128 are implemented");
+      wv[o * KD + k] = (int8_t)v;
+    }
+  // An int8 input is read as uint8 + 128 (vpdpbusd multiplies unsigned by
+  // signed), its zero point moving with it.
+  bool xSigned = !cast<IntegerType>(xt.getElementType()).isUnsigned();
+  int64_t xzp = (int64_t)(*xz)[0], xzpU = xzp + (xSigned ? 128 : 0);
+  amk::ref::Tensor wzT(amk::ref::DataType::INT32, {g.oc}),
+      mT(amk::ref::DataType::FLOAT, {g.oc}),
+      bT(amk::ref::DataType::FLOAT, {g.oc});
+  for (int64_t o = 0; o < g.oc; ++o) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < K; ++k)
+      sum += wv[o * KD + k];
+    wzT.data<int32_t>()[o] = (int32_t)(xzpU * sum);
+    mT.data<float>()[o] =
+        (float)((*xs)[0] * (*ws)[ws->size() > 1 ? o : 0]);
+    bT.data<float>()[o] = (float)(*bias)[bias->size() > 1 ? o : 0];
+  }
+  bool packed = g.group == 1;
+  const int64_t B = AMK_QCONV_OC_BLOCK, blocks = (g.oc + B - 1) / B;
+  amk::ref::Tensor wp(amk::ref::DataType::INT8,
+                      {packed ? blocks * B : g.oc, KD});
+  int8_t *dst = wp.data<int8_t>();
+  std::fill_n(dst, wp.numel(), 0);
+  for (int64_t o = 0; o < g.oc; ++o)
+    for (int64_t k = 0; k < KD; ++k)
+      dst[packed ? ((o / B * (KD / 4) + k / 4) * B + o % B) * 4 + k % 4
+                 : o * KD + k] = wv[o * KD + k];
+
+  MLIRContext *ctx = op->getContext();
+  std::string base = amk::onnx::getTensorName(q.getW()).str();
+  auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
+    auto type = RankedTensorType::get(t.shape(), et);
+    return newConstTensor(type, t.toAttr(ctx), base + suffix.str());
+  };
+  Builder b(ctx);
+  int wSlot = constOf(wp, b.getIntegerType(8), ".qconv");
+  int wzSlot = constOf(wzT, b.getI32Type(), ".qconv_wz");
+  int mSlot = constOf(mT, b.getF32Type(), ".qconv_scale");
+  int bSlot = constOf(bT, b.getF32Type(), ".qconv_bias");
+  auto xi = getTensor(q.getX(), op);
+  if (failed(xi))
+    return failure();
+  int zi = -1;
+  if (hasZ) {
+    auto r = getTensor(q.getZ(), op);
+    if (failed(r))
+      return failure();
+    zi = *r;
+  }
+  int yi = defineOutput(q.getY());
+  int64_t yDtype = runtimeDtype(yt.getElementType());
+  int64_t yBytes = quantOut ? 1 : 4;
+  KOp &k = newKOp(op, AMK_RT_K_QCONV);
+  k.variant = packed ? 1 : 0;
+  k.slots = {*xi, wSlot, yi, wzSlot, mSlot, bSlot, zi};
+  k.ip.assign(AMK_QC_NUM_IPARAMS, 0);
+  int64_t *ip = k.ip.data();
+  ip[AMK_SP_N] = g.n, ip[AMK_SP_C] = g.c, ip[AMK_SP_H] = g.h,
+  ip[AMK_SP_W] = g.w, ip[AMK_SP_OC] = g.oc, ip[AMK_SP_KH] = g.kh,
+  ip[AMK_SP_KW] = g.kw, ip[AMK_SP_OH] = g.oh, ip[AMK_SP_OW] = g.ow,
+  ip[AMK_SP_SH] = g.sh, ip[AMK_SP_SW] = g.sw, ip[AMK_SP_PH] = g.ph,
+  ip[AMK_SP_PW] = g.pw, ip[AMK_SP_DH] = g.dh, ip[AMK_SP_DW] = g.dw,
+  ip[AMK_SP_GROUP] = g.group, ip[AMK_SP_MODE] = act;
+  ip[AMK_QC_X_ZP] = xzp, ip[AMK_QC_X_SIGNED] = xSigned,
+  ip[AMK_QC_Y_DTYPE] = yDtype, ip[AMK_QC_Y_ZP] = quantOut ? (*yz)[0] : 0,
+  ip[AMK_QC_Z_DTYPE] =
+      hasZ ? runtimeDtype(
+                 cast<RankedTensorType>(q.getZ().getType()).getElementType())
+           : 0,
+  ip[AMK_QC_Z_ZP] = hasZ ? (*zz)[0] : 0, ip[AMK_QC_KDEPTH] = KD;
+  k.fp.assign(AMK_QC_NUM_FPARAMS, 0);
+  k.fp[AMK_QC_ACT_ALPHA] = q.getActivationAlpha().convertToFloat();
+  k.fp[AMK_QC_ACT_BETA] = q.getActivationBeta().convertToFloat();
+  k.fp[AMK_QC_INV_Y_SCALE] = quantOut ? (float)(1.0 / (*ys)[0]) : 1.f;
+  k.fp[AMK_QC_Z_SCALE] = hasZ ? (float)(*zs)[0] : 0.f;
+  int64_t P = g.oh * g.ow;
+  k.rows = g.n * g.oc;
+  // int8 multiply-adds run at four times the float32 rate on VNNI; the
+  // cost model counts them as a quarter of a float op each.
+  k.flops = 2.0 * g.n * g.oc * P * K / 4;
+  k.bytes = g.n * g.c * g.h * g.w + (double)wp.numel() + yBytes * g.n * g.oc * P;
+  if (packed) {
+    k.cols = P, k.colTiling = true, k.rowAlign = B, k.colAlign = 96;
+    k.rowOperandBytes = (double)g.oc * KD;
+    k.colOperandBytes = (double)g.n * g.c * g.h * g.w * g.kh * g.kw;
+  }
+  int64_t wbytes = wp.numel(), C = g.c, H = g.h, W = g.w, OC = g.oc,
+          OW = g.ow, KH = g.kh, sh = g.sh, ph = g.ph, dh = g.dh;
+  int xs_ = *xi;
+  bool cols = packed;
+  k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(wSlot, wbytes));
+    rd.push_back(whole(wzSlot, OC * 4));
+    rd.push_back(whole(mSlot, OC * 4));
+    rd.push_back(whole(bSlot, OC * 4));
+    if (!cols)
+      c0 = 0, c1 = P;
+    for (int64_t img = r0 / OC; img <= (r1 - 1) / OC; ++img) {
+      int64_t m0 = std::max(r0, img * OC) - img * OC,
+              m1 = std::min(r1, (img + 1) * OC) - img * OC;
+      int64_t oy0 = c0 / OW, oy1 = (c1 - 1) / OW;
+      int64_t iy0 = std::max<int64_t>(0, oy0 * sh - ph);
+      int64_t iy1 = std::min<int64_t>(H - 1, oy1 * sh - ph + (KH - 1) * dh);
+      if (iy1 >= iy0)
+        rd.push_back(rect(xs_, (img * C * H + iy0) * W,
+                          (iy1 - iy0 + 1) * W, H * W, C));
+      wr.push_back(rect(yi, ((img * OC + m0) * P + c0) * yBytes,
+                        (c1 - c0) * yBytes, P * yBytes, m1 - m0));
+      if (zi >= 0)
+        rd.push_back(rect(zi, (img * OC + m0) * P + c0, c1 - c0, P,
+                          m1 - m0));
+    }
+  };
+  return success();
+}
+
+/// QuantizeLinear and DequantizeLinear of float32, per tensor or per axis.
+LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
+  bool quant = isa<amk::onnx::QuantizeLinearOp>(op);
+  Value x = op->getOperand(0), s = op->getOperand(1);
+  Value z = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  auto st = dyn_cast<RankedTensorType>(s.getType());
+  Type ft = quant ? xt.getElementType() : yt.getElementType();
+  Type it = quant ? yt.getElementType() : xt.getElementType();
+  int64_t iType = runtimeDtype(it);
+  if (!ft.isF32() ||
+      (iType != AMK_RT_U8 && iType != AMK_RT_I8 && iType != AMK_RT_U16 &&
+       iType != AMK_RT_I16 && iType != AMK_RT_I32) ||
+      !st || !st.getElementType().isF32())
+    return unsupported(op, "only float32 with 8-, 16- and 32-bit integers "
+                           "and float32 scales is implemented");
+  if (intAttr(op, "block_size", 0) != 0)
+    return unsupported(op, "blocked quantization is not implemented");
+  int64_t axisDim = 1, inner = 1;
+  if (st.getNumElements() != 1 || st.getRank() > 1) {
+    int64_t rank = xt.getRank(), axis = intAttr(op, "axis", 1);
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank || st.getRank() != 1 ||
+        st.getDimSize(0) != xt.getDimSize(axis))
+      return unsupported(op, "its scale matches neither the tensor nor the "
+                             "axis");
+    axisDim = xt.getDimSize(axis);
+    for (int64_t d = axis + 1; d < rank; ++d)
+      inner *= xt.getDimSize(d);
+  }
+  if (axisDim == 1) // per tensor: one run over everything
+    inner = std::max<int64_t>(xt.getNumElements(), 1);
+  auto xi = getTensor(x, op), si = getTensor(s, op);
+  if (failed(xi) || failed(si))
+    return failure();
+  int zi = -1;
+  if (z && !isNoneValue(z)) {
+    if (runtimeDtype(cast<RankedTensorType>(z.getType()).getElementType()) !=
+        iType)
+      return unsupported(op, "the zero point's type differs from the "
+                             "integer tensor's");
+    auto r = getTensor(z, op);
+    if (failed(r))
+      return failure();
+    zi = *r;
+  }
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_QUANTIZE);
+  k.variant = quant ? AMK_QUANT_VARIANT_Q : AMK_QUANT_VARIANT_DQ;
+  k.slots = {*xi, *si, zi, yi};
+  k.ip = {runtimeDtype(xt.getElementType()), runtimeDtype(yt.getElementType()),
+          axisDim, inner};
+  int64_t n = xt.getNumElements();
+  int64_t xb = tensors[*xi].bytes / std::max<int64_t>(n, 1),
+          yb = tensors[yi].bytes / std::max<int64_t>(n, 1);
+  k.rows = n;
+  k.rowAlign = 64;
+  k.flops = 3.0 * n;
+  k.bytes = (double)(xb + yb) * n;
+  int64_t sBytes = tensors[*si].bytes,
+          zBytes = zi >= 0 ? tensors[zi].bytes : 0;
+  int xs = *xi, ss = *si;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0 * xb, r1 * xb));
+    rd.push_back(whole(ss, sBytes));
+    if (zi >= 0)
+      rd.push_back(whole(zi, zBytes));
+    wr.push_back(span(yi, r0 * yb, r1 * yb));
+  };
+  return success();
+}
+
+} // namespace amk::totask
