@@ -124,16 +124,34 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
         (float)((*xs)[0] * (*ws)[ws->size() > 1 ? o : 0]);
     bT.data<float>()[o] = (float)(*bias)[bias->size() > 1 ? o : 0];
   }
-  bool packed = g.group == 1;
+  // Variant 2 (group 1): direct on a blocked input, reduction order
+  // (channel quad, tap, channel in quad); variant 1 (the implicit GEMM,
+  // order (channel, tap) in quads) when amk-schedule-megakernel's
+  // conv-kernel=im2col asks for it; variant 0 (groups): plain [OC][K].
+  int variant = g.group != 1                                ? 0
+                : opts.convKernel == amk::ConvKernel::Im2col ? 1
+                                                             : 2;
+  bool packed = variant != 0;
   const int64_t B = AMK_QCONV_OC_BLOCK, blocks = (g.oc + B - 1) / B;
+  const int64_t taps = g.kh * g.kw, c4s = (g.c + 3) / 4;
+  const int64_t depth = variant == 2 ? c4s * 4 * taps : KD;
   amk::ref::Tensor wp(amk::ref::DataType::INT8,
-                      {packed ? blocks * B : g.oc, KD});
+                      {packed ? blocks * B : g.oc, depth});
   int8_t *dst = wp.data<int8_t>();
   std::fill_n(dst, wp.numel(), 0);
   for (int64_t o = 0; o < g.oc; ++o)
-    for (int64_t k = 0; k < KD; ++k)
-      dst[packed ? ((o / B * (KD / 4) + k / 4) * B + o % B) * 4 + k % 4
-                 : o * KD + k] = wv[o * KD + k];
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t at;
+      if (variant == 2) {
+        int64_t c = k / taps, t = k % taps;
+        at = ((((o / B) * c4s + c / 4) * taps + t) * B + o % B) * 4 + c % 4;
+      } else if (variant == 1) {
+        at = ((o / B * (KD / 4) + k / 4) * B + o % B) * 4 + k % 4;
+      } else {
+        at = o * KD + k;
+      }
+      dst[at] = wv[o * KD + k];
+    }
 
   MLIRContext *ctx = op->getContext();
   std::string base = amk::onnx::getTensorName(q.getW()).str();
@@ -160,7 +178,7 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
   int64_t yDtype = runtimeDtype(yt.getElementType());
   int64_t yBytes = quantOut ? 1 : 4;
   KOp &k = newKOp(op, AMK_RT_K_QCONV);
-  k.variant = packed ? 1 : 0;
+  k.variant = variant;
   k.slots = {*xi, wSlot, yi, wzSlot, mSlot, bSlot, zi};
   k.ip.assign(AMK_QC_NUM_IPARAMS, 0);
   int64_t *ip = k.ip.data();
@@ -176,7 +194,7 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
       hasZ ? runtimeDtype(
                  cast<RankedTensorType>(q.getZ().getType()).getElementType())
            : 0,
-  ip[AMK_QC_Z_ZP] = hasZ ? (*zz)[0] : 0, ip[AMK_QC_KDEPTH] = KD;
+  ip[AMK_QC_Z_ZP] = hasZ ? (*zz)[0] : 0, ip[AMK_QC_KDEPTH] = depth;
   k.fp.assign(AMK_QC_NUM_FPARAMS, 0);
   k.fp[AMK_QC_ACT_ALPHA] = q.getActivationAlpha().convertToFloat();
   k.fp[AMK_QC_ACT_BETA] = q.getActivationBeta().convertToFloat();
@@ -185,11 +203,14 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
   int64_t P = g.oh * g.ow;
   k.rows = g.n * g.oc;
   // int8 multiply-adds run at four times the float32 rate on VNNI; the
-  // cost model counts them as a quarter of a float op each.
-  k.flops = 2.0 * g.n * g.oc * P * K / 4;
+  // cost model counts them as a quarter of a float op each (the grouped
+  // variant's 16-bit loops as half).
+  k.flops = 2.0 * g.n * g.oc * P * K / (packed ? 4 : 2);
   k.bytes = g.n * g.c * g.h * g.w + (double)wp.numel() + yBytes * g.n * g.oc * P;
   if (packed) {
-    k.cols = P, k.colTiling = true, k.rowAlign = B, k.colAlign = 96;
+    // Variant 2's column tiles are whole output rows.
+    k.cols = P, k.colTiling = true, k.rowAlign = B,
+    k.colAlign = variant == 2 ? g.ow : 96;
     k.rowOperandBytes = (double)g.oc * KD;
     k.colOperandBytes = (double)g.n * g.c * g.h * g.w * g.kh * g.kw;
   }

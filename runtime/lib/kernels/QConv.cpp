@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -79,8 +81,8 @@ struct QBuffers {
 /// `at` into Y and Z): int32 sums to float, bias, residual, activation,
 /// then float32 or requantized 8-bit. Written as plain loops over a small
 /// float buffer so the compiler vectorizes each step.
-void epilogue(const QParams &q, const QBuffers &bf, const int32_t *acc,
-              int64_t n, int64_t oc, int64_t at) {
+void epiloguePortable(const QParams &q, const QBuffers &bf,
+                      const int32_t *acc, int64_t n, int64_t oc, int64_t at) {
   float v[kNR];
   float m = bf.m[oc], b = bf.b[oc];
   int32_t wz = bf.wz[oc];
@@ -119,6 +121,71 @@ void epilogue(const QParams &q, const QBuffers &bf, const int32_t *acc,
     for (int64_t i = 0; i < n; ++i)
       y[i] = (int8_t)(int)v[i];
   }
+}
+
+#if AMK_QCONV_X86
+/// The epilogue for the common cases (no activation, Relu, Clip; 8-bit or
+/// float output) on 16 lanes at a time: the portable version's loops run
+/// through a buffer and a call per activation, which costs as much as the
+/// sums themselves when the reduction is short (1x1 convolutions of 16
+/// channels).
+__attribute__((target("avx512f,avx512bw,avx512vl"))) bool
+epilogueAvx512(const QParams &q, const QBuffers &bf, const int32_t *acc,
+               int64_t n, int64_t oc, int64_t at) {
+  int act = (int)q.s.mode;
+  if (act != AMK_OP_NONE && act != AMK_OP_RELU && act != AMK_OP_CLIP)
+    return false;
+  const __m512 m = _mm512_set1_ps(bf.m[oc]), b = _mm512_set1_ps(bf.b[oc]);
+  const __m512i wz = _mm512_set1_epi32(bf.wz[oc]);
+  __m512 lo = _mm512_set1_ps(-INFINITY), hi = _mm512_set1_ps(INFINITY);
+  if (act == AMK_OP_RELU)
+    lo = _mm512_setzero_ps();
+  else if (act == AMK_OP_CLIP)
+    lo = _mm512_set1_ps(q.actA), hi = _mm512_set1_ps(q.actB);
+  const __m512 zs = _mm512_set1_ps(q.zScale), zz = _mm512_set1_ps((float)q.zzp);
+  const __m512 inv = _mm512_set1_ps(q.invYScale),
+               yz = _mm512_set1_ps((float)q.yzp);
+  const __m512 qlo = _mm512_set1_ps(q.yType == AMK_RT_U8 ? 0.f : -128.f),
+               qhi = _mm512_set1_ps(q.yType == AMK_RT_U8 ? 255.f : 127.f);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 k = n - i >= 16 ? (__mmask16)0xffff
+                              : (__mmask16)((1u << (n - i)) - 1);
+    __m512i a = _mm512_maskz_loadu_epi32(k, acc + i);
+    __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, wz)),
+                               m, b);
+    if (bf.z) {
+      __m128i zb = _mm_maskz_loadu_epi8(
+          k, static_cast<const uint8_t *>(bf.z) + at + i);
+      __m512i zi = q.zType == AMK_RT_U8 ? _mm512_cvtepu8_epi32(zb)
+                                        : _mm512_cvtepi8_epi32(zb);
+      v = _mm512_fmadd_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(zi), zz), zs, v);
+    }
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    if (q.yType == AMK_RT_F32) {
+      _mm512_mask_storeu_ps(static_cast<float *>(bf.y) + at + i, k, v);
+      continue;
+    }
+    v = _mm512_roundscale_ps(_mm512_mul_ps(v, inv),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, yz), qlo), qhi);
+    __m128i out = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v));
+    _mm_mask_storeu_epi8(static_cast<uint8_t *>(bf.y) + at + i, k, out);
+  }
+  return true;
+}
+#endif
+
+/// The epilogue of n <= kNR outputs of channel `oc` at `at`.
+void epilogue(const QParams &q, const QBuffers &bf, const int32_t *acc,
+              int64_t n, int64_t oc, int64_t at) {
+#if AMK_QCONV_X86
+  static const bool avx512 = __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512vl");
+  if (avx512 && epilogueAvx512(q, bf, acc, n, oc, at))
+    return;
+#endif
+  epiloguePortable(q, bf, acc, n, oc, at);
 }
 
 /// Fills `row` with input row k (channel, ky, kx of the reduction) for
@@ -163,37 +230,44 @@ void fillRow(const QParams &q, const uint8_t *x, int64_t k, int64_t p0,
   }
 }
 
+/// dst[p][j] = rows[j][p] ^ flip for p < n (n a multiple of 16): four
+/// byte rows interleaved into 32-bit lanes, vpdpbusd's operand layout.
+void interleave4(const uint8_t *const rows[4], int64_t n, uint8_t flip,
+                 uint8_t *dst) {
+#if AMK_QCONV_X86
+  const __m128i f = _mm_set1_epi8((char)flip);
+  for (int64_t p = 0; p < n; p += 16) {
+    __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[0] + p)), f);
+    __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[1] + p)), f);
+    __m128i r2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[2] + p)), f);
+    __m128i r3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[3] + p)), f);
+    __m128i t0 = _mm_unpacklo_epi8(r0, r1), t1 = _mm_unpackhi_epi8(r0, r1);
+    __m128i t2 = _mm_unpacklo_epi8(r2, r3), t3 = _mm_unpackhi_epi8(r2, r3);
+    __m128i *o = (__m128i *)(dst + p * 4);
+    _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
+    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
+    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
+  }
+#else
+  for (int64_t p = 0; p < n; ++p)
+    for (int j = 0; j < 4; ++j)
+      dst[p * 4 + j] = rows[j][p] ^ flip;
+#endif
+}
+
 /// Packs pixels [p0, p0 + n) of one image as [K/4][kPixelBlock][4].
 void packColumns(const QParams &q, const uint8_t *x, int64_t p0, int64_t n,
                  uint8_t *packed) {
   alignas(64) uint8_t rows[4][kPixelBlock];
-  uint8_t flip = q.xSigned ? 0x80 : 0;
+  const uint8_t *rp[4] = {rows[0], rows[1], rows[2], rows[3]};
   for (int64_t k4 = 0; k4 < q.kdepth / 4; ++k4) {
     for (int j = 0; j < 4; ++j) {
       fillRow(q, x, 4 * k4 + j, p0, n, rows[j]);
       std::memset(rows[j] + n, 0, kPixelBlock - n);
     }
-    uint8_t *dst = packed + k4 * kPixelBlock * 4;
-#if AMK_QCONV_X86
-    const __m128i f = _mm_set1_epi8((char)flip);
-    for (int64_t p = 0; p < kPixelBlock; p += 16) {
-      __m128i r0 = _mm_xor_si128(_mm_load_si128((const __m128i *)(rows[0] + p)), f);
-      __m128i r1 = _mm_xor_si128(_mm_load_si128((const __m128i *)(rows[1] + p)), f);
-      __m128i r2 = _mm_xor_si128(_mm_load_si128((const __m128i *)(rows[2] + p)), f);
-      __m128i r3 = _mm_xor_si128(_mm_load_si128((const __m128i *)(rows[3] + p)), f);
-      __m128i t0 = _mm_unpacklo_epi8(r0, r1), t1 = _mm_unpackhi_epi8(r0, r1);
-      __m128i t2 = _mm_unpacklo_epi8(r2, r3), t3 = _mm_unpackhi_epi8(r2, r3);
-      __m128i *o = (__m128i *)(dst + p * 4);
-      _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
-      _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
-      _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
-      _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
-    }
-#else
-    for (int64_t p = 0; p < kPixelBlock; ++p)
-      for (int j = 0; j < 4; ++j)
-        dst[p * 4 + j] = rows[j][p] ^ flip;
-#endif
+    interleave4(rp, kPixelBlock, q.xSigned ? 0x80 : 0,
+                packed + k4 * kPixelBlock * 4);
   }
 }
 
@@ -218,39 +292,88 @@ void microKernelPortable(const uint8_t *cols, const int8_t *w, int64_t k4s,
 }
 
 #if AMK_QCONV_X86
-/// The same with vpdpbusd: 8 channels x 3 vectors of 16 pixels.
+/// The same with vpdpbusd: 8 channels x NV vectors of 16 pixels; `a` walks
+/// the packed columns with `aStride` bytes per 4-deep step. NV follows the
+/// pixels left so a short tail does not pay for three vectors.
+template <int NV>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void
-microKernelVnni(const uint8_t *cols, const int8_t *w, int64_t k4s, int64_t c,
-                int64_t, int32_t acc[kMR][kNR]) {
-  __m512i a0[kMR], a1[kMR], a2[kMR];
+vnniTile(const uint8_t *a, int64_t aStride, const int8_t *w, int64_t k4s,
+         int32_t acc[kMR][kNR]) {
+  __m512i c[kMR][NV];
   for (int64_t r = 0; r < kMR; ++r)
-    a0[r] = a1[r] = a2[r] = _mm512_setzero_si512();
-  const uint8_t *a = cols + c * 4;
+    for (int v = 0; v < NV; ++v)
+      c[r][v] = _mm512_setzero_si512();
   for (int64_t k4 = 0; k4 < k4s; ++k4) {
-    __m512i x0 = _mm512_loadu_si512(a);
-    __m512i x1 = _mm512_loadu_si512(a + 64);
-    __m512i x2 = _mm512_loadu_si512(a + 128);
+    __m512i x[NV];
+    for (int v = 0; v < NV; ++v)
+      x[v] = _mm512_loadu_si512(a + 64 * v);
     const int32_t *b = reinterpret_cast<const int32_t *>(w + k4 * kMR * 4);
 #pragma clang loop unroll(full)
     for (int64_t r = 0; r < kMR; ++r) {
       __m512i wb = _mm512_set1_epi32(b[r]);
-      a0[r] = _mm512_dpbusd_epi32(a0[r], x0, wb);
-      a1[r] = _mm512_dpbusd_epi32(a1[r], x1, wb);
-      a2[r] = _mm512_dpbusd_epi32(a2[r], x2, wb);
+      for (int v = 0; v < NV; ++v)
+        c[r][v] = _mm512_dpbusd_epi32(c[r][v], x[v], wb);
     }
-    a += kPixelBlock * 4;
+    a += aStride;
   }
-  for (int64_t r = 0; r < kMR; ++r) {
-    _mm512_storeu_si512(acc[r], a0[r]);
-    _mm512_storeu_si512(acc[r] + 16, a1[r]);
-    _mm512_storeu_si512(acc[r] + 32, a2[r]);
-  }
+  for (int64_t r = 0; r < kMR; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
 }
 
+void microKernelVnni(const uint8_t *cols, const int8_t *w, int64_t k4s,
+                     int64_t c, int64_t n, int32_t acc[kMR][kNR]) {
+  const uint8_t *a = cols + c * 4;
+  if (n > 32)
+    vnniTile<3>(a, kPixelBlock * 4, w, k4s, acc);
+  else if (n > 16)
+    vnniTile<2>(a, kPixelBlock * 4, w, k4s, acc);
+  else
+    vnniTile<1>(a, kPixelBlock * 4, w, k4s, acc);
+}
+
+/// Variant 2's register tile: the reduction runs over channel quads and
+/// taps; each tap reads the blocked input at a fixed offset from the
+/// output position.
+template <int NV>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void
+vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
+               int64_t taps, const int8_t *w, int64_t c4s,
+               int32_t acc[kMR][kNR]) {
+  __m512i c[kMR][NV];
+  for (int64_t r = 0; r < kMR; ++r)
+    for (int v = 0; v < NV; ++v)
+      c[r][v] = _mm512_setzero_si512();
+  for (int64_t c4 = 0; c4 < c4s; ++c4) {
+    const uint8_t *xc = xb + c4 * plane * 4;
+    for (int64_t t = 0; t < taps; ++t) {
+      const uint8_t *a = xc + offs[t] * 4;
+      __m512i x[NV];
+      for (int v = 0; v < NV; ++v)
+        x[v] = _mm512_loadu_si512(a + 64 * v);
+      const int32_t *b = reinterpret_cast<const int32_t *>(w);
+#pragma clang loop unroll(full)
+      for (int64_t r = 0; r < kMR; ++r) {
+        __m512i wb = _mm512_set1_epi32(b[r]);
+        for (int v = 0; v < NV; ++v)
+          c[r][v] = _mm512_dpbusd_epi32(c[r][v], x[v], wb);
+      }
+      w += kMR * 4;
+    }
+  }
+  for (int64_t r = 0; r < kMR; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
+}
+
+/// Whether to run vpdpbusd: the CPU reports AVX512-VNNI (with BW and VL)
+/// and AMK_NO_VNNI is unset, which lets the tests run the portable loops
+/// on a VNNI machine.
 bool hasVnni() {
   static const bool has = __builtin_cpu_supports("avx512vnni") &&
                           __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl");
+                          __builtin_cpu_supports("avx512vl") &&
+                          !std::getenv("AMK_NO_VNNI");
   return has;
 }
 #endif
@@ -295,36 +418,227 @@ void qconvGemmTile(const KernelCall &call, const int64_t *tile) {
   }
 }
 
-/// Variant 0: direct loops for any group count.
+/// Variant 2 (group 1): direct convolution on the input blocked per task
+/// as [C/4][phase][rows][Wp][4] with the padding filled in. A stride S
+/// convolution reads the padded input at (oy*S + ky*D, ...); split into
+/// S x S phases (row and column residues mod S) it is a stride-1
+/// convolution over the phases: tap (ky, kx) reads phase
+/// ((ky*DH) % SH, (kx*DW) % SW) at offset ((ky*DH) / SH, (kx*DW) / SW).
+/// So output position q = oy*Wp + ox reads each tap at q plus a fixed
+/// offset: every operand is a plain load, and the input is rearranged
+/// once per task instead of once per tap. The Wp - OW columns past each
+/// row are computed and dropped.
+void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
+  QParams q(call.ip, call.fp);
+  QBuffers bf = QBuffers::of(call);
+  const Spatial &s = q.s;
+  const int64_t P = s.oh * s.ow, taps = s.kh * s.kw, c4s = (s.c + 3) / 4;
+  const int64_t phases = s.sh * s.sw;
+  const int64_t wp = s.ow + (s.kw - 1) * s.dw / s.sw;
+  const int64_t oyA = tile[2] / s.ow, oyB = (tile[3] - 1) / s.ow + 1;
+  const int64_t rowsOut = oyB - oyA,
+                rowsIn = rowsOut + (s.kh - 1) * s.dh / s.sh;
+  const int64_t plane = rowsIn * wp, nq = rowsOut * wp;
+  int64_t offs[64];
+  std::vector<int64_t> bigOffs;
+  int64_t *off = offs;
+  if (taps > 64) {
+    bigOffs.resize(taps);
+    off = bigOffs.data();
+  }
+  for (int64_t ky = 0; ky < s.kh; ++ky)
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      int64_t y = ky * s.dh, x = kx * s.dw;
+      off[ky * s.kw + kx] = ((y % s.sh) * s.sw + x % s.sw) * plane +
+                            y / s.sh * wp + x / s.sw;
+    }
+  const int64_t quad = phases * plane; // one channel quad's bytes / 4
+  thread_local std::vector<uint8_t> xb, rowBuf;
+  xb.resize((c4s * quad + kNR + 64) * 4 + 64);
+  const int64_t wpPad = (wp + 15) / 16 * 16;
+  rowBuf.resize(4 * wpPad);
+  const uint8_t pad = (uint8_t)q.xzp, flip = q.xSigned ? 0x80 : 0;
+  bool vnni = false;
+#if AMK_QCONV_X86
+  vnni = hasVnni();
+#endif
+  alignas(64) int32_t acc[kMR][kNR];
+  for (int64_t r = tile[0]; r < tile[1];) {
+    int64_t img = r / s.oc, mStart = r % s.oc;
+    int64_t mEnd = std::min(s.oc, mStart + (tile[1] - r));
+    const uint8_t *x = bf.x + img * s.c * s.h * s.w;
+    for (int64_t c4 = 0; c4 < c4s; ++c4)
+      for (int64_t ph = 0; ph < phases; ++ph)
+        for (int64_t ry = 0; ry < rowsIn; ++ry) {
+          int64_t py = ph / s.sw, px = ph % s.sw;
+          int64_t iy = (oyA + ry) * s.sh + py - s.ph;
+          const uint8_t *rp[4];
+          for (int j = 0; j < 4; ++j) {
+            uint8_t *row = rowBuf.data() + j * wpPad;
+            rp[j] = row;
+            int64_t ch = c4 * 4 + j;
+            if (ch >= s.c) {
+              std::memset(row, 0, wpPad);
+              continue;
+            }
+            if (iy < 0 || iy >= s.h) {
+              std::memset(row, pad, wpPad);
+              continue;
+            }
+            const uint8_t *xr = x + (ch * s.h + iy) * s.w;
+            // Column X reads input column X*SW + px - PW: [lo, hi) inside.
+            int64_t first = px - s.pw;
+            int64_t lo = std::clamp<int64_t>(
+                first >= 0 ? 0 : (-first + s.sw - 1) / s.sw, 0, wp);
+            int64_t hi = std::clamp<int64_t>(
+                (s.w - first + s.sw - 1) / s.sw, lo, wp);
+            std::memset(row, pad, lo);
+            if (s.sw == 1)
+              std::memcpy(row + lo, xr + lo + first, hi - lo);
+            else
+              for (int64_t c = lo; c < hi; ++c)
+                row[c] = xr[c * s.sw + first];
+            std::memset(row + hi, pad, wpPad - hi);
+          }
+          interleave4(rp, wpPad, flip,
+                      xb.data() + (c4 * quad + ph * plane + ry * wp) * 4);
+        }
+    for (int64_t m0 = mStart / kMR * kMR; m0 < mEnd; m0 += kMR) {
+      const int8_t *wb = bf.w + m0 / kMR * c4s * taps * kMR * 4;
+      for (int64_t q0 = 0; q0 < nq; q0 += kNR) {
+        int64_t n = std::min(kNR, nq - q0);
+        const uint8_t *a = xb.data() + q0 * 4;
+#if AMK_QCONV_X86
+        if (vnni) {
+          if (n > 32)
+            vnniDirectTile<3>(a, quad, off, taps, wb, c4s, acc);
+          else if (n > 16)
+            vnniDirectTile<2>(a, quad, off, taps, wb, c4s, acc);
+          else
+            vnniDirectTile<1>(a, quad, off, taps, wb, c4s, acc);
+        }
+#endif
+        if (!vnni) {
+          for (int64_t rr = 0; rr < kMR; ++rr)
+            std::fill_n(acc[rr], kNR, 0);
+          const int8_t *w = wb;
+          for (int64_t c4 = 0; c4 < c4s; ++c4)
+            for (int64_t t = 0; t < taps; ++t, w += kMR * 4) {
+              const uint8_t *at = a + (c4 * quad + off[t]) * 4;
+              for (int64_t rr = 0; rr < kMR; ++rr)
+                for (int64_t i = 0; i < n; ++i)
+                  acc[rr][i] += at[i * 4] * w[rr * 4] +
+                                at[i * 4 + 1] * w[rr * 4 + 1] +
+                                at[i * 4 + 2] * w[rr * 4 + 2] +
+                                at[i * 4 + 3] * w[rr * 4 + 3];
+            }
+        }
+        for (int64_t rr = 0; rr < kMR; ++rr) {
+          int64_t oc = m0 + rr;
+          if (oc < mStart || oc >= mEnd)
+            continue;
+          // The valid outputs of this run of positions, row by row.
+          for (int64_t i = 0; i < n;) {
+            int64_t qq = q0 + i, ox = qq % wp, oy = oyA + qq / wp;
+            if (ox >= s.ow) {
+              i += wp - ox;
+              continue;
+            }
+            int64_t len = std::min(s.ow - ox, n - i), p = oy * s.ow + ox;
+            int64_t lo = std::max(p, tile[2]), hi = std::min(p + len, tile[3]);
+            if (hi > lo)
+              epilogue(q, bf, acc[rr] + i + (lo - p), hi - lo, oc,
+                       (img * s.oc + oc) * P + lo);
+            i += len;
+          }
+        }
+      }
+    }
+    r += mEnd - mStart;
+  }
+}
+
+/// Variant 0: any group count (depthwise included). Per input channel the
+/// padded input plane is widened once to int16 and split into SH x SW
+/// phases (row and column residues mod the stride), like variant 2's
+/// blocked input, so output position q = oy*WPS + ox reads every tap at q
+/// plus a fixed offset: each tap is one long contiguous multiply-add over
+/// the whole plane instead of a short one per row (depthwise planes are
+/// as small as 7x7). A u8 x s8 product fits int16, so the multiply is the
+/// 16-bit one and only the sum is widened. Columns past OW are dropped.
 void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
   QParams q(call.ip, call.fp);
   QBuffers bf = QBuffers::of(call);
   const Spatial &s = q.s;
   int64_t icg = s.c / s.group, ocg = s.oc / s.group, P = s.oh * s.ow;
-  int32_t flip = q.xSigned ? 128 : 0, pad = (int32_t)(uint8_t)q.xzp;
-  std::vector<int32_t> acc(P);
+  const int16_t flip = q.xSigned ? 128 : 0;
+  const int16_t pad = (int16_t)(((int16_t)(uint8_t)q.xzp ^ flip) & 0xff);
+  const int64_t hps = s.oh + (s.kh - 1) * s.dh / s.sh,
+                wps = s.ow + (s.kw - 1) * s.dw / s.sw;
+  const int64_t phase = hps * wps, nq = s.oh * wps;
+  thread_local std::vector<int16_t> plane;
+  thread_local std::vector<int32_t> accq, acc;
+  plane.resize(s.sh * s.sw * phase + wps);
+  accq.resize(nq + 16);
+  acc.resize(P);
+  int64_t builtFor = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, g = o / ocg;
-    std::fill(acc.begin(), acc.end(), 0);
+    std::fill_n(accq.data(), nq, 0);
     for (int64_t ic = 0; ic < icg; ++ic) {
-      const uint8_t *x = bf.x + (img * s.c + g * icg + ic) * s.h * s.w;
-      const int8_t *wk = bf.w + o * q.kdepth + ic * s.kh * s.kw;
-      for (int64_t ky = 0; ky < s.kh; ++ky)
-        for (int64_t kx = 0; kx < s.kw; ++kx) {
-          int32_t wv = wk[ky * s.kw + kx];
-          for (int64_t oy = 0; oy < s.oh; ++oy) {
-            int64_t iy = oy * s.sh - s.ph + ky * s.dh;
-            int32_t *ar = acc.data() + oy * s.ow;
-            for (int64_t ox = 0; ox < s.ow; ++ox) {
-              int64_t ix = ox * s.sw - s.pw + kx * s.dw;
-              int32_t v = iy >= 0 && iy < s.h && ix >= 0 && ix < s.w
-                              ? (int32_t)x[iy * s.w + ix]
-                              : pad;
-              ar[ox] += ((v ^ flip) & 0xff) * wv;
+      int64_t ch = img * s.c + g * icg + ic;
+      if (builtFor != ch) {
+        // Depthwise with a multiplier reuses the plane across its outputs.
+        const uint8_t *x = bf.x + ch * s.h * s.w;
+        for (int64_t fy = 0; fy < s.sh; ++fy)
+          for (int64_t fx = 0; fx < s.sw; ++fx) {
+            int16_t *ph = plane.data() + (fy * s.sw + fx) * phase;
+            for (int64_t Y = 0; Y < hps; ++Y) {
+              int16_t *row = ph + Y * wps;
+              int64_t iy = Y * s.sh + fy - s.ph;
+              if (iy < 0 || iy >= s.h) {
+                std::fill_n(row, wps, pad);
+                continue;
+              }
+              const uint8_t *xr = x + iy * s.w;
+              int64_t first = fx - s.pw; // input column of X = 0
+              int64_t lo = std::clamp<int64_t>(
+                  first >= 0 ? 0 : (-first + s.sw - 1) / s.sw, 0, wps);
+              int64_t hi = std::clamp<int64_t>(
+                  (s.w - first + s.sw - 1) / s.sw, lo, wps);
+              std::fill_n(row, lo, pad);
+              // Constant strides, so the compiler vectorizes the gather.
+              const uint8_t *xs = xr + first;
+              if (s.sw == 1)
+                for (int64_t X = lo; X < hi; ++X)
+                  row[X] = (int16_t)((xs[X] ^ flip) & 0xff);
+              else if (s.sw == 2)
+                for (int64_t X = lo; X < hi; ++X)
+                  row[X] = (int16_t)((xs[2 * X] ^ flip) & 0xff);
+              else
+                for (int64_t X = lo; X < hi; ++X)
+                  row[X] = (int16_t)((xs[X * s.sw] ^ flip) & 0xff);
+              std::fill(row + hi, row + wps, pad);
             }
           }
+        builtFor = ch;
+      }
+      const int8_t *wk = bf.w + o * q.kdepth + ic * s.kh * s.kw;
+      int32_t *dst = accq.data();
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          int16_t wv = wk[ky * s.kw + kx];
+          int64_t y = ky * s.dh, x = kx * s.dw;
+          const int16_t *src = plane.data() +
+                               ((y % s.sh) * s.sw + x % s.sw) * phase +
+                               y / s.sh * wps + x / s.sw;
+          for (int64_t i = 0; i < nq; ++i)
+            dst[i] += (int16_t)(src[i] * wv);
         }
     }
+    for (int64_t oy = 0; oy < s.oh; ++oy)
+      std::memcpy(acc.data() + oy * s.ow, accq.data() + oy * wps,
+                  s.ow * sizeof(int32_t));
     for (int64_t p0 = 0; p0 < P; p0 += kNR)
       epilogue(q, bf, acc.data() + p0, std::min(kNR, P - p0), o, r * P + p0);
   }
@@ -335,7 +649,9 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
 template <>
 bool KernelImpl<AMK_RT_K_QCONV>::run(const KernelCall &call,
                                      const int64_t *tile, std::string &) {
-  if (call.kernel->variant == 1)
+  if (call.kernel->variant == 2)
+    qconvBlockedTile(call, tile);
+  else if (call.kernel->variant == 1)
     qconvGemmTile(call, tile);
   else
     qconvDirectTile(call, tile);
@@ -364,8 +680,11 @@ bool KernelImpl<AMK_RT_K_QCONV>::check(const amk_rt_kernel &k,
   int64_t K = ip[AMK_SP_C] / ip[AMK_SP_GROUP] * ip[AMK_SP_KH] * ip[AMK_SP_KW];
   if (ip[AMK_QC_KDEPTH] < K || ip[AMK_QC_KDEPTH] % 4)
     return bad("needs the reduction depth rounded up to 4");
-  if (k.variant == 1 && ip[AMK_SP_GROUP] != 1)
-    return bad("variant 1 needs group 1");
+  if (k.variant >= 1 && ip[AMK_SP_GROUP] != 1)
+    return bad("variants 1 and 2 need group 1");
+  if (k.variant == 2 && ip[AMK_QC_KDEPTH] != (ip[AMK_SP_C] + 3) / 4 * 4 *
+                                                  ip[AMK_SP_KH] * ip[AMK_SP_KW])
+    return bad("variant 2 needs the channels rounded up to 4");
   return true;
 }
 
