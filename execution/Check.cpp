@@ -9,6 +9,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace mlir;
 using namespace amk;
@@ -98,6 +99,14 @@ ref::Tolerance amk::checkTolerance(const CheckOptions &o,
   return ref::Tolerance{rtol, o.atol >= 0 ? o.atol : 1e-7};
 }
 
+namespace {
+bool isFloat(amk::ref::DataType t) {
+  using amk::ref::DataType;
+  return t == DataType::FLOAT || t == DataType::DOUBLE ||
+         t == DataType::FLOAT16 || t == DataType::BFLOAT16;
+}
+} // namespace
+
 bool amk::compareOutputs(const ModelRun &run, const CheckOptions &options,
                          const ExpectedOutputs &expected,
                          nlohmann::ordered_json &outputs) {
@@ -110,6 +119,15 @@ bool amk::compareOutputs(const ModelRun &run, const CheckOptions &options,
       if (const std::optional<RValue> &want = expected.values[i]) {
         ref::Tolerance tol = checkTolerance(options, *want);
         ref::Comparison c = ref::compareValues(*want, v, tol);
+        if (options.minCosine > 0 && want->isTensor() &&
+            !llvm::StringRef(c.message).starts_with("shape") &&
+            isFloat(want->getTensor().dtype())) {
+          c.ok = c.cosine >= options.minCosine;
+          char text[96];
+          std::snprintf(text, sizeof(text), "cosine %.7f %s the floor %g",
+                        c.cosine, c.ok ? ">=" : "<", options.minCosine);
+          c.message = text;
+        }
         o["comparison"] = comparisonJSON(c);
         o["comparison"]["rtol"] = tol.rtol;
         o["comparison"]["atol"] = tol.atol;

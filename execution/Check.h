@@ -38,6 +38,11 @@ struct CheckOptions {
   std::string modelPath;
   /// Negative: the default of the check (checkTolerance).
   double rtol = -1, atol = -1;
+  /// > 0: a floating-point output passes when its cosine with the expected
+  /// one reaches this, whatever the elementwise tolerance. For quantized
+  /// models, where two correct engines differ by a quantization step
+  /// wherever a value lands on a rounding tie (docs/quantization.md).
+  double minCosine = 0;
 };
 
 struct ExpectedOutputs {

@@ -50,6 +50,13 @@ static cl::list<std::string>
                cl::desc("An input: NAME=FILE, or FILE for the next input in "
                         "order (.pb TensorProto or .npy); repeatable"),
                cl::cat(runCat));
+static cl::opt<double> minCosine(
+    "min-cosine",
+    cl::desc("Pass a floating-point output when its cosine with the "
+             "expected one reaches this, instead of the elementwise "
+             "tolerance (quantized models: engines differ by a step at "
+             "rounding ties)"),
+    cl::init(0), cl::cat(runCat));
 static cl::opt<std::string>
     inputDir("input-dir",
              cl::desc("Directory with input_<i>.pb/.npy (by position when "
@@ -429,6 +436,7 @@ int main(int argc, char **argv) {
     check.modelPath = modelPath;
     check.rtol = relTol;
     check.atol = absTol;
+    check.minCosine = minCosine;
     return runShapeSets(*module, *original, ro, check);
   }
   amk::ModelRun run =
@@ -477,6 +485,7 @@ int main(int argc, char **argv) {
   check.modelPath = modelPath;
   check.rtol = relTol;
   check.atol = absTol;
+  check.minCosine = minCosine;
   amk::ExpectedOutputs expected = errors(amk::expectedOutputs(
       *module, original ? *original : ModuleOp(), run, check));
   if (expected.ort && bench && !reference &&
