@@ -245,6 +245,135 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
   return success();
 }
 
+/// amk.qgemm with a constant 2-D weight: weights less their zero point
+/// packed for the VNNI layout, zero-point and scale terms folded into
+/// per-column tables as for amk.qconv.
+LogicalResult Scheduler::lowerQGemm(Operation *op) {
+  auto q = cast<fused::QGemmOp>(op);
+  auto at = cast<RankedTensorType>(q.getA().getType());
+  auto yt = cast<RankedTensorType>(q.getY().getType());
+  if (q.getPermA())
+    return unsupported(op, "perm_a is not implemented on the integer "
+                           "kernels");
+  bool transB = false;
+  if (auto pb = q.getPermB()) {
+    if (pb->size() != 2 || (*pb)[0] != 1)
+      return unsupported(op, "perm_b must be absent or [1, 0]");
+    transB = true;
+  }
+  auto b = amk::getConstantTensor(q.getB());
+  if (!b || b->rank() != 2)
+    return unsupported(op, "B must be a 2-D constant");
+  const int64_t K = at.getShape().back(),
+                N = transB ? b->shape()[0] : b->shape()[1];
+  if ((transB ? b->shape()[1] : b->shape()[0]) != K ||
+      yt.getShape().back() != N)
+    return unsupported(op, "the shapes of A, B and Y do not agree");
+  const int64_t rows = at.getNumElements() / std::max<int64_t>(K, 1);
+  if (yt.getNumElements() != rows * N)
+    return unsupported(op, "A's batch dimensions must be Y's (B is 2-D)");
+  auto as = constValues(q.getAScale()), az = constValues(q.getAZeroPoint());
+  auto bs = constValues(q.getBScale()), bz = constValues(q.getBZeroPoint());
+  if (!as || !az || as->size() != 1 || az->size() != 1)
+    return unsupported(op, "A's scale and zero point must be constant and "
+                           "per tensor");
+  if (!bs || !bz || (bs->size() != 1 && (int64_t)bs->size() != N) ||
+      (bz->size() != 1 && (int64_t)bz->size() != N))
+    return unsupported(op, "B's scale and zero point must be constant, per "
+                           "tensor or per output column");
+  bool quantOut = !isNoneValue(q.getYScale());
+  std::optional<SmallVector<double>> ys, yz;
+  if (quantOut) {
+    ys = constValues(q.getYScale()), yz = constValues(q.getYZeroPoint());
+    if (!ys || !yz || ys->size() != 1 || yz->size() != 1 || (*ys)[0] <= 0 ||
+        !std::isfinite((*ys)[0]))
+      return unsupported(op, "Y's scale and zero point must be constant, "
+                             "per tensor and the scale positive");
+  }
+  auto c = constValues(q.getC());
+  if (!c || (c->size() != 1 && (int64_t)c->size() != N) ||
+      (!isNoneValue(q.getC()) &&
+       cast<RankedTensorType>(q.getC().getType()).getRank() > 1))
+    return unsupported(op, "C must be absent or a constant per column");
+  int act = activationCode(q.getActivation());
+  if (act < 0)
+    return unsupported(op, "unknown activation");
+  const int64_t K4 = (K + 3) / 4, NB = (N + 15) / 16;
+  bool aSigned = !cast<IntegerType>(at.getElementType()).isUnsigned();
+  int64_t azp = (int64_t)(*az)[0], azpU = azp + (aSigned ? 128 : 0);
+  double alpha = q.getAlpha().convertToDouble(),
+         beta = q.getBeta().convertToDouble();
+  amk::ref::Tensor bp(amk::ref::DataType::INT8, {NB * K4 * 16 * 4});
+  std::fill_n(bp.data<int8_t>(), bp.numel(), 0);
+  amk::ref::Tensor wzT(amk::ref::DataType::INT32, {N}),
+      mT(amk::ref::DataType::FLOAT, {N}), bT(amk::ref::DataType::FLOAT, {N});
+  for (int64_t n = 0; n < N; ++n) {
+    int64_t sum = 0;
+    double zp = (*bz)[bz->size() > 1 ? n : 0];
+    for (int64_t k = 0; k < K; ++k) {
+      double v = b->getDouble(transB ? n * K + k : k * N + n) - zp;
+      if (v < -128 || v > 127)
+        return unsupported(op, "a weight less its zero point is outside "
+                               "int8 (" +
+                                   std::to_string((int64_t)v) +
+                                   "); only int8 weights or uint8 weights "
+                                   "with zero point 128 are implemented");
+      sum += (int64_t)v;
+      bp.data<int8_t>()[((n / 16 * K4 + k / 4) * 16 + n % 16) * 4 + k % 4] =
+          (int8_t)v;
+    }
+    wzT.data<int32_t>()[n] = (int32_t)(azpU * sum);
+    mT.data<float>()[n] =
+        (float)(alpha * (*as)[0] * (*bs)[bs->size() > 1 ? n : 0]);
+    bT.data<float>()[n] = (float)(beta * (*c)[c->size() > 1 ? n : 0]);
+  }
+  MLIRContext *ctx = op->getContext();
+  std::string base = amk::onnx::getTensorName(q.getB()).str();
+  Builder bld(ctx);
+  auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
+    auto type = RankedTensorType::get(t.shape(), et);
+    return newConstTensor(type, t.toAttr(ctx), base + suffix.str());
+  };
+  int bSlot = constOf(bp, bld.getIntegerType(8), ".qgemm");
+  int wzSlot = constOf(wzT, bld.getI32Type(), ".qgemm_wz");
+  int mSlot = constOf(mT, bld.getF32Type(), ".qgemm_scale");
+  int biasSlot = isNoneValue(q.getC()) ? -1
+                                       : constOf(bT, bld.getF32Type(),
+                                                 ".qgemm_bias");
+  auto ai = getTensor(q.getA(), op);
+  if (failed(ai))
+    return failure();
+  int yi = defineOutput(q.getY());
+  int64_t yBytes = quantOut ? 1 : 4;
+  KOp &k = newKOp(op, AMK_RT_K_QGEMM);
+  k.slots = {*ai, bSlot, yi, wzSlot, mSlot, biasSlot};
+  k.ip = {rows, N, K, aSigned, azp, runtimeDtype(yt.getElementType()),
+          quantOut ? (int64_t)(*yz)[0] : 0, act};
+  k.fp = {q.getActivationAlpha().convertToFloat(),
+          q.getActivationBeta().convertToFloat(),
+          quantOut ? (float)(1.0 / (*ys)[0]) : 1.f};
+  k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 6,
+  k.colAlign = 64;
+  k.rowOperandBytes = (double)bp.numel();
+  k.colOperandBytes = (double)rows * K;
+  k.flops = 2.0 * rows * N * K / 4;
+  k.bytes = (double)rows * K + bp.numel() + (double)yBytes * rows * N;
+  int64_t bBytes = bp.numel();
+  int as_ = *ai;
+  k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(bSlot, bBytes));
+    rd.push_back(whole(wzSlot, N * 4));
+    rd.push_back(whole(mSlot, N * 4));
+    if (biasSlot >= 0)
+      rd.push_back(whole(biasSlot, N * 4));
+    rd.push_back(span(as_, r0 * K, r1 * K));
+    wr.push_back(rect(yi, (r0 * N + c0) * yBytes, (c1 - c0) * yBytes,
+                      N * yBytes, r1 - r0));
+  };
+  return success();
+}
+
 /// QuantizeLinear and DequantizeLinear of float32, per tensor or per axis.
 LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
   bool quant = isa<amk::onnx::QuantizeLinearOp>(op);

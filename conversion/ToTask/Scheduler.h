@@ -193,6 +193,7 @@ private:
   LogicalResult lowerView(Operation *op);
   LogicalResult lowerConv(Operation *op);
   LogicalResult lowerQConv(Operation *op);
+  LogicalResult lowerQGemm(Operation *op);
   LogicalResult lowerQuantizeLinear(Operation *op);
   LogicalResult lowerConvTranspose(Operation *op);
   LogicalResult lowerGemm(Operation *op);

@@ -146,6 +146,31 @@ LogicalResult QConvOp::verify() {
   return verifyActivation(*this, getActivation());
 }
 
+LogicalResult QGemmOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), y = getY().getType();
+  auto isInt8 = [](Type t) {
+    auto i = dyn_cast<IntegerType>(t);
+    return i && i.getWidth() == 8;
+  };
+  if (!isInt8(a.getElementType()) || !isInt8(b.getElementType()))
+    return emitOpError("A and B must be 8-bit integers");
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return emitOpError("A and B must have rank >= 2");
+  for (auto [t, perm, name] :
+       {std::tuple{a, getPermA(), "perm_a"}, std::tuple{b, getPermB(), "perm_b"}})
+    if (perm && !isPermutation(*perm, t.getRank()))
+      return emitOpError() << name << " is not a permutation of the "
+                           << t.getRank() << " axes of its operand";
+  bool quantOut = !isa<NoneType>(getYScale().getType());
+  if (quantOut ? !isInt8(y.getElementType()) : !y.getElementType().isF32())
+    return emitOpError("Y must be an 8-bit integer with Y_scale, float32 "
+                       "without");
+  if (auto c = dyn_cast<RankedTensorType>(getC().getType());
+      c && !c.getElementType().isF32())
+    return emitOpError("C must be float32");
+  return verifyActivation(*this, getActivation());
+}
+
 LogicalResult GemmOp::verify() {
   auto a = getA().getType(), b = getB().getType();
   for (auto [t, perm, name] :

@@ -132,6 +132,41 @@ def AMK_GemmOp : AMK_Op<"gemm", [Pure]> {
   let hasVerifier = 1;
 }
 
+def AMK_QGemmOp : AMK_Op<"qgemm", [Pure]> {
+  let summary = "Integer matrix product: quantized activations and weights, "
+                "float epilogue, quantized or float output";
+  let description = [{
+    `Y = Q(act(alpha * (DQ(A) x DQ(B)') + beta * C))`: `amk.gemm` (same
+    attributes) on DequantizeLinear'd operands, A's per tensor, B's per
+    tensor or per slice along `axis` of B as stored (before `perm_b`),
+    followed by QuantizeLinear with `Y_scale`/`Y_zero_point`; without
+    `Y_scale` the result is the float value. `amk-lower-qdq` builds it
+    from the QDQ pattern around MatMul, Gemm and `amk.gemm` with a
+    constant weight; the runtime runs it on integer kernels.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$A,
+    AnyRankedTensor:$A_scale,
+    AMK_OptTensor:$A_zero_point,
+    AnyRankedTensor:$B,
+    AnyRankedTensor:$B_scale,
+    AMK_OptTensor:$B_zero_point,
+    AMK_OptTensor:$C,
+    AMK_OptTensor:$Y_scale,
+    AMK_OptTensor:$Y_zero_point,
+    DefaultValuedOptionalAttr<I64Attr, "1">:$axis,
+    OptionalAttr<DenseI64ArrayAttr>:$perm_a,
+    OptionalAttr<DenseI64ArrayAttr>:$perm_b,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$alpha,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$beta,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_alpha,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_beta
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def AMK_GeluOp : AMK_Op<"gelu", [Pure]> {
   let summary = "Gelu in its erf, tanh or quick (sigmoid) form";
   let description = [{

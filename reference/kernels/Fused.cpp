@@ -193,6 +193,32 @@ LogicalResult gemmK(KernelContext &ctx) {
   return success();
 }
 
+/// amk.qgemm: Q(amk.gemm(DQ(A), DQ(B), C)); B's DequantizeLinear reads
+/// the op's `axis`, the gemm its perms, alpha, beta and activation.
+LogicalResult qgemmK(KernelContext &ctx) {
+  auto a = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(0), ctx.value(1), ctx.value(2)});
+  auto b = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(3), ctx.value(4), ctx.value(5)});
+  if (failed(a) || failed(b))
+    return failure();
+  std::vector<RValue> in = {RValue(*a), RValue(*b), ctx.value(6)};
+  KernelContext sub(ctx.getOp(), in, ctx.interpreter());
+  sub.setVersion(onnx::kMaxOpset);
+  if (failed(gemmK(sub)))
+    return failure();
+  if (!ctx.has(7)) {
+    ctx.set(0, sub.results()[0]);
+    return success();
+  }
+  auto q = callKernel(ctx, "QuantizeLinear",
+                      {sub.results()[0], ctx.value(7), ctx.value(8)});
+  if (failed(q))
+    return failure();
+  ctx.set(0, *q);
+  return success();
+}
+
 /// amk.gelu.
 LogicalResult geluK(KernelContext &ctx) {
   // Tensors share buffers on copy: never write into an input.
@@ -328,6 +354,7 @@ LogicalResult fusedElementwiseK(KernelContext &ctx) {
 void registerFusedKernels(KernelRegistry &r) {
   r.add("conv", convK, "amk");
   r.add("qconv", qconvK, "amk");
+  r.add("qgemm", qgemmK, "amk");
   r.add("gemm", gemmK, "amk");
   r.add("gelu", geluK, "amk");
   r.add("layer_norm", layerNormK, "amk");

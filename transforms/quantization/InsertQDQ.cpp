@@ -276,9 +276,14 @@ std::string quantizeModule(ModuleOp module, const QuantConfig &cfg,
     else if (name == "onnx.Gemm") {
       auto tb = op->getAttrOfType<IntegerAttr>("transB");
       axis = tb && tb.getInt() ? 0 : 1;
+    } else if (name == "amk.gemm") {
+      // B' = B permuted by perm_b: its last axis is B's axis perm_b[-1].
+      auto pb = op->getAttrOfType<DenseI64ArrayAttr>("perm_b");
+      axis = pb && !pb.empty() ? pb[pb.size() - 1] : rank - 1;
     }
     bool perAxis = cfg.perChannel && rank >= 1 &&
-                   (name != "onnx.MatMul" || rank == 2);
+                   ((name != "onnx.MatMul" && name != "amk.gemm") ||
+                    rank == 2);
     int64_t channels = perAxis ? t->dim(axis) : 1;
     int64_t inner = 1;
     for (int64_t d = axis + 1; d < rank; ++d)

@@ -78,20 +78,27 @@ public:
   void runOnOperation() override {
     SmallVector<Operation *> convs;
     getOperation().walk([&](Operation *op) {
-      if (isa<onnx::ConvOp, amk::fused::ConvOp, onnx::QLinearConvOp>(op))
+      if (isa<onnx::ConvOp, amk::fused::ConvOp, onnx::QLinearConvOp,
+              onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp>(op))
         convs.push_back(op);
     });
-    int64_t done = 0, qout = 0;
+    int64_t done = 0, qout = 0, gemms = 0;
     for (Operation *op : convs) {
-      bool quantOut = false;
+      bool quantOut = false, isQLinear = isa<onnx::QLinearConvOp>(op);
+      bool isGemm = isa<onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp>(op);
       std::string why;
-      LogicalResult r = isa<onnx::QLinearConvOp>(op)
-                            ? rewriteQLinearConv(op)
-                            : rewriteConv(op, quantOut, why);
+      LogicalResult r = isQLinear ? rewriteQLinearConv(op)
+                        : isGemm  ? rewriteGemm(op, quantOut, why)
+                                  : rewriteConv(op, quantOut, why);
       if (succeeded(r)) {
-        ++done;
-        qout += isa<onnx::QLinearConvOp>(op) || quantOut;
-      } else if (!why.empty()) {
+        ++(isGemm ? gemms : done);
+        qout += isQLinear || quantOut;
+      } else if (!why.empty() &&
+                 llvm::any_of(op->getOperands(), [](Value v) {
+                   return v.getDefiningOp<onnx::DequantizeLinearOp>();
+                 })) {
+        // Only ops that read a dequantized value are candidates worth a
+        // remark: a float model's convolutions are not.
         amk::emitPassRemark(this, op, amk::RemarkKind::Missed, "Float",
                             onnx::describeOp(op) + ": " + why);
       }
@@ -106,7 +113,10 @@ public:
       d->erase();
     amk::updateSignaturesAndErase(getOperation());
     numConvs = done;
+    numGemms = gemms;
     numQOut = qout;
+    amk::PassCounters::add(this, "gemms", gemms,
+                           "matrix products rewritten to amk.qgemm");
     amk::PassCounters::add(this, "convs", done,
                            "convolutions rewritten to amk.qconv");
     amk::PassCounters::add(this, "quantized-outputs", qout,
@@ -115,6 +125,129 @@ public:
   }
 
 private:
+  /// The QuantizeLinear absorbed into an integer op: the only reader of
+  /// `result`, quantizing per tensor to 8 bits with a constant scale and
+  /// zero point; null otherwise.
+  static onnx::QuantizeLinearOp absorbedQuantize(Value result) {
+    if (!result.hasOneUse())
+      return {};
+    auto q = dyn_cast<onnx::QuantizeLinearOp>(*result.getUsers().begin());
+    if (q && (!isInt8(q.getY().getType()) || !isScalarConst(q.getYScale()) ||
+              amk::isNone(q.getYZeroPoint()) ||
+              !isScalarConst(q.getYZeroPoint()) || q.getX() != result))
+      return {};
+    return q;
+  }
+
+  /// Replaces `op` by `st` (built at the absorbed QuantizeLinear `q` when
+  /// there is one) and erases what it replaced.
+  static void replace(Operation *op, OperationState &st,
+                      onnx::QuantizeLinearOp q) {
+    OpBuilder b(q ? q.getOperation() : op);
+    Operation *n = b.create(st);
+    if (q) {
+      q.getY().replaceAllUsesWith(n->getResult(0));
+      q->erase();
+    } else {
+      op->getResult(0).replaceAllUsesWith(n->getResult(0));
+    }
+    op->erase();
+  }
+
+  /// A bias operand as a float constant: a DequantizeLinear of int32
+  /// constants is folded first. Null when it is neither.
+  static Value floatBias(Operation *op, unsigned index) {
+    Value bias = op->getOperand(index);
+    if (auto dq = bias.getDefiningOp<onnx::DequantizeLinearOp>()) {
+      amk::foldOp(dq, 1 << 20);
+      bias = op->getOperand(index);
+    }
+    auto bt = dyn_cast<RankedTensorType>(bias.getType());
+    if (!amk::getConstantTensor(bias) || !bt || !bt.getElementType().isF32())
+      return {};
+    return bias;
+  }
+
+  /// MatMul, Gemm and amk.gemm with a constant 2-D weight whose scale is
+  /// per tensor or per output column, and a bias that is none or one
+  /// float per column.
+  LogicalResult rewriteGemm(Operation *op, bool &quantOut, std::string &why) {
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!yt || !yt.getElementType().isF32() || yt.getRank() < 2)
+      return failure();
+    bool transB = false;
+    float alpha = 1, beta = 1;
+    if (auto g = dyn_cast<onnx::GemmOp>(op)) {
+      if (g.getTransA() != 0)
+        return why = "transA is not implemented on the integer kernels",
+               failure();
+      transB = g.getTransB() != 0;
+      alpha = g.getAlpha().convertToFloat(), beta = g.getBeta().convertToFloat();
+    } else if (auto g = dyn_cast<amk::fused::GemmOp>(op)) {
+      if (g.getPermA())
+        return why = "perm_a is not implemented on the integer kernels",
+               failure();
+      if (auto pb = g.getPermB()) {
+        if (pb->size() != 2 || (*pb)[0] != 1)
+          return why = "perm_b must be absent or [1, 0]", failure();
+        transB = true;
+      }
+      alpha = g.getAlpha().convertToFloat(), beta = g.getBeta().convertToFloat();
+    }
+    auto a = perTensorDQ(op->getOperand(0));
+    if (!a)
+      return why = "its input is not a per-tensor DequantizeLinear of an "
+                   "8-bit tensor",
+             failure();
+    auto bdq = op->getOperand(1).getDefiningOp<onnx::DequantizeLinearOp>();
+    if (!bdq || !isInt8(bdq.getX().getType()) ||
+        !amk::getConstantTensor(bdq.getX()) ||
+        !amk::getConstantTensor(bdq.getXScale()) ||
+        (!amk::isNone(bdq.getXZeroPoint()) &&
+         !amk::getConstantTensor(bdq.getXZeroPoint())) ||
+        bdq.getBlockSize() != 0 ||
+        cast<RankedTensorType>(bdq.getX().getType()).getRank() != 2)
+      return why = "its weight is not a DequantizeLinear of 2-D 8-bit "
+                   "constants",
+             failure();
+    auto st = cast<RankedTensorType>(bdq.getXScale().getType());
+    int64_t axis = bdq.getAxis() < 0 ? bdq.getAxis() + 2 : bdq.getAxis();
+    if (st.getNumElements() != 1 && axis != (transB ? 0 : 1))
+      return why = "its weight's scale is neither per tensor nor per output "
+                   "column",
+             failure();
+    Value bias;
+    if (op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))) {
+      bias = floatBias(op, 2);
+      auto bt = bias ? cast<RankedTensorType>(bias.getType()) : nullptr;
+      if (!bt || bt.getRank() != 1 || bt.getDimSize(0) != yt.getShape().back())
+        return why = "its bias is not one float constant per column",
+               failure();
+    }
+    onnx::QuantizeLinearOp q = absorbedQuantize(op->getResult(0));
+    OpBuilder b(q ? q.getOperation() : op);
+    Value none = amk::getNoneValue(b, op->getLoc());
+    OperationState state(op->getLoc(),
+                         amk::fused::QGemmOp::getOperationName());
+    state.addOperands({(*a)[0], (*a)[1], (*a)[2], bdq.getX(),
+                       bdq.getXScale(), bdq.getXZeroPoint(),
+                       bias ? bias : none, q ? q.getYScale() : none,
+                       q ? q.getYZeroPoint() : none});
+    state.addTypes(q ? q.getY().getType() : yt);
+    state.addAttribute("axis", b.getI64IntegerAttr(axis));
+    if (transB)
+      state.addAttribute("perm_b", b.getDenseI64ArrayAttr({1, 0}));
+    state.addAttribute("alpha", b.getF32FloatAttr(alpha));
+    state.addAttribute("beta", b.getF32FloatAttr(beta));
+    for (StringRef name :
+         {"activation", "activation_alpha", "activation_beta"})
+      if (Attribute attr = op->getAttr(name))
+        state.addAttribute(name, attr);
+    quantOut = static_cast<bool>(q);
+    replace(op, state, q);
+    return success();
+  }
+
   /// Conv's attributes (and amk.conv's activation) on the new op.
   static void copyConvAttrs(Operation *from, OperationState &st) {
     for (StringRef name :

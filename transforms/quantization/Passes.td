@@ -164,7 +164,8 @@ def EmulateQDQ : Pass<"amk-emulate-qdq", "mlir::ModuleOp"> {
 }
 
 def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
-  let summary = "Rewrite the QDQ pattern around convolutions into integer ops";
+  let summary = "Rewrite the QDQ pattern around convolutions and matrix "
+                "products into integer ops";
   let description = [{
     Turns the QDQ form of a quantized convolution into `amk.qconv`, which
     the runtime runs on integer kernels (u8 x s8 summed in int32, VNNI where
@@ -178,7 +179,13 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
       quantization is absorbed and the result stays 8-bit, else the result
       is the float value;
     - ONNX QLinearConv (its int32 bias becomes the float bias
-      `B * x_scale * w_scale`).
+      `B * x_scale * w_scale`);
+    - MatMul, Gemm (transA 0) and `amk.gemm` (no `perm_a`; `perm_b` absent
+      or a transpose) whose input is a per-tensor DequantizeLinear of an
+      8-bit tensor and whose weight is a DequantizeLinear of a 2-D 8-bit
+      constant, per tensor or per output column, with a bias that is none
+      or one float (or DequantizeLinear'd int32) per column: `amk.qgemm`,
+      absorbing the QuantizeLinear of its result likewise.
     The values are those of the QDQ graph up to the summation order of the
     convolution and the rounding of ties in the requantization (one
     quantization step at most, docs/quantization.md). What does not match
@@ -189,6 +196,7 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
   let dependentDialects = ["amk::fused::AMKDialect"];
   let statistics = [
     Statistic<"numConvs", "convs", "convolutions rewritten to amk.qconv">,
+    Statistic<"numGemms", "gemms", "matrix products rewritten to amk.qgemm">,
     Statistic<"numQOut", "quantized-outputs",
               "of them with the QuantizeLinear of their result absorbed">,
   ];

@@ -37,7 +37,7 @@ struct QuantConfig {
   bool symmetricActivations = false;
   /// Ops whose activation inputs, output and weights are quantized.
   std::vector<std::string> quantizedOps = {"Conv", "amk.conv", "Gemm",
-                                           "MatMul"};
+                                           "MatMul", "amk.gemm"};
   /// Ops kept in float even if listed above, by op name or node name.
   std::vector<std::string> keepFloat = {};
   // Calibration.

@@ -407,4 +407,19 @@ enum { AMK_QC_ACT_ALPHA, AMK_QC_ACT_BETA, AMK_QC_INV_Y_SCALE, AMK_QC_Z_SCALE,
        AMK_QC_NUM_FPARAMS };
 #define AMK_QCONV_OC_BLOCK 8
 
+/* QGEMM: integer matrix product (amk.qgemm): Y[r][n] = epilogue(sum_k
+ * A[r][k] * B[k][n]) with A uint8 or int8 (int8 read as uint8 + 128, its
+ * zero point moved with it) row-major [rows][K], B int8 packed at compile
+ * time as [ceil(N/16)][ceil(K/4)][16][4] (zero past N and K), summed in
+ * int32 (vpdpbusd where the CPU has AVX512-VNNI), then per column n in
+ * float: v = float(acc - WZ[n]) * M[n] + BIAS[n], the activation, and
+ * float32 or requantized 8-bit output as QCONV's.
+ * Buffers A, B, Y, WZ (int32 [N]), M (float32 [N]), BIAS (float32 [N],
+ * optional). iparams: rows, N, K, a_signed, a_zp, y_dtype, y_zp, act.
+ * fparams: activation alpha, beta, 1 / y_scale. Rows: rows; columns: N. */
+enum { AMK_QG_ROWS, AMK_QG_N, AMK_QG_K, AMK_QG_A_SIGNED, AMK_QG_A_ZP,
+       AMK_QG_Y_DTYPE, AMK_QG_Y_ZP, AMK_QG_ACT, AMK_QG_NUM_IPARAMS };
+enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
+       AMK_QG_NUM_FPARAMS };
+
 #endif /* AMK_KERNEL_PARAMS_H */

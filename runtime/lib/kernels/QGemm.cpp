@@ -1,0 +1,204 @@
+//===- QGemm.cpp - Integer matrix product ----------------------------------===//
+//
+// Part of AMK. QGEMM (kernel_params.h): uint8 activations times int8
+// weights summed in int32, then a float epilogue per output. The weights
+// are packed at compile time as [N/16][K/4][16][4]: one 64-byte vector
+// holds 4 reduction steps of 16 output columns, vpdpbusd's signed operand.
+// The activations are not packed: 4 consecutive bytes of a row are one
+// 32-bit broadcast. A register tile is 6 rows x 64 columns (24 int32
+// accumulators); rows past the tile's end read a zero row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/KernelImpl.h"
+
+#include "amk/kernel_params.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define AMK_QGEMM_X86 1
+#endif
+
+namespace amk::rt {
+
+namespace {
+
+constexpr int64_t kMR = 6, kNV = 4, kNR = 16 * kNV;
+
+struct GParams {
+  int64_t rows, n, k, k4s, aSigned, azp, yType, yzp, act;
+  float actA, actB, invYScale;
+  GParams(const int64_t *ip, const float *fp)
+      : rows(ip[AMK_QG_ROWS]), n(ip[AMK_QG_N]), k(ip[AMK_QG_K]),
+        k4s((ip[AMK_QG_K] + 3) / 4), aSigned(ip[AMK_QG_A_SIGNED]),
+        azp(ip[AMK_QG_A_ZP]), yType(ip[AMK_QG_Y_DTYPE]),
+        yzp(ip[AMK_QG_Y_ZP]), act(ip[AMK_QG_ACT]),
+        actA(fp[AMK_QG_ACT_ALPHA]), actB(fp[AMK_QG_ACT_BETA]),
+        invYScale(fp[AMK_QG_INV_Y_SCALE]) {}
+};
+
+/// The 4-byte groups of one row of A as 32-bit words, the last one
+/// zero-padded when K is not a multiple of 4 (the packed weights are zero
+/// there), so the kernels never read past the row.
+const uint32_t *rowWords(const uint8_t *a, const GParams &g,
+                         std::vector<uint32_t> &tmp) {
+  if (g.k % 4 == 0)
+    return reinterpret_cast<const uint32_t *>(a);
+  tmp.assign(g.k4s, 0);
+  std::memcpy(tmp.data(), a, g.k);
+  return tmp.data();
+}
+
+/// Epilogue of one row's `cols` columns from n0: int32 sums to float,
+/// per-column scale and bias, activation, float32 or requantized store.
+void epilogue(const GParams &g, const int32_t *acc, int64_t n0,
+              int64_t cols, const int32_t *wz, const float *m,
+              const float *bias, void *y, int64_t at) {
+  float v[kNR];
+  for (int64_t i = 0; i < cols; ++i)
+    v[i] = (float)(acc[i] - wz[n0 + i]) * m[n0 + i] + (bias ? bias[n0 + i] : 0.f);
+  applyActivation(v, cols, (int)g.act, g.actA, g.actB);
+  if (g.yType == AMK_RT_F32) {
+    std::memcpy(static_cast<float *>(y) + at, v, cols * sizeof(float));
+    return;
+  }
+  float lo = g.yType == AMK_RT_U8 ? 0.f : -128.f,
+        hi = g.yType == AMK_RT_U8 ? 255.f : 127.f, zp = (float)g.yzp;
+  for (int64_t i = 0; i < cols; ++i)
+    v[i] = std::clamp(__builtin_roundevenf(v[i] * g.invYScale) + zp, lo, hi);
+  if (g.yType == AMK_RT_U8)
+    for (int64_t i = 0; i < cols; ++i)
+      static_cast<uint8_t *>(y)[at + i] = (uint8_t)(int)v[i];
+  else
+    for (int64_t i = 0; i < cols; ++i)
+      static_cast<int8_t *>(y)[at + i] = (int8_t)(int)v[i];
+}
+
+/// acc[r][c] for kMR rows (`a[r]` their words) and the kNV 16-column
+/// blocks from `bp` (each k4s * 64 bytes apart): the portable version.
+void tilePortable(const uint32_t *const a[kMR], const int8_t *bp, int64_t k4s,
+                  uint32_t flip, int32_t acc[kMR][kNR]) {
+  for (int64_t r = 0; r < kMR; ++r)
+    std::fill_n(acc[r], kNR, 0);
+  for (int64_t v = 0; v < kNV; ++v) {
+    const int8_t *b = bp + v * k4s * 64;
+    for (int64_t k4 = 0; k4 < k4s; ++k4, b += 64)
+      for (int64_t r = 0; r < kMR; ++r) {
+        uint32_t w = a[r][k4] ^ flip;
+        int32_t a0 = w & 0xff, a1 = (w >> 8) & 0xff, a2 = (w >> 16) & 0xff,
+                a3 = w >> 24;
+        int32_t *c = acc[r] + v * 16;
+        for (int64_t j = 0; j < 16; ++j)
+          c[j] += a0 * b[j * 4] + a1 * b[j * 4 + 1] + a2 * b[j * 4 + 2] +
+                  a3 * b[j * 4 + 3];
+      }
+  }
+}
+
+#if AMK_QGEMM_X86
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void
+tileVnni(const uint32_t *const a[kMR], const int8_t *bp, int64_t k4s,
+         uint32_t flip, int32_t acc[kMR][kNR]) {
+  __m512i c[kMR][kNV];
+  for (int64_t r = 0; r < kMR; ++r)
+    for (int v = 0; v < kNV; ++v)
+      c[r][v] = _mm512_setzero_si512();
+  const __m512i f = _mm512_set1_epi32((int)flip);
+  const int64_t vs = k4s * 64;
+  for (int64_t k4 = 0; k4 < k4s; ++k4) {
+    __m512i b[kNV];
+    for (int v = 0; v < kNV; ++v)
+      b[v] = _mm512_loadu_si512(bp + v * vs + k4 * 64);
+#pragma clang loop unroll(full)
+    for (int64_t r = 0; r < kMR; ++r) {
+      __m512i w = _mm512_xor_si512(_mm512_set1_epi32((int)a[r][k4]), f);
+      for (int v = 0; v < kNV; ++v)
+        c[r][v] = _mm512_dpbusd_epi32(c[r][v], w, b[v]);
+    }
+  }
+  for (int64_t r = 0; r < kMR; ++r)
+    for (int v = 0; v < kNV; ++v)
+      _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
+}
+
+bool hasVnni() {
+  static const bool has = __builtin_cpu_supports("avx512vnni") &&
+                          __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") &&
+                          !std::getenv("AMK_NO_VNNI");
+  return has;
+}
+#endif
+
+} // namespace
+
+template <>
+bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
+                                     const int64_t *tile, std::string &) {
+  GParams g(call.ip, call.fp);
+  const uint8_t *A = static_cast<const uint8_t *>(call.buffers[0]);
+  const int8_t *B = static_cast<const int8_t *>(call.buffers[1]);
+  void *Y = call.buffers[2];
+  const int32_t *wz = static_cast<const int32_t *>(call.buffers[3]);
+  const float *m = static_cast<const float *>(call.buffers[4]);
+  const float *bias = static_cast<const float *>(call.buffers[5]);
+  auto tileFn = tilePortable;
+#if AMK_QGEMM_X86
+  if (hasVnni())
+    tileFn = tileVnni;
+#endif
+  const uint32_t flip = g.aSigned ? 0x80808080u : 0;
+  thread_local std::vector<uint32_t> zero, tmp[kMR];
+  zero.assign(g.k4s, flip); // reads as 0 after the flip
+  alignas(64) int32_t acc[kMR][kNR];
+  const int64_t nBlocks = (g.n + 15) / 16;
+  for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += kMR) {
+    const uint32_t *rows[kMR];
+    for (int64_t r = 0; r < kMR; ++r)
+      rows[r] = r0 + r < tile[1] ? rowWords(A + (r0 + r) * g.k, g, tmp[r])
+                                 : zero.data();
+    for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += kNR) {
+      // The last column blocks may pass N: the packed weights are zero
+      // there, and blocks past the packing read block 0 (never stored).
+      const int8_t *bp = B + (c0 / 16) * g.k4s * 64;
+      int64_t cols = std::min(kNR, tile[3] - c0);
+      if (c0 / 16 + kNV > nBlocks) {
+        // Fewer than kNV blocks left: run them from a padded copy.
+        thread_local std::vector<int8_t> pad;
+        pad.assign(kNV * g.k4s * 64, 0);
+        std::memcpy(pad.data(), bp, (nBlocks - c0 / 16) * g.k4s * 64);
+        bp = pad.data();
+      }
+      tileFn(rows, bp, g.k4s, flip, acc);
+      for (int64_t r = 0; r < kMR && r0 + r < tile[1]; ++r)
+        epilogue(g, acc[r], c0, cols, wz, m, bias, Y, (r0 + r) * g.n + c0);
+    }
+  }
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_QGEMM>::check(const amk_rt_kernel &k,
+                                       const int64_t *ip, const float *,
+                                       std::string &error) {
+  if (!hasParams(k, AMK_QG_NUM_IPARAMS, AMK_QG_NUM_FPARAMS, error) ||
+      k.num_buffers < 6)
+    return false;
+  int64_t y = ip[AMK_QG_Y_DTYPE];
+  if ((y != AMK_RT_U8 && y != AMK_RT_I8 && y != AMK_RT_F32) ||
+      ip[AMK_QG_N] < 1 || ip[AMK_QG_K] < 1) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': qgemm stores uint8, int8 or float32 and needs N, K >= 1";
+    return false;
+  }
+  return true;
+}
+
+} // namespace amk::rt
