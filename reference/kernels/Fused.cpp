@@ -117,13 +117,42 @@ LogicalResult convK(KernelContext &ctx) {
   return success();
 }
 
+/// DequantizeLinear of a weight with per-tensor or per-slice scales along
+/// `axis` (the fused op's attribute, whose default differs from
+/// DequantizeLinear's).
+FailureOr<Tensor> dequantizeWeight(KernelContext &ctx, unsigned first,
+                                   int64_t axis) {
+  const Tensor &w = ctx.in(first), &s = ctx.in(first + 1);
+  const Tensor *z = ctx.has(first + 2) ? &ctx.in(first + 2) : nullptr;
+  if (axis < 0)
+    axis += w.rank();
+  if (s.numel() != 1 && (axis < 0 || axis >= w.rank() ||
+                         s.numel() != w.dim(axis) ||
+                         (z && z->numel() != s.numel())))
+    return ctx.error("the weight's scale of shape " +
+                     shapeToString(s.shape()) + " does not match axis " +
+                     std::to_string(axis) + " of " +
+                     shapeToString(w.shape()));
+  int64_t inner = 1;
+  if (s.numel() != 1)
+    for (int64_t d = axis + 1; d < w.rank(); ++d)
+      inner *= w.dim(d);
+  Tensor out(DataType::FLOAT, w.shape());
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    int64_t c = s.numel() == 1 ? 0 : (i / inner) % s.numel();
+    double zp = z ? z->getDouble(z->numel() == 1 ? 0 : c) : 0;
+    out.setDouble(i, static_cast<float>((w.getDouble(i) - zp) *
+                                        s.getDouble(c)));
+  }
+  return out;
+}
+
 /// amk.qconv: Q(act(Conv(DQ(X), DQ(W), B) + DQ(Z))), each step the ONNX
 /// kernel (W's DequantizeLinear reads the op's `axis`).
 LogicalResult qconvK(KernelContext &ctx) {
   auto x = callKernel(ctx, "DequantizeLinear",
                       {ctx.value(0), ctx.value(1), ctx.value(2)});
-  auto w = callKernel(ctx, "DequantizeLinear",
-                      {ctx.value(3), ctx.value(4), ctx.value(5)});
+  auto w = dequantizeWeight(ctx, 3, ctx.getInt("axis", 0));
   if (failed(x) || failed(w))
     return failure();
   auto y = callKernel(ctx, "Conv", {RValue(*x), RValue(*w), ctx.value(6)});
@@ -198,8 +227,7 @@ LogicalResult gemmK(KernelContext &ctx) {
 LogicalResult qgemmK(KernelContext &ctx) {
   auto a = callKernel(ctx, "DequantizeLinear",
                       {ctx.value(0), ctx.value(1), ctx.value(2)});
-  auto b = callKernel(ctx, "DequantizeLinear",
-                      {ctx.value(3), ctx.value(4), ctx.value(5)});
+  auto b = dequantizeWeight(ctx, 3, ctx.getInt("axis", 1));
   if (failed(a) || failed(b))
     return failure();
   std::vector<RValue> in = {RValue(*a), RValue(*b), ctx.value(6)};

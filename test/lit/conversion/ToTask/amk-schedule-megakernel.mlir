@@ -50,6 +50,9 @@
 // RUN: amk-run %t/grid_sample.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/channel_ops.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=CHANEXEC
 // RUN: amk-run %t/det.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=QEXEC
+// RUN: env AMK_NO_VNNI=1 amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=QEXEC
+// RUN: amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=QEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -60,6 +63,7 @@
 // TYPEDEXEC-COUNT-4: ok vs reference
 // REDUCEEXEC-COUNT-7: ok vs reference
 // CHANEXEC-COUNT-4: ok vs reference
+// QEXEC-COUNT-3: ok vs reference
 // EINSUMEXEC-COUNT-2: ok vs reference
 // RTYPEDEXEC-COUNT-2: ok vs reference
 // PADEXEC-COUNT-3: ok vs reference
@@ -764,3 +768,48 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 }
 // CHECK-LABEL: amk_task.program @det
 // CHECK: amk_task.kernel det {{{.*}}iparams = array<i64: 2, 3>, {{.*}}op = "onnx.Det"}
+
+
+// -----
+
+//--- quantized.mlir
+// Integer ops: QuantizeLinear (x dtype, y dtype, axis size, inner: per
+// tensor, one run over all 2*5*6*7 elements); amk.qconv with group 1 on
+// the blocked direct variant 2 (the AMK_SP_* iparams, then x zero point
+// 128, unsigned, uint8 result with zero point 3, no residual, depth
+// ceil(5/4)*4*3*3 = 72); a grouped amk.qconv (variant 0: 8 groups of one
+// input channel, stride 2) reading the first one's uint8 result with a
+// float result; amk.qgemm over the quantized input's last axis (rows
+// 2*5*6, N 9, K 7, signed: no; uint8 result with zero point 3) and the
+// DequantizeLinear (variant 1) of both uint8 results.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @quantized(%x: tensor<2x5x6x7xf32>) -> (tensor<2x8x6x7xf32>, tensor<2x8x3x4xf32>, tensor<2x5x6x9xf32>) {
+    %none = onnx.NoValue
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+    %q = "onnx.QuantizeLinear"(%x, %s, %z) : (tensor<2x5x6x7xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x5x6x7xui8>
+    %w = "onnx.Constant"() <{value = dense<[[[[-67, 24, 12], [-94, -33, 107], [27, -6, 33]], [[21, -111, 28], [-124, 105, 87], [-7, -61, 14]], [[-68, -78, 127], [56, -7, 11], [87, 13, -6]], [[-26, 36, 93], [-89, -68, 35], [-89, 95, 110]], [[6, -28, 62], [-124, 44, 71], [-111, -87, 67]]], [[[118, 24, -117], [-50, 72, -120], [83, 94, -59]], [[-6, 25, 57], [108, 97, -28], [55, 74, 108]], [[-18, -26, 59], [78, 20, -14], [119, 112, -93]], [[97, -34, -103], [-118, -93, -1], [-72, -61, 120]], [[45, -16, 72], [33, 91, -50], [-20, 2, 86]]], [[[-29, 19, -38], [9, 22, -23], [22, -68, 104]], [[-41, 47, 107], [110, -120, 92], [-56, 126, 28]], [[44, 51, -86], [51, 93, -44], [119, 11, 104]], [[19, 18, -101], [55, 40, -73], [35, 85, 125]], [[19, -59, -55], [-96, -111, -4], [91, 36, 126]]], [[[-4, -105, -39], [77, -110, -22], [102, -89, -122]], [[-52, -18, 69], [-21, 96, -97], [-116, 27, 30]], [[67, -116, -31], [56, 23, -43], [14, 98, 109]], [[124, -56, 2], [-67, -118, -48], [-126, -108, -100]], [[26, 10, -119], [115, -77, 121], [-23, -53, 29]]], [[[-60, -88, 49], [-117, 123, 95], [-41, -47, -35]], [[118, -92, 102], [93, -31, -31], [-10, 95, 6]], [[-29, 37, 94], [25, 47, 16], [-101, 31, 122]], [[113, 80, 2], [-58, -17, 35], [57, 56, -67]], [[112, -50, -16], [123, -61, 6], [-50, 13, -41]]], [[[-125, 74, -21], [125, 21, -47], [-122, -31, 30]], [[23, 34, -93], [-112, 35, 33], [-42, -8, -37]], [[46, 107, -37], [28, 53, -56], [61, -2, -122]], [[23, -112, 117], [46, -122, 119], [-33, -63, 33]], [[-11, -51, 24], [26, -46, -82], [-34, -80, -47]]], [[[67, -33, 89], [25, -60, -51], [74, -31, -101]], [[70, 81, -121], [121, 18, 48], [61, -94, -48]], [[1, -71, 40], [78, -59, -66], [-44, -80, 46]], [[-16, 39, 51], [-103, -101, 26], [-45, 115, -42]], [[45, 86, -70], [-15, 80, 92], [118, -84, -107]]], [[[-41, 62, 39], [-72, 99, 18], [-12, -58, -70]], [[74, -97, -119], [8, 118, -79], [-47, 79, 87]], [[87, 20, -81], [94, -56, -40], [79, 84, 37]], [[-106, 79, 31], [-39, 23, -94], [-20, -53, 5]], [[76, 90, -58], [-9, -39, 35], [-21, -53, -20]]]]> : tensor<8x5x3x3xi8>}> : () -> tensor<8x5x3x3xi8>
+    %ws = "onnx.Constant"() <{value = dense<[0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.007, 0.008]> : tensor<8xf32>}> : () -> tensor<8xf32>
+    %wz = "onnx.Constant"() <{value = dense<0> : tensor<8xi8>}> : () -> tensor<8xi8>
+    %b = "onnx.Constant"() <{value = dense<[0.5, -0.5, 1.0, -1.0, 0.25, -0.25, 2.0, 0.0]> : tensor<8xf32>}> : () -> tensor<8xf32>
+    %ys = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %yz = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+    %c = "amk.qconv"(%q, %s, %z, %w, %ws, %wz, %b, %none, %none, %none, %ys, %yz) <{activation = "relu", kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}> : (tensor<2x5x6x7xui8>, tensor<f32>, tensor<ui8>, tensor<8x5x3x3xi8>, tensor<8xf32>, tensor<8xi8>, tensor<8xf32>, none, none, none, tensor<f32>, tensor<ui8>) -> tensor<2x8x6x7xui8>
+    %cd = "onnx.DequantizeLinear"(%c, %ys, %yz) : (tensor<2x8x6x7xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x8x6x7xf32>
+    %dw = "onnx.Constant"() <{value = dense<[[[[18, -23, -118], [108, -22, -88], [-76, -126, -5]]], [[[114, 86, 98], [32, 125, 3], [-16, 16, 116]]], [[[125, 110, 56], [-71, -119, 63], [-11, 87, 65]]], [[[42, 64, 5], [119, -54, 12], [-40, 100, -69]]], [[[93, -110, 92], [23, 121, -54], [-97, 80, -65]]], [[[-116, -119, 104], [78, 50, 4], [109, -77, 102]]], [[[99, 103, -17], [20, -115, -124], [-4, 63, -97]]], [[[-84, 1, -51], [-66, 42, -122], [7, 10, -22]]]]> : tensor<8x1x3x3xi8>}> : () -> tensor<8x1x3x3xi8>
+    %dws = "onnx.Constant"() <{value = dense<0.004> : tensor<f32>}> : () -> tensor<f32>
+    %d = "amk.qconv"(%c, %ys, %yz, %dw, %dws, %none, %none, %none, %none, %none, %none, %none) <{group = 8 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<2x8x6x7xui8>, tensor<f32>, tensor<ui8>, tensor<8x1x3x3xi8>, tensor<f32>, none, none, none, none, none, none, none) -> tensor<2x8x3x4xf32>
+    %gw = "onnx.Constant"() <{value = dense<[[-114, 113, 106, 29, -98, -40, -95, -63, 121], [93, 11, -5, 80, 73, -112, -37, -71, -77], [-96, 9, 100, 82, -97, -84, -66, 75, -57], [108, 100, 79, -95, 83, 108, -126, -3, 33], [19, 93, -25, -115, 66, -58, -64, -59, 31], [7, 6, -19, -114, -6, -45, 71, 82, -127], [92, -113, 71, -95, -116, -96, -115, -110, -4]]> : tensor<7x9xi8>}> : () -> tensor<7x9xi8>
+    %gws = "onnx.Constant"() <{value = dense<0.003> : tensor<f32>}> : () -> tensor<f32>
+    %g = "amk.qgemm"(%q, %s, %z, %gw, %gws, %none, %none, %ys, %yz) : (tensor<2x5x6x7xui8>, tensor<f32>, tensor<ui8>, tensor<7x9xi8>, tensor<f32>, none, none, tensor<f32>, tensor<ui8>) -> tensor<2x5x6x9xui8>
+    %gd = "onnx.DequantizeLinear"(%g, %ys, %yz) : (tensor<2x5x6x9xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x5x6x9xf32>
+    return %cd, %d, %gd : tensor<2x8x6x7xf32>, tensor<2x8x3x4xf32>, tensor<2x5x6x9xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @quantized
+// CHECK: amk_task.kernel quantize {{{.*}}iparams = array<i64: 1, 2, 1, 420>, {{.*}}op = "onnx.QuantizeLinear"}
+// CHECK: amk_task.kernel qconv {{{.*}}iparams = array<i64: 2, 5, 6, 7, 8, 3, 3, 6, 7, 1, 1, 1, 1, 1, 1, 1, 1, 128, 0, 2, 3, 0, 0, 72>, {{.*}}op = "amk.qconv", variant = 2 : i64}
+// CHECK: amk_task.kernel quantize {{{.*}}op = "onnx.DequantizeLinear", variant = 1 : i64}
+// CHECK: amk_task.kernel qconv {{{.*}}op = "amk.qconv"}
+// CHECK: amk_task.kernel qgemm {{{.*}}iparams = array<i64: 60, 9, 7, 0, 128, 2, 3, 0>, {{.*}}op = "amk.qgemm"}
+// CHECK: amk_task.kernel quantize {{{.*}}op = "onnx.DequantizeLinear", variant = 1 : i64}

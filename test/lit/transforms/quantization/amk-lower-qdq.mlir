@@ -1,0 +1,192 @@
+// amk-lower-qdq: the QDQ pattern around a convolution or a matrix product
+// becomes one integer op (amk.qconv, amk.qgemm) reading the quantized
+// tensors; what does not match stays as it was.
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' | FileCheck %s
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --remarks-filter=amk-lower-qdq --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// Each split's statistics, in order.
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 1 quantized-outputs
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 quantized-outputs
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 1 quantized-outputs
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 1 quantized-outputs
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 2 gemms
+// STATS-NEXT: (S) 1 quantized-outputs
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 quantized-outputs
+
+// The input's DequantizeLinear, the weight's (per channel) and the bias's
+// (int32) are read through: amk.qconv takes the uint8 input, the int8
+// weights with their scales, the bias folded to float, and the
+// QuantizeLinear of the result, whose uint8 tensor it produces.
+// CHECK-LABEL: func.func @conv_quantized_output(
+// CHECK-NOT: DequantizeLinear
+// CHECK: %[[Q:.*]] = "onnx.QuantizeLinear"(%arg0,
+// CHECK: %[[B:.*]] = "onnx.Constant"() <{value = dense<[5.000000e-01, -2.500000e-01]> : tensor<2xf32>}>
+// CHECK: %[[C:.*]] = "amk.qconv"(%[[Q]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "relu", axis = 0 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x1x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi8>, tensor<2xf32>, none, none, none, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+// CHECK-NOT: QuantizeLinear
+// CHECK: %[[D:.*]] = "onnx.DequantizeLinear"(%[[C]],
+// CHECK: return %[[D]]
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @conv_quantized_output(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
+    %none = onnx.NoValue
+    %s = "onnx.Constant"() <{value = dense<0.02> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+    %q = "onnx.QuantizeLinear"(%x, %s, %z) : (tensor<1x1x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x1x4x4xui8>
+    %d = "onnx.DequantizeLinear"(%q, %s, %z) : (tensor<1x1x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1x4x4xf32>
+    %w = "onnx.Constant"() <{value = dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, -2, -3], [-4, -5, -6], [-7, -8, -9]]]]> : tensor<2x1x3x3xi8>}> : () -> tensor<2x1x3x3xi8>
+    %ws = "onnx.Constant"() <{value = dense<[0.01, 0.02]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %wz = "onnx.Constant"() <{value = dense<0> : tensor<2xi8>}> : () -> tensor<2xi8>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %wz) <{axis = 0 : i64}> : (tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x1x3x3xf32>
+    %b = "onnx.Constant"() <{value = dense<[2500, -625]> : tensor<2xi32>}> : () -> tensor<2xi32>
+    %bs = "onnx.Constant"() <{value = dense<[2.0e-04, 4.0e-04]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %bd = "onnx.DequantizeLinear"(%b, %bs, %none) <{axis = 0 : i64}> : (tensor<2xi32>, tensor<2xf32>, none) -> tensor<2xf32>
+    %c = "amk.conv"(%d, %wd, %bd, %none) <{activation = "relu", kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>, none) -> tensor<1x2x4x4xf32>
+    %ys = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %yz = "onnx.Constant"() <{value = dense<0> : tensor<ui8>}> : () -> tensor<ui8>
+    %yq = "onnx.QuantizeLinear"(%c, %ys, %yz) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+    %y = "onnx.DequantizeLinear"(%yq, %ys, %yz) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+    return %y : tensor<1x2x4x4xf32>
+  }
+}
+
+// -----
+
+// A result read by something else than a QuantizeLinear stays float: the
+// op has no Y_scale and produces float32; int8 input and weights, no bias.
+// CHECK-LABEL: func.func @conv_float_output(
+// CHECK: %[[C:.*]] = "amk.qconv"(%arg0, {{.*}} : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<3x2x1x1xi8>, tensor<f32>, none, none, none, none, none, none, none) -> tensor<1x3x3x3xf32>
+// CHECK: "onnx.Sigmoid"(%[[C]])
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @conv_float_output(%xq: tensor<1x2x3x3xi8>) -> tensor<1x3x3x3xf32> {
+    %none = onnx.NoValue
+    %s = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<-3> : tensor<i8>}> : () -> tensor<i8>
+    %d = "onnx.DequantizeLinear"(%xq, %s, %z) : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xf32>
+    %w = "onnx.Constant"() <{value = dense<[[[[1]], [[2]]], [[[3]], [[4]]], [[[5]], [[6]]]]> : tensor<3x2x1x1xi8>}> : () -> tensor<3x2x1x1xi8>
+    %ws = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %none) : (tensor<3x2x1x1xi8>, tensor<f32>, none) -> tensor<3x2x1x1xf32>
+    %c = "onnx.Conv"(%d, %wd, %none) : (tensor<1x2x3x3xf32>, tensor<3x2x1x1xf32>, none) -> tensor<1x3x3x3xf32>
+    %y = "onnx.Sigmoid"(%c) : (tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+    return %y : tensor<1x3x3x3xf32>
+  }
+}
+
+// -----
+
+// amk.conv's residual, a DequantizeLinear of uint8, is read quantized (Z
+// with its scale and zero point).
+// CHECK-LABEL: func.func @conv_residual(
+// CHECK: "amk.qconv"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-SAME: -> tensor<1x1x2x2xui8>
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @conv_residual(%xq: tensor<1x1x2x2xui8>, %rq: tensor<1x1x2x2xui8>) -> tensor<1x1x2x2xui8> {
+    %none = onnx.NoValue
+    %s = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<10> : tensor<ui8>}> : () -> tensor<ui8>
+    %d = "onnx.DequantizeLinear"(%xq, %s, %z) : (tensor<1x1x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1x2x2xf32>
+    %r = "onnx.DequantizeLinear"(%rq, %s, %z) : (tensor<1x1x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1x2x2xf32>
+    %w = "onnx.Constant"() <{value = dense<3> : tensor<1x1x1x1xi8>}> : () -> tensor<1x1x1x1xi8>
+    %ws = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %none) : (tensor<1x1x1x1xi8>, tensor<f32>, none) -> tensor<1x1x1x1xf32>
+    %c = "amk.conv"(%d, %wd, %none, %r) <{activation = "relu"}> : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, none, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+    %yq = "onnx.QuantizeLinear"(%c, %s, %z) : (tensor<1x1x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x1x2x2xui8>
+    return %yq : tensor<1x1x2x2xui8>
+  }
+}
+
+// -----
+
+// ONNX QLinearConv: the int32 bias becomes B * x_scale * w_scale (here
+// 100 * 0.1 * 0.5 = 5).
+// CHECK-LABEL: func.func @qlinear_conv(
+// CHECK: %[[B:.*]] = "onnx.Constant"() <{value = dense<5.000000e+00> : tensor<1xf32>}>
+// CHECK: "amk.qconv"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B]],
+// CHECK-NOT: QLinearConv
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @qlinear_conv(%xq: tensor<1x1x2x2xui8>) -> tensor<1x1x2x2xui8> {
+    %s = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<10> : tensor<ui8>}> : () -> tensor<ui8>
+    %w = "onnx.Constant"() <{value = dense<3> : tensor<1x1x1x1xi8>}> : () -> tensor<1x1x1x1xi8>
+    %ws = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %wz = "onnx.Constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+    %b = "onnx.Constant"() <{value = dense<100> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %y = "onnx.QLinearConv"(%xq, %s, %z, %w, %ws, %wz, %s, %z, %b) : (tensor<1x1x2x2xui8>, tensor<f32>, tensor<ui8>, tensor<1x1x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>, tensor<1xi32>) -> tensor<1x1x2x2xui8>
+    return %y : tensor<1x1x2x2xui8>
+  }
+}
+
+// -----
+
+// MatMul with per-column weight scales becomes amk.qgemm absorbing its
+// QuantizeLinear; Gemm with transB keeps the transpose as perm_b and its
+// scale axis 0, alpha and beta, and its float result.
+// CHECK-LABEL: func.func @gemms(
+// CHECK: %[[G1:.*]] = "amk.qgemm"(%arg0, {{.*}} <{alpha = 1.000000e+00 : f32, axis = 1 : i64, beta = 1.000000e+00 : f32}> : (tensor<3x4xui8>, tensor<f32>, tensor<ui8>, tensor<4x2xi8>, tensor<2xf32>, none, none, tensor<f32>, tensor<ui8>) -> tensor<3x2xui8>
+// CHECK: "amk.qgemm"(%[[G1]], {{.*}} <{alpha = 5.000000e-01 : f32, axis = 0 : i64, beta = 2.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<3x2xui8>, tensor<f32>, tensor<ui8>, tensor<5x2xi8>, tensor<5xf32>, none, tensor<5xf32>, none, none) -> tensor<3x5xf32>
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @gemms(%aq: tensor<3x4xui8>) -> tensor<3x5xf32> {
+    %none = onnx.NoValue
+    %s = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<10> : tensor<ui8>}> : () -> tensor<ui8>
+    %a = "onnx.DequantizeLinear"(%aq, %s, %z) : (tensor<3x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x4xf32>
+    %w = "onnx.Constant"() <{value = dense<[[1, 2], [3, 4], [5, 6], [7, 8]]> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+    %ws = "onnx.Constant"() <{value = dense<[0.5, 0.25]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %none) <{axis = 1 : i64}> : (tensor<4x2xi8>, tensor<2xf32>, none) -> tensor<4x2xf32>
+    %m = "onnx.MatMul"(%a, %wd) : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+    %mq = "onnx.QuantizeLinear"(%m, %s, %z) : (tensor<3x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<3x2xui8>
+    %md = "onnx.DequantizeLinear"(%mq, %s, %z) : (tensor<3x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x2xf32>
+    %w2 = "onnx.Constant"() <{value = dense<1> : tensor<5x2xi8>}> : () -> tensor<5x2xi8>
+    %ws2 = "onnx.Constant"() <{value = dense<[0.1, 0.2, 0.3, 0.4, 0.5]> : tensor<5xf32>}> : () -> tensor<5xf32>
+    %wd2 = "onnx.DequantizeLinear"(%w2, %ws2, %none) <{axis = 0 : i64}> : (tensor<5x2xi8>, tensor<5xf32>, none) -> tensor<5x2xf32>
+    %b = "onnx.Constant"() <{value = dense<1.0> : tensor<5xf32>}> : () -> tensor<5xf32>
+    %g = "onnx.Gemm"(%md, %wd2, %b) <{alpha = 0.5 : f32, beta = 2.0 : f32, transB = 1 : i64}> : (tensor<3x2xf32>, tensor<5x2xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+    return %g : tensor<3x5xf32>
+  }
+}
+
+// -----
+
+// No match: a float input, and a weight quantized per input channel (the
+// integer kernels need per-tensor or per-output-channel scales). Both
+// stay, with a remark each; the float model's own convolutions get none.
+// CHECK-LABEL: func.func @no_match(
+// CHECK-NOT: amk.q
+// CHECK: "onnx.Conv"
+// CHECK: "onnx.MatMul"
+// REMARK: remark: {{.*}}Float{{.*}}op 'onnx.Conv': its input is not a per-tensor DequantizeLinear of an 8-bit tensor
+// REMARK: remark: {{.*}}Float{{.*}}op 'onnx.MatMul': its weight's scale is neither per tensor nor per output column
+// REMARK-NOT: remark
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @no_match(%x: tensor<1x1x2x2xf32>, %aq: tensor<3x4xui8>) -> (tensor<1x1x2x2xf32>, tensor<3x2xf32>, tensor<1x1x2x2xf32>) {
+    %none = onnx.NoValue
+    %w = "onnx.Constant"() <{value = dense<3> : tensor<1x1x1x1xi8>}> : () -> tensor<1x1x1x1xi8>
+    %ws = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %none) : (tensor<1x1x1x1xi8>, tensor<f32>, none) -> tensor<1x1x1x1xf32>
+    %c = "onnx.Conv"(%x, %wd, %none) : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, none) -> tensor<1x1x2x2xf32>
+    %s = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %a = "onnx.DequantizeLinear"(%aq, %s, %none) : (tensor<3x4xui8>, tensor<f32>, none) -> tensor<3x4xf32>
+    %w2 = "onnx.Constant"() <{value = dense<1> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+    %ws2 = "onnx.Constant"() <{value = dense<[0.1, 0.2, 0.3, 0.4]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %wd2 = "onnx.DequantizeLinear"(%w2, %ws2, %none) <{axis = 0 : i64}> : (tensor<4x2xi8>, tensor<4xf32>, none) -> tensor<4x2xf32>
+    %m = "onnx.MatMul"(%a, %wd2) : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+    %wf = "onnx.Constant"() <{value = dense<2.0> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+    %f = "onnx.Conv"(%x, %wf, %none) : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, none) -> tensor<1x1x2x2xf32>
+    return %c, %m, %f : tensor<1x1x2x2xf32>, tensor<3x2xf32>, tensor<1x1x2x2xf32>
+  }
+}
