@@ -16,6 +16,12 @@
 # wall time of a separate amk-run process at 1 thread without the
 # benchmark or ORT, less its one run (import, pipeline, program load,
 # session, random inputs, process start and exit).
+# Then integer execution (--int8-models, default the CNNs and BERT-like):
+# AMK's --precision int8 against AMK's float32 run above (speedup = float
+# median / int8 median; kept only when the int8 outputs reach cosine 0.99
+# against the float model on the reference interpreter), and AMK against
+# ONNX Runtime on one QDQ .onnx in ORT's quantizer layout
+# (scripts/int8-bench-prep.py; kept only at cosine >= 0.999 with ORT).
 # Then the microbenchmarks: machine peak (FMA loop, the runtime's GEMM,
 # triad bandwidth) and per-task dispatch overhead (10,000 empty tasks
 # alternating between 2 workers).
@@ -25,11 +31,13 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMK_BUILD_DIR:-$root/build}"
 iters=30; warmup=5; out="$build/bench"; models=(); batch=8
+int8_models=(resnet18 mobilenetv2 bert_like)
 while [ $# -gt 0 ]; do
   case "$1" in
     --iters) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --int8-models) IFS=, read -r -a int8_models <<< "$2"; shift 2 ;;
     *) models+=("$1"); shift ;;
   esac
 done
@@ -41,6 +49,7 @@ fi
 mkdir -p "$out"
 results="$out/results.jsonl"; : > "$results"
 results8="$out/results_batch$batch.jsonl"; : > "$results8"
+results_int8="$out/results_int8.jsonl"; : > "$results_int8"
 compile="$out/compile.jsonl"; : > "$compile"
 failures="$out/failures.jsonl"; : > "$failures"
 failed=0
@@ -160,6 +169,40 @@ PY
     record "$results8" "$json" "threads=$t" "batch=$batch" "input_shapes=$shapes"
   done
 done
+# Integer execution: AMK int8 vs AMK float32 (the batch-1 runs above), and
+# AMK vs ORT on the same QDQ file.
+for mname in "${int8_models[@]}"; do
+  m="$build/zoo/${mname}_op17.onnx"
+  [ -f "$m" ] || continue
+  w="$out/int8/$mname"
+  if ! /usr/bin/python3 "$root/scripts/int8-bench-prep.py" "$build/bin" "$m" "$w" > "$out/err.txt" 2>&1; then
+    fail "$mname int8 preparation" 1 ""
+    continue
+  fi
+  inputs=()
+  d="${m%_op*.onnx}_inputs"
+  [ -d "$d" ] && inputs=(--input-dir "$d")
+  for t in 1 2; do
+    json=$("$build/bin/amk-run" "$m" "${inputs[@]}" --seed 7 --threads "$t" \
+           --precision int8 --calibration-data "$w/calib" --bench --iters "$iters" \
+           --warmup "$warmup" --check-reference --min-cosine 0.99 --json 2>"$out/err.txt")
+    rc=$?
+    if [ $rc -ne 0 ] || [ -z "$json" ]; then
+      fail "$mname int8 threads=$t" $rc "$json"
+    else
+      record "$results_int8" "$json" "threads=$t" "kind=precision-int8" "name=$mname"
+    fi
+    json=$("$build/bin/amk-run" "$w/qdq.onnx" "${inputs[@]}" --seed 7 --threads "$t" \
+           --bench --iters "$iters" --warmup "$warmup" --compare-ort --min-cosine 0.999 \
+           --json 2>"$out/err.txt")
+    rc=$?
+    if [ $rc -ne 0 ] || [ -z "$json" ]; then
+      fail "$mname qdq.onnx threads=$t" $rc "$json"
+    else
+      record "$results_int8" "$json" "threads=$t" "kind=qdq-file" "name=$mname"
+    fi
+  done
+done
 "$build/bin/amk-runtime-bench" peak --threads 1 > "$out/peak1.json"
 "$build/bin/amk-runtime-bench" peak --threads 2 > "$out/peak2.json"
 "$build/bin/amk-runtime-bench" dispatch --tasks 10000 --workers 2 > "$out/dispatch.json"
@@ -243,6 +286,48 @@ for c in comp:
     lines.append(f"| {name(c)} | {e['tasks']} | {f(1)} | {f(2)} | {e['process_seconds_less_run']:.3f} |")
 lines.append("")
 
+# Integer execution.
+rows_i8 = jsonl("results_int8.jsonl")
+float_ms = {(os.path.basename(r["model"]).split("_op")[0], r["threads"]): r["runtime"]["median_ms"]
+            for r in rows if r["ok"]}
+lines += ["Integer execution (int8 speedup = AMK float32 median / AMK int8 median, "
+          "the float run above; QDQ file = one .onnx in ONNX Runtime's quantizer layout, "
+          "AMK/ORT below 1 is AMK ahead):", "",
+          "| model | threads | AMK float32 ms | AMK int8 ms | int8 speedup | int8 cosine vs float | QDQ file: AMK ms | ORT ms | AMK/ORT | cosine vs ORT |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+int8_summary = []
+for (mname, th) in sorted({(r["name"], r["threads"]) for r in rows_i8}):
+    p = [r for r in rows_i8 if r["name"] == mname and r["threads"] == th and r["kind"] == "precision-int8"]
+    q = [r for r in rows_i8 if r["name"] == mname and r["threads"] == th and r["kind"] == "qdq-file"]
+    e = {"model": mname, "threads": th}
+    fm = float_ms.get((mname, th))
+    cells = [mname, str(th), f"{fm:.3f}" if fm else "-"]
+    if p and p[0]["ok"]:
+        im = p[0]["runtime"]["median_ms"]
+        cos = min(o["comparison"]["cosine"] for o in p[0]["outputs"])
+        e.update(int8_ms=im, int8_cosine_vs_float=cos, speedup=(fm / im if fm else None))
+        cells += [f"{im:.3f}", f"{fm / im:.2f}x" if fm else "-", f"{cos:.5f}"]
+    else:
+        cells += ["FAIL", "-", "-"]
+    if q and q[0]["ok"]:
+        a = q[0]["runtime"]["median_ms"]; o = q[0]["onnxruntime_latency"]["median_ms"]
+        cos = min(x["comparison"]["cosine"] for x in q[0]["outputs"])
+        e.update(qdq_amk_ms=a, qdq_ort_ms=o, qdq_amk_over_ort=a / o, qdq_cosine_vs_ort=cos)
+        cells += [f"{a:.3f}", f"{o:.3f}", f"{a / o:.3f}", f"{cos:.5f}"]
+    else:
+        cells += ["FAIL", "-", "-", "-"]
+    int8_summary.append(e)
+    lines.append("| " + " | ".join(cells) + " |")
+lines.append("")
+for th in (1, 2):
+    sp = [e["speedup"] for e in int8_summary if e["threads"] == th and e.get("speedup")]
+    qo = [e["qdq_amk_over_ort"] for e in int8_summary if e["threads"] == th and "qdq_amk_over_ort" in e]
+    lines.append(f"{th} thread(s): int8 speedup over float geometric mean "
+                 + (f"{geomean(sp):.2f}x (min {min(sp):.2f}x)" if sp else "-")
+                 + "; QDQ file AMK/ORT geometric mean "
+                 + (f"{geomean(qo):.3f} (worst {max(qo):.3f})" if qo else "-"))
+lines.append("")
+
 if fails:
     lines += ["Failed runs (not counted): " + "; ".join(f"{f['run']} (exit {f['exit']})" for f in fails), ""]
 for t in (1, 2):
@@ -254,7 +339,8 @@ open(os.path.join(out, "bench.md"), "w").write(text)
 json.dump({"runs": rows, "peak": peak, "dispatch": disp, "geomean_amk_over_ort": geo,
            "throughput": {"batch": batch, "runs": rows8, "summary": tput,
                           "geomean_amk_over_ort_throughput": {str(t): g for t, g in tgeo.items()}},
-           "compile": compile_rows, "failures": fails},
+           "compile": compile_rows, "int8": {"runs": rows_i8, "summary": int8_summary},
+           "failures": fails},
           open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(text)
 PY

@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""The integer kernels over a matrix of geometries (docs/quantization.md).
+
+Writes small QDQ models (QuantizeLinear -> DequantizeLinear around Conv,
+MatMul and Gemm, as ONNX Runtime's quantizer and amk-insert-qdq write
+them): strides 1 and 2, dilation, asymmetric pads, 1x1/3x3/5x5/7x7
+kernels, channels that are not multiples of 4, groups and depthwise,
+int8 and uint8 activations, per-tensor and per-channel weights, a
+residual, float and quantized results; matrix products with K not a
+multiple of 4, N not a multiple of 16, batch dimensions, transB, alpha
+and beta. Each runs on AMK's runtime (the default pipeline, whose
+amk-lower-qdq makes amk.qconv/amk.qgemm), with VNNI and with
+AMK_NO_VNNI=1 (the portable loops), and on the reference interpreter.
+Pass: the program uses the integer kernel; float results match to 1e-5
+of the output's scale; a requantized result differs by at most one
+quantization step on at most 1% of its elements (a float sum landing on a
+rounding tie). ONNX Runtime runs every model too and must agree to cosine
+0.9999.
+
+Usage: check-qdq-kernels.py BIN_DIR WORK_DIR
+"""
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+RNG = np.random.default_rng(11)
+
+
+def qdq(nodes, inits, src, name, scale, zp, signed):
+    inits += [nh.from_array(np.array(scale, np.float32), name + "_s"),
+              nh.from_array(np.array(zp, np.int8 if signed else np.uint8),
+                            name + "_z")]
+    nodes += [h.make_node("QuantizeLinear", [src, name + "_s", name + "_z"],
+                          [name + "_q"]),
+              h.make_node("DequantizeLinear", [name + "_q", name + "_s",
+                                               name + "_z"], [name + "_d"])]
+    return name + "_d"
+
+
+def weight(nodes, inits, shape, axis, per_channel):
+    w = RNG.integers(-127, 128, size=shape).astype(np.int8)
+    n = shape[axis]
+    s = ((RNG.random(n) * 0.01 + 0.002) if per_channel
+         else np.array(0.006)).astype(np.float32)
+    inits += [nh.from_array(w, "w"), nh.from_array(s, "ws"),
+              nh.from_array(np.zeros(s.shape, np.int8), "wz")]
+    nodes.append(h.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"],
+                             axis=axis))
+    return "wd"
+
+
+def conv_model(path, C, OC, H, W, k, stride=1, dil=1, pads=None, group=1,
+               signed=False, per_channel=True, residual=False,
+               quant_out=True, relu=True):
+    nodes, inits = [], []
+    x = qdq(nodes, inits, "x", "xa", 0.02, 5 if signed else 120, signed)
+    wd = weight(nodes, inits, (OC, C // group, k, k), 0, per_channel)
+    inits.append(nh.from_array(RNG.normal(size=OC).astype(np.float32), "b"))
+    pads = pads or [k // 2 * dil] * 4
+    nodes.append(h.make_node("Conv", [x, wd, "b"], ["c"], kernel_shape=[k, k],
+                             strides=[stride] * 2, dilations=[dil] * 2,
+                             pads=pads, group=group))
+    OH = (H + pads[0] + pads[2] - dil * (k - 1) - 1) // stride + 1
+    OW = (W + pads[1] + pads[3] - dil * (k - 1) - 1) // stride + 1
+    ins = [h.make_tensor_value_info("x", T.FLOAT, [2, C, H, W])]
+    cur = "c"
+    if residual:
+        r = qdq(nodes, inits, "r", "ra", 0.05, 128, False)
+        nodes.append(h.make_node("Add", [cur, r], ["a"]))
+        cur = "a"
+        ins.append(h.make_tensor_value_info("r", T.FLOAT, [2, OC, OH, OW]))
+    if relu:
+        nodes.append(h.make_node("Relu", [cur], ["rl"]))
+        cur = "rl"
+    out = qdq(nodes, inits, cur, "y", 0.07, 10, False) if quant_out else cur
+    g = h.make_graph(nodes, "g", ins,
+                     [h.make_tensor_value_info(out, T.FLOAT,
+                                               [2, OC, OH, OW])], inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+
+def gemm_model(path, shape, N, op="MatMul", transB=0, signed=False,
+               per_channel=True, bias=True, quant_out=True, alpha=1.0,
+               beta=1.0):
+    nodes, inits = [], []
+    K = shape[-1]
+    x = qdq(nodes, inits, "x", "xa", 0.03, -5 if signed else 130, signed)
+    wd = weight(nodes, inits, (N, K) if transB else (K, N),
+                0 if transB else 1, per_channel)
+    if bias:
+        inits.append(nh.from_array(RNG.normal(size=N).astype(np.float32),
+                                   "b"))
+    if op == "Gemm":
+        nodes.append(h.make_node("Gemm", [x, wd] + (["b"] if bias else []),
+                                 ["c"], transB=transB, alpha=alpha,
+                                 beta=beta))
+    else:
+        nodes.append(h.make_node("MatMul", [x, wd], ["m"]))
+        nodes.append(h.make_node("Add", ["m", "b"], ["c"]) if bias
+                     else h.make_node("Identity", ["m"], ["c"]))
+    out = qdq(nodes, inits, "c", "y", 0.05, 100, False) if quant_out else "c"
+    g = h.make_graph(nodes, "g",
+                     [h.make_tensor_value_info("x", T.FLOAT, list(shape))],
+                     [h.make_tensor_value_info(out, T.FLOAT,
+                                               list(shape[:-1]) + [N])],
+                     inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+
+CASES = [
+    ("conv3x3", "qconv", lambda p: conv_model(p, 16, 24, 10, 9, 3)),
+    ("conv3x3_s2_i8_res", "qconv",
+     lambda p: conv_model(p, 8, 20, 13, 11, 3, stride=2, signed=True,
+                          residual=True)),
+    ("conv1x1_float", "qconv",
+     lambda p: conv_model(p, 32, 64, 14, 14, 1, quant_out=False)),
+    ("conv7x7_s2_c3", "qconv",
+     lambda p: conv_model(p, 3, 16, 23, 19, 7, stride=2)),
+    ("conv5x5_dil2_pads", "qconv",
+     lambda p: conv_model(p, 6, 9, 12, 15, 5, dil=2, pads=[1, 3, 4, 0],
+                          per_channel=False)),
+    ("conv_group4", "qconv",
+     lambda p: conv_model(p, 16, 16, 10, 9, 3, group=4)),
+    ("depthwise_s2", "qconv",
+     lambda p: conv_model(p, 32, 32, 15, 17, 3, stride=2, group=32)),
+    ("depthwise_x2_i8", "qconv",
+     lambda p: conv_model(p, 8, 16, 9, 9, 3, group=8, signed=True,
+                          relu=False)),
+    ("matmul_odd", "qgemm", lambda p: gemm_model(p, (2, 7, 37), 45)),
+    ("matmul_i8_float", "qgemm",
+     lambda p: gemm_model(p, (3, 11, 20), 33, signed=True, quant_out=False)),
+    ("gemm_transb", "qgemm",
+     lambda p: gemm_model(p, (13, 64), 70, op="Gemm", transB=1, alpha=0.5,
+                          beta=2.0)),
+    ("gemm_small", "qgemm",
+     lambda p: gemm_model(p, (5, 3), 3, op="Gemm", quant_out=False)),
+    ("matmul_per_tensor", "qgemm",
+     lambda p: gemm_model(p, (1, 128, 256), 256, per_channel=False,
+                          bias=False)),
+]
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(" ".join(cmd) + "\n" + r.stdout + r.stderr)
+    return r.stdout
+
+
+def outputs(directory):
+    return [np.load(f) for f in sorted(pathlib.Path(directory).glob("*.npy"))]
+
+
+def main():
+    bin_dir, work = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    work.mkdir(parents=True, exist_ok=True)
+    amk_run, amk_opt = str(bin_dir / "amk-run"), str(bin_dir / "amk-opt")
+    failed = 0
+    for name, kernel, make in CASES:
+        model = work / f"{name}.onnx"
+        make(str(model))
+        problems = []
+        ir = run([amk_opt, str(model), "--pass-pipeline=builtin.module("
+                  "amk-graph-opt,amk-schedule-megakernel{workers=2})"])
+        if f"kernel {kernel} " not in ir:
+            problems.append(f"no {kernel} kernel in the program")
+        ref = work / name / "ref"
+        run([amk_run, str(model), "--reference", "--seed", "3",
+             "--output-dir", str(ref), "--output-format", "npy"])
+        want = outputs(ref)
+        for label, env in (("vnni", None),
+                           ("portable", dict(os.environ, AMK_NO_VNNI="1"))):
+            d = work / name / label
+            run([amk_run, str(model), "--seed", "3", "--threads", "2",
+                 "--output-dir", str(d), "--output-format", "npy"], env)
+            for a, b in zip(want, outputs(d)):
+                diff = np.abs(a.astype(np.float64) - b)
+                scale = max(float(np.abs(a).max()), 1e-30)
+                # The quantized results' step: the smallest nonzero gap.
+                vals = np.unique(a)
+                step = float(np.min(np.diff(vals))) if len(vals) > 1 else 0
+                if diff.max() <= 1e-5 * scale:
+                    continue
+                ties = int((diff > 1e-5 * scale).sum())
+                if (step > 0 and diff.max() <= step * 1.0001 and
+                        ties <= 0.01 * a.size):
+                    continue
+                problems.append(f"{label}: max abs {diff.max():.3g} "
+                                f"(scale {scale:.3g}, step {step:.3g}), "
+                                f"{ties} of {a.size} differ")
+        out = run([amk_run, str(model), "--seed", "3", "--threads", "2",
+                   "--compare-ort", "--min-cosine", "0.9999"])
+        if "MISMATCH" in out:
+            problems.append("ONNX Runtime: " + out.strip().splitlines()[-1])
+        status = "ok" if not problems else "FAIL " + "; ".join(problems)
+        failed += bool(problems)
+        print(f"qdq-kernels {name} ({kernel}): {status}", flush=True)
+    print(f"qdq-kernels: {len(CASES) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
