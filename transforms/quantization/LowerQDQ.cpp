@@ -79,17 +79,22 @@ public:
     SmallVector<Operation *> convs;
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::ConvOp, amk::fused::ConvOp, onnx::QLinearConvOp,
-              onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp>(op))
+              onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp,
+              onnx::QLinearMatMulOp>(op))
         convs.push_back(op);
     });
     int64_t done = 0, qout = 0, gemms = 0;
     for (Operation *op : convs) {
-      bool quantOut = false, isQLinear = isa<onnx::QLinearConvOp>(op);
-      bool isGemm = isa<onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp>(op);
+      bool quantOut = false,
+           isQLinear = isa<onnx::QLinearConvOp, onnx::QLinearMatMulOp>(op);
+      bool isGemm = isa<onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp,
+                        onnx::QLinearMatMulOp>(op);
       std::string why;
-      LogicalResult r = isQLinear ? rewriteQLinearConv(op)
-                        : isGemm  ? rewriteGemm(op, quantOut, why)
-                                  : rewriteConv(op, quantOut, why);
+      LogicalResult r = isa<onnx::QLinearMatMulOp>(op)
+                            ? rewriteQLinearMatMul(op)
+                        : isQLinear ? rewriteQLinearConv(op)
+                        : isGemm    ? rewriteGemm(op, quantOut, why)
+                                    : rewriteConv(op, quantOut, why);
       if (succeeded(r)) {
         ++(isGemm ? gemms : done);
         qout += isQLinear || quantOut;
@@ -323,6 +328,27 @@ private:
     }
     quantOut = static_cast<bool>(q);
     op->erase();
+    return success();
+  }
+
+  /// QLinearMatMul with a constant 2-D B (per tensor or per column).
+  LogicalResult rewriteQLinearMatMul(Operation *op) {
+    auto ql = cast<onnx::QLinearMatMulOp>(op);
+    auto bt = dyn_cast<RankedTensorType>(ql.getB().getType());
+    auto yt = dyn_cast<RankedTensorType>(ql.getY().getType());
+    if (!isInt8(ql.getA().getType()) || !bt || !isInt8(bt) || !yt ||
+        !isInt8(yt) || bt.getRank() != 2 ||
+        !amk::getConstantTensor(ql.getB()))
+      return failure();
+    OpBuilder b(op);
+    OperationState st(op->getLoc(), amk::fused::QGemmOp::getOperationName());
+    st.addOperands({ql.getA(), ql.getAScale(), ql.getAZeroPoint(), ql.getB(),
+                    ql.getBScale(), ql.getBZeroPoint(),
+                    amk::getNoneValue(b, op->getLoc()), ql.getYScale(),
+                    ql.getYZeroPoint()});
+    st.addTypes(yt);
+    st.addAttribute("axis", b.getI64IntegerAttr(1));
+    replace(op, st, {});
     return success();
   }
 

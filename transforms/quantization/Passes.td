@@ -185,7 +185,8 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
       8-bit tensor and whose weight is a DequantizeLinear of a 2-D 8-bit
       constant, per tensor or per output column, with a bias that is none
       or one float (or DequantizeLinear'd int32) per column: `amk.qgemm`,
-      absorbing the QuantizeLinear of its result likewise.
+      absorbing the QuantizeLinear of its result likewise;
+    - ONNX QLinearMatMul with a constant 2-D B.
     The values are those of the QDQ graph up to the summation order of the
     convolution and the rounding of ties in the requantization (one
     quantization step at most, docs/quantization.md). What does not match
