@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""int8 accuracy on trained models against real labels (docs/quantization.md).
+
+For each model test/models/train_digits.py wrote (trained on scikit-learn's
+digits): the float model and its int8 compilation (`amk-run --precision
+int8 --calibration-data calib/`, amk-calibrate with each method, the
+integer kernels) both run on AMK's runtime over the 360 held-out images
+in one batch; accuracy against the labels, and the cosine of the int8
+logits with the float ones. Floors: int8 accuracy within 1.0 point of
+float, cosine >= 0.99, for every model and method. Also the sensitivity
+search (`--precision mixed --sensitivity-target 30`): its accuracy.
+
+Usage: check-int8-accuracy.py BIN_DIR DATA_DIR [--methods m1,m2] [--markdown F]
+"""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+MODELS = ["digits_resnet", "digits_mobilenet", "digits_transformer"]
+
+
+def logits(amk_run, model, data, out, extra):
+    out.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run([amk_run, str(model), "--threads", "2", "--input",
+                        f"input={data / 'eval_x.npy'}", "--output-dir",
+                        str(out), "--output-format", "npy"] + extra,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(" ".join(extra) + ": " + r.stdout + r.stderr)
+    return np.load(out / "logits.npy")
+
+
+def cosine(a, b):
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bin")
+    ap.add_argument("data")
+    ap.add_argument("--methods", default="minmax,percentile,entropy,mse")
+    ap.add_argument("--markdown")
+    a = ap.parse_args()
+    amk_run = os.path.join(a.bin, "amk-run")
+    data = pathlib.Path(a.data)
+    labels = np.load(data / "eval_y.npy")
+    calib = data / "calib"
+    rows, failed = [], 0
+    for name in MODELS:
+        model = data / f"{name}.onnx"
+        work = data / "runs" / name
+        f = logits(amk_run, model, data, work / "float", [])
+        facc = float((f.argmax(1) == labels).mean())
+        for method in a.methods.split(","):
+            # A per-method calibration config: amk-quantize reads the
+            # method from the calibration's config (docs/quantization.md).
+            cfg = work / f"{method}.json"
+            cfg.parent.mkdir(parents=True, exist_ok=True)
+            cfg.write_text(json.dumps({"method": method}))
+            q = logits(amk_run, model, data, work / method,
+                       ["--pipeline",
+                        "builtin.module(amk-graph-opt,amk-calibrate{"
+                        f"config={cfg} data-dir={calib}}},amk-insert-qdq,"
+                        "amk-lower-qdq,amk-emulate-qdq,amk-group-elementwise,"
+                        "canonicalize,amk-schedule-megakernel{workers=2})"])
+            qacc = float((q.argmax(1) == labels).mean())
+            cos = cosine(f, q)
+            ok = qacc >= facc - 0.01 and cos >= 0.99
+            failed += not ok
+            rows.append({"model": name, "method": method,
+                         "float_accuracy": facc, "int8_accuracy": qacc,
+                         "cosine": cos, "ok": ok})
+            print(f"int8-accuracy {name} {method}: float {100 * facc:.2f}%, "
+                  f"int8 {100 * qacc:.2f}%, cosine {cos:.5f} "
+                  + ("ok" if ok else "BELOW FLOOR"), flush=True)
+        m = logits(amk_run, model, data, work / "mixed",
+                   ["--precision", "mixed", "--calibration-data", str(calib),
+                    "--sensitivity-target", "30"])
+        macc = float((m.argmax(1) == labels).mean())
+        rows.append({"model": name, "method": "mixed (sensitivity 30 dB)",
+                     "float_accuracy": facc, "int8_accuracy": macc,
+                     "cosine": cosine(f, m), "ok": True})
+        print(f"int8-accuracy {name} mixed 30 dB: {100 * macc:.2f}%, cosine "
+              f"{cosine(f, m):.5f}", flush=True)
+    (data / "int8-accuracy.json").write_text(json.dumps(rows, indent=2))
+    if a.markdown:
+        lines = ["| model | calibration | float accuracy | int8 accuracy | "
+                 "cosine (logits) |", "|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['model']} | {r['method']} | "
+                         f"{100 * r['float_accuracy']:.2f}% | "
+                         f"{100 * r['int8_accuracy']:.2f}% | "
+                         f"{r['cosine']:.5f} |")
+        pathlib.Path(a.markdown).write_text("\n".join(lines) + "\n")
+    print(f"int8-accuracy: {len(rows) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
