@@ -18,6 +18,8 @@ PKGS=(
   libstb-dev libre2-dev
   # Conformance data and the model zoo generator.
   libonnx-testdata python3-torch python3-torchvision python3-onnx python3-numpy
+  # The trained models of the int8 accuracy check (scikit-learn's digits).
+  python3-sklearn
   # Miscellaneous.
   python3-yaml
 )

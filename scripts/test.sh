@@ -26,7 +26,7 @@ echo
 echo "== summary"
 # The per-suite lines (lit, round trips; ctest keeps every test's output in
 # LastTest.log) followed by ctest's own.
-grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|qdq-zoo:|qdq-kernels:|runtime zoo:|runtime node tests( \(jit\))?:|tsan:)" \
+grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|qdq-zoo:|qdq-kernels:|int8-accuracy:|runtime zoo:|runtime node tests( \(jit\))?:|tsan:)" \
   Testing/Temporary/LastTest.log 2>/dev/null || true
 grep -hE "^(sanitizers \(asan\+ubsan\)|fuzz): " sanitize.log 2>/dev/null || true
 grep -E "tests passed|tests failed" ctest.log | tail -1
