@@ -128,6 +128,10 @@ CASES = [
                           per_channel=False)),
     ("conv_group4", "qconv",
      lambda p: conv_model(p, 16, 16, 10, 9, 3, group=4)),
+    # 64 channels x 9 taps per group: past float's exact range, the
+    # grouped variant sums in int32.
+    ("conv_group2_wide", "qconv",
+     lambda p: conv_model(p, 128, 32, 7, 6, 3, group=2)),
     ("depthwise_s2", "qconv",
      lambda p: conv_model(p, 32, 32, 15, 17, 3, stride=2, group=32)),
     ("depthwise_x2_i8", "qconv",

@@ -12,7 +12,10 @@ in the layout ORT users bring (docs/quantization.md):
       becomes Conv -> Q2 -> DQ2;
   Conv -> Q1 -> DQ1 -> Relu (read by something else)
       becomes Conv -> Q1' -> DQ1' with Q1's range cut at 0: zero point 0,
-      scale (qmax - z1) * s1 / qmax.
+      scale (qmax - z1) * s1 / qmax;
+  Conv -> Q1 -> DQ1 -> Clip(0, hi) -> Q2 -> DQ2   (Q2's zero point 0 and
+      255 * s2 <= hi, so Q2's saturation is the Clip) becomes
+      Conv -> Q2 -> DQ2 (ReLU6 in MobileNets).
 
 Usage: qdq-ort-layout.py IN.onnx OUT.onnx   (prints what it rewrote)
 """
@@ -57,6 +60,20 @@ def main():
         if not dq1:
             continue
         relu = only_user(dq1.output[0], "Relu")
+        clip = only_user(dq1.output[0], "Clip")
+        if clip and len(clip.input) >= 3 and clip.input[1] in inits and \
+                clip.input[2] in inits:
+            lo_c = float(numpy_helper.to_array(inits[clip.input[1]]))
+            hi_c = float(numpy_helper.to_array(inits[clip.input[2]]))
+            q2 = only_user(clip.output[0], "QuantizeLinear")
+            if (q2 and len(q2.input) > 2 and lo_c == 0 and
+                    scalar(q2.input[2]) == 0 and
+                    scalar(q2.input[2]).dtype == np.uint8 and
+                    255 * float(scalar(q2.input[1])) <= hi_c * (1 + 1e-6)):
+                q2.input[0] = conv.output[0]
+                drop.update({id(q1), id(dq1), id(clip)})
+                merged += 1
+            continue
         if not relu:
             continue
         z1 = scalar(q1.input[2])
@@ -91,7 +108,7 @@ def main():
     del g.node[:]
     g.node.extend(kept)
     onnx.save(m, dst)
-    print(f"qdq-ort-layout: {merged} Relu pairs merged into the producer's "
+    print(f"qdq-ort-layout: {merged} Relu/Clip pairs merged into the producer's "
           f"QuantizeLinear, {cut} Relu ranges cut at 0")
 
 

@@ -22,6 +22,7 @@
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/ConvCommon.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Vector.h"
 
 #include "amk/kernel_params.h"
 
@@ -31,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -576,69 +578,125 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
   const int64_t hps = s.oh + (s.kh - 1) * s.dh / s.sh,
                 wps = s.ow + (s.kw - 1) * s.dw / s.sw;
   const int64_t phase = hps * wps, nq = s.oh * wps;
+  const int64_t nqPad = (nq + 15) / 16 * 16;
+  // Sums of u8 x s8 products are exact in float while their magnitude
+  // stays below 2^24: 514 products of 255 x 128. Below that (depthwise
+  // 3x3 and 5x5, small groups) the taps accumulate in float registers
+  // over a whole 16-position vector, as the float depthwise kernel does;
+  // above it, in int32 through 16-bit products.
+  const bool exactFloat = icg * s.kh * s.kw * 255 * 128 < (1 << 24);
+  thread_local std::vector<float> planeF;
   thread_local std::vector<int16_t> plane;
   thread_local std::vector<int32_t> accq, acc;
-  plane.resize(s.sh * s.sw * phase + wps);
-  accq.resize(nq + 16);
+  thread_local std::vector<float> accF;
+  const int64_t planeSize = s.sh * s.sw * phase + wps + nqPad;
+  if (exactFloat)
+    planeF.resize(planeSize);
+  else
+    plane.resize(planeSize);
+  accq.resize(nqPad + 16);
+  accF.resize(nqPad + 16);
   acc.resize(P);
+  int64_t offs[64];
+  std::vector<int64_t> bigOffs;
+  int64_t *off = offs;
+  if (s.kh * s.kw > 64) {
+    bigOffs.resize(s.kh * s.kw);
+    off = bigOffs.data();
+  }
+  for (int64_t ky = 0; ky < s.kh; ++ky)
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      int64_t y = ky * s.dh, x = kx * s.dw;
+      off[ky * s.kw + kx] =
+          ((y % s.sh) * s.sw + x % s.sw) * phase + y / s.sh * wps + x / s.sw;
+    }
   int64_t builtFor = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, g = o / ocg;
-    std::fill_n(accq.data(), nq, 0);
+    if (exactFloat)
+      std::fill_n(accF.data(), nqPad, 0.f);
+    else
+      std::fill_n(accq.data(), nqPad, 0);
     for (int64_t ic = 0; ic < icg; ++ic) {
       int64_t ch = img * s.c + g * icg + ic;
       if (builtFor != ch) {
         // Depthwise with a multiplier reuses the plane across its outputs.
         const uint8_t *x = bf.x + ch * s.h * s.w;
         for (int64_t fy = 0; fy < s.sh; ++fy)
-          for (int64_t fx = 0; fx < s.sw; ++fx) {
-            int16_t *ph = plane.data() + (fy * s.sw + fx) * phase;
+          for (int64_t fx = 0; fx < s.sw; ++fx)
             for (int64_t Y = 0; Y < hps; ++Y) {
-              int16_t *row = ph + Y * wps;
+              int64_t rowAt = (fy * s.sw + fx) * phase + Y * wps;
               int64_t iy = Y * s.sh + fy - s.ph;
-              if (iy < 0 || iy >= s.h) {
-                std::fill_n(row, wps, pad);
-                continue;
-              }
-              const uint8_t *xr = x + iy * s.w;
               int64_t first = fx - s.pw; // input column of X = 0
-              int64_t lo = std::clamp<int64_t>(
-                  first >= 0 ? 0 : (-first + s.sw - 1) / s.sw, 0, wps);
-              int64_t hi = std::clamp<int64_t>(
-                  (s.w - first + s.sw - 1) / s.sw, lo, wps);
-              std::fill_n(row, lo, pad);
-              // Constant strides, so the compiler vectorizes the gather.
-              const uint8_t *xs = xr + first;
-              if (s.sw == 1)
-                for (int64_t X = lo; X < hi; ++X)
-                  row[X] = (int16_t)((xs[X] ^ flip) & 0xff);
-              else if (s.sw == 2)
-                for (int64_t X = lo; X < hi; ++X)
-                  row[X] = (int16_t)((xs[2 * X] ^ flip) & 0xff);
+              int64_t lo = 0, hi = 0;
+              const uint8_t *xs = x + iy * s.w + first;
+              if (iy >= 0 && iy < s.h) {
+                lo = std::clamp<int64_t>(
+                    first >= 0 ? 0 : (-first + s.sw - 1) / s.sw, 0, wps);
+                hi = std::clamp<int64_t>((s.w - first + s.sw - 1) / s.sw,
+                                         lo, wps);
+              }
+              auto fill = [&](auto *row, auto padValue) {
+                using T = std::remove_reference_t<decltype(*row)>;
+                std::fill_n(row, lo, padValue);
+                // Constant strides, so the compiler vectorizes the gather.
+                if (s.sw == 1)
+                  for (int64_t X = lo; X < hi; ++X)
+                    row[X] = (T)((xs[X] ^ flip) & 0xff);
+                else if (s.sw == 2)
+                  for (int64_t X = lo; X < hi; ++X)
+                    row[X] = (T)((xs[2 * X] ^ flip) & 0xff);
+                else
+                  for (int64_t X = lo; X < hi; ++X)
+                    row[X] = (T)((xs[X * s.sw] ^ flip) & 0xff);
+                std::fill(row + hi, row + wps, padValue);
+              };
+              if (exactFloat)
+                fill(planeF.data() + rowAt, (float)pad);
               else
-                for (int64_t X = lo; X < hi; ++X)
-                  row[X] = (int16_t)((xs[X * s.sw] ^ flip) & 0xff);
-              std::fill(row + hi, row + wps, pad);
+                fill(plane.data() + rowAt, pad);
             }
-          }
         builtFor = ch;
       }
       const int8_t *wk = bf.w + o * q.kdepth + ic * s.kh * s.kw;
-      int32_t *dst = accq.data();
-      for (int64_t ky = 0; ky < s.kh; ++ky)
-        for (int64_t kx = 0; kx < s.kw; ++kx) {
-          int16_t wv = wk[ky * s.kw + kx];
-          int64_t y = ky * s.dh, x = kx * s.dw;
-          const int16_t *src = plane.data() +
-                               ((y % s.sh) * s.sw + x % s.sw) * phase +
-                               y / s.sh * wps + x / s.sw;
-          for (int64_t i = 0; i < nq; ++i)
-            dst[i] += (int16_t)(src[i] * wv);
+      const int64_t taps = s.kh * s.kw;
+      if (exactFloat) {
+        float wf[64 * 4];
+        std::vector<float> bigW;
+        float *wt = wf;
+        if (taps > 256) {
+          bigW.resize(taps);
+          wt = bigW.data();
         }
+        for (int64_t t = 0; t < taps; ++t)
+          wt[t] = (float)wk[t];
+        const float *pl = planeF.data();
+        for (int64_t q0 = 0; q0 < nq; q0 += 16) {
+          V16 a = loadV16(accF.data() + q0);
+          for (int64_t t = 0; t < taps; ++t)
+            a += loadV16(pl + q0 + off[t]) * wt[t];
+          std::memcpy(accF.data() + q0, &a, sizeof(a));
+        }
+        continue;
+      }
+      int32_t *dst = accq.data();
+      for (int64_t t = 0; t < taps; ++t) {
+        int16_t wv = wk[t];
+        const int16_t *src = plane.data() + off[t];
+        for (int64_t i = 0; i < nq; ++i)
+          dst[i] += (int16_t)(src[i] * wv);
+      }
     }
-    for (int64_t oy = 0; oy < s.oh; ++oy)
-      std::memcpy(acc.data() + oy * s.ow, accq.data() + oy * wps,
-                  s.ow * sizeof(int32_t));
+    for (int64_t oy = 0; oy < s.oh; ++oy) {
+      int32_t *out = acc.data() + oy * s.ow;
+      if (exactFloat) {
+        const float *in = accF.data() + oy * wps;
+        for (int64_t ox = 0; ox < s.ow; ++ox)
+          out[ox] = (int32_t)in[ox];
+      } else {
+        std::memcpy(out, accq.data() + oy * wps, s.ow * sizeof(int32_t));
+      }
+    }
     for (int64_t p0 = 0; p0 < P; p0 += kNR)
       epilogue(q, bf, acc.data() + p0, std::min(kNR, P - p0), o, r * P + p0);
   }
