@@ -201,6 +201,16 @@ for mname in "${int8_models[@]}"; do
     else
       record "$results_int8" "$json" "threads=$t" "kind=qdq-file" "name=$mname"
     fi
+    [ -f "$w/dynamic.onnx" ] || continue
+    json=$("$build/bin/amk-run" "$w/dynamic.onnx" "${inputs[@]}" --seed 7 --threads "$t" \
+           --bench --iters "$iters" --warmup "$warmup" --compare-ort --min-cosine 0.999 \
+           --json 2>"$out/err.txt")
+    rc=$?
+    if [ $rc -ne 0 ] || [ -z "$json" ]; then
+      fail "$mname dynamic.onnx threads=$t" $rc "$json"
+    else
+      record "$results_int8" "$json" "threads=$t" "kind=dynamic-file" "name=$mname"
+    fi
   done
 done
 "$build/bin/amk-runtime-bench" peak --threads 1 > "$out/peak1.json"
@@ -293,8 +303,8 @@ float_ms = {(os.path.basename(r["model"]).split("_op")[0], r["threads"]): r["run
 lines += ["Integer execution (int8 speedup = AMK float32 median / AMK int8 median, "
           "the float run above; QDQ file = one .onnx in ONNX Runtime's quantizer layout, "
           "AMK/ORT below 1 is AMK ahead):", "",
-          "| model | threads | AMK float32 ms | AMK int8 ms | int8 speedup | int8 cosine vs float | QDQ file: AMK ms | ORT ms | AMK/ORT | cosine vs ORT |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "| model | threads | AMK float32 ms | AMK int8 ms | int8 speedup | int8 cosine vs float | QDQ file: AMK ms | ORT ms | AMK/ORT | cosine vs ORT | dynamic file: AMK ms | ORT ms | AMK/ORT | AMK speedup over float |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 int8_summary = []
 for (mname, th) in sorted({(r["name"], r["threads"]) for r in rows_i8}):
     p = [r for r in rows_i8 if r["name"] == mname and r["threads"] == th and r["kind"] == "precision-int8"]
@@ -316,6 +326,16 @@ for (mname, th) in sorted({(r["name"], r["threads"]) for r in rows_i8}):
         cells += [f"{a:.3f}", f"{o:.3f}", f"{a / o:.3f}", f"{cos:.5f}"]
     else:
         cells += ["FAIL", "-", "-", "-"]
+    dq = [r for r in rows_i8 if r["name"] == mname and r["threads"] == th and r["kind"] == "dynamic-file"]
+    if dq and dq[0]["ok"]:
+        a = dq[0]["runtime"]["median_ms"]; o = dq[0]["onnxruntime_latency"]["median_ms"]
+        e.update(dynamic_amk_ms=a, dynamic_ort_ms=o, dynamic_amk_over_ort=a / o,
+                 dynamic_speedup=(fm / a if fm else None))
+        cells += [f"{a:.3f}", f"{o:.3f}", f"{a / o:.3f}", f"{fm / a:.2f}x" if fm else "-"]
+    elif dq:
+        cells += ["FAIL", "-", "-", "-"]
+    else:
+        cells += ["-", "-", "-", "-"]
     int8_summary.append(e)
     lines.append("| " + " | ".join(cells) + " |")
 lines.append("")

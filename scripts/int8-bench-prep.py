@@ -10,7 +10,11 @@ Writes into WORK:
       (amk-fuse-conv{fuse-epilogue=false}), calibrated and Q/DQ-inserted by
       amk-calibrate/amk-insert-qdq, then each Relu after a quantized node
       absorbed by its QuantizeLinear (test/scripts/qdq-ort-layout.py). AMK
-      and ONNX Runtime both run this one file.
+      and ONNX Runtime both run this one file;
+  dynamic.onnx  (models with MatMuls of constant weights) the model as
+      ONNX Runtime's quantize_dynamic writes it
+      (test/scripts/dynamic-quantize.py): DynamicQuantizeLinear ->
+      MatMulInteger -> Cast -> Mul.
 
 Usage: int8-bench-prep.py BIN_DIR MODEL.onnx WORK [--samples N]
 """
@@ -61,6 +65,17 @@ def main():
                     f"--pass-pipeline={pipeline}", "-o", str(raw)], check=True)
     subprocess.run([sys.executable, str(ROOT / "test/scripts/qdq-ort-layout.py"),
                     str(raw), str(work / "qdq.onnx")], check=True)
+    has_matmul = any(n.op_type == "MatMul" and len(n.input) > 1 and
+                     n.input[1] in init for n in m.graph.node)
+    if has_matmul:
+        folded = work / "folded.onnx"
+        subprocess.run([os.path.join(a.bin, "amk-opt"), a.model,
+                        "--pass-pipeline=builtin.module(amk-normalize-opset,"
+                        "amk-infer-shapes,canonicalize,amk-fold-constants)",
+                        "-o", str(folded)], check=True)
+        subprocess.run([sys.executable,
+                        str(ROOT / "test/scripts/dynamic-quantize.py"),
+                        str(folded), str(work / "dynamic.onnx")], check=True)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ namespace {
 /// The values of a constant operand as doubles (an absent one is {0}).
 std::optional<SmallVector<double>> constValues(Value v) {
   SmallVector<double> out;
-  if (isNoneValue(v)) {
+  if (!v || isNoneValue(v)) {
     out.push_back(0);
     return out;
   }
@@ -249,19 +249,30 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
 /// packed for the VNNI layout, zero-point and scale terms folded into
 /// per-column tables as for amk.qconv.
 LogicalResult Scheduler::lowerQGemm(Operation *op) {
-  auto q = cast<fused::QGemmOp>(op);
-  auto at = cast<RankedTensorType>(q.getA().getType());
-  auto yt = cast<RankedTensorType>(q.getY().getType());
-  if (q.getPermA())
+  // amk.qgemm, or MatMulInteger: an int32 result, no scales, and A's zero
+  // point possibly computed at run time (after DynamicQuantizeLinear).
+  bool integer = isa<amk::onnx::MatMulIntegerOp>(op);
+  auto q = dyn_cast<fused::QGemmOp>(op);
+  Value A = op->getOperand(0), B = op->getOperand(integer ? 1 : 3),
+        Y = op->getResult(0);
+  auto operandOr = [&](unsigned i) {
+    return op->getNumOperands() > i ? op->getOperand(i) : Value();
+  };
+  Value aZp = integer ? operandOr(2) : q.getAZeroPoint();
+  Value bZp = integer ? operandOr(3) : q.getBZeroPoint();
+  Value none = Value();
+  auto at = cast<RankedTensorType>(A.getType());
+  auto yt = cast<RankedTensorType>(Y.getType());
+  if (q && q.getPermA())
     return unsupported(op, "perm_a is not implemented on the integer "
                            "kernels");
   bool transB = false;
-  if (auto pb = q.getPermB()) {
+  if (auto pb = q ? q.getPermB() : std::nullopt) {
     if (pb->size() != 2 || (*pb)[0] != 1)
       return unsupported(op, "perm_b must be absent or [1, 0]");
     transB = true;
   }
-  auto b = amk::getConstantTensor(q.getB());
+  auto b = amk::getConstantTensor(B);
   if (!b || b->rank() != 2)
     return unsupported(op, "B must be a 2-D constant");
   const int64_t K = at.getShape().back(),
@@ -272,16 +283,39 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
   const int64_t rows = at.getNumElements() / std::max<int64_t>(K, 1);
   if (yt.getNumElements() != rows * N)
     return unsupported(op, "A's batch dimensions must be Y's (B is 2-D)");
-  auto as = constValues(q.getAScale()), az = constValues(q.getAZeroPoint());
-  auto bs = constValues(q.getBScale()), bz = constValues(q.getBZeroPoint());
+  std::optional<SmallVector<double>> as, az, bs,
+      bz = constValues(bZp ? bZp : none);
+  if (integer) {
+    as = SmallVector<double>{1.0}, bs = SmallVector<double>{1.0};
+    az = constValues(aZp ? aZp : none);
+  } else {
+    as = constValues(q.getAScale()), az = constValues(aZp);
+    bs = constValues(q.getBScale());
+  }
+  // A scale and zero point computed at run time (DynamicQuantizeLinear):
+  // scalars the kernel reads.
+  Value azRuntime, asRuntime;
+  if (!az && aZp &&
+      cast<RankedTensorType>(aZp.getType()).getNumElements() == 1) {
+    azRuntime = aZp;
+    az = SmallVector<double>{0.0};
+  }
+  if (!as && q &&
+      cast<RankedTensorType>(q.getAScale().getType()).getNumElements() == 1 &&
+      cast<RankedTensorType>(q.getAScale().getType())
+          .getElementType()
+          .isF32()) {
+    asRuntime = q.getAScale();
+    as = SmallVector<double>{1.0};
+  }
   if (!as || !az || as->size() != 1 || az->size() != 1)
-    return unsupported(op, "A's scale and zero point must be constant and "
-                           "per tensor");
+    return unsupported(op, "A's scale and zero point must be per tensor "
+                           "(the scale constant)");
   if (!bs || !bz || (bs->size() != 1 && (int64_t)bs->size() != N) ||
       (bz->size() != 1 && (int64_t)bz->size() != N))
     return unsupported(op, "B's scale and zero point must be constant, per "
                            "tensor or per output column");
-  bool quantOut = !isNoneValue(q.getYScale());
+  bool quantOut = q && !isNoneValue(q.getYScale());
   std::optional<SmallVector<double>> ys, yz;
   if (quantOut) {
     ys = constValues(q.getYScale()), yz = constValues(q.getYZeroPoint());
@@ -290,19 +324,20 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
       return unsupported(op, "Y's scale and zero point must be constant, "
                              "per tensor and the scale positive");
   }
-  auto c = constValues(q.getC());
+  Value C = q ? q.getC() : none;
+  auto c = constValues(C ? C : none);
   if (!c || (c->size() != 1 && (int64_t)c->size() != N) ||
-      (!isNoneValue(q.getC()) &&
-       cast<RankedTensorType>(q.getC().getType()).getRank() > 1))
+      (C && !isNoneValue(C) &&
+       cast<RankedTensorType>(C.getType()).getRank() > 1))
     return unsupported(op, "C must be absent or a constant per column");
-  int act = activationCode(q.getActivation());
+  int act = q ? activationCode(q.getActivation()) : 0;
   if (act < 0)
     return unsupported(op, "unknown activation");
   const int64_t K4 = (K + 3) / 4, NB = (N + 15) / 16;
   bool aSigned = !cast<IntegerType>(at.getElementType()).isUnsigned();
   int64_t azp = (int64_t)(*az)[0], azpU = azp + (aSigned ? 128 : 0);
-  double alpha = q.getAlpha().convertToDouble(),
-         beta = q.getBeta().convertToDouble();
+  double alpha = q ? q.getAlpha().convertToDouble() : 1.0,
+         beta = q ? q.getBeta().convertToDouble() : 1.0;
   amk::ref::Tensor bp(amk::ref::DataType::INT8, {NB * K4 * 16 * 4});
   std::fill_n(bp.data<int8_t>(), bp.numel(), 0);
   amk::ref::Tensor wzT(amk::ref::DataType::INT32, {N}),
@@ -322,13 +357,14 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
       bp.data<int8_t>()[((n / 16 * K4 + k / 4) * 16 + n % 16) * 4 + k % 4] =
           (int8_t)v;
     }
-    wzT.data<int32_t>()[n] = (int32_t)(azpU * sum);
+    // With a run-time zero point the kernel multiplies the sum by it.
+    wzT.data<int32_t>()[n] = (int32_t)(azRuntime ? sum : azpU * sum);
     mT.data<float>()[n] =
         (float)(alpha * (*as)[0] * (*bs)[bs->size() > 1 ? n : 0]);
     bT.data<float>()[n] = (float)(beta * (*c)[c->size() > 1 ? n : 0]);
   }
   MLIRContext *ctx = op->getContext();
-  std::string base = amk::onnx::getTensorName(q.getB()).str();
+  std::string base = amk::onnx::getTensorName(B).str();
   Builder bld(ctx);
   auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
     auto type = RankedTensorType::get(t.shape(), et);
@@ -337,20 +373,35 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
   int bSlot = constOf(bp, bld.getIntegerType(8), ".qgemm");
   int wzSlot = constOf(wzT, bld.getI32Type(), ".qgemm_wz");
   int mSlot = constOf(mT, bld.getF32Type(), ".qgemm_scale");
-  int biasSlot = isNoneValue(q.getC()) ? -1
+  int biasSlot = !C || isNoneValue(C) ? -1
                                        : constOf(bT, bld.getF32Type(),
                                                  ".qgemm_bias");
-  auto ai = getTensor(q.getA(), op);
+  auto ai = getTensor(A, op);
   if (failed(ai))
     return failure();
-  int yi = defineOutput(q.getY());
+  int azSlot = -1, asSlot = -1;
+  if (azRuntime) {
+    auto r = getTensor(azRuntime, op);
+    if (failed(r))
+      return failure();
+    azSlot = *r;
+  }
+  if (asRuntime) {
+    auto r = getTensor(asRuntime, op);
+    if (failed(r))
+      return failure();
+    asSlot = *r;
+  }
+  int yi = defineOutput(Y);
   int64_t yBytes = quantOut ? 1 : 4;
   KOp &k = newKOp(op, AMK_RT_K_QGEMM);
   k.slots = {*ai, bSlot, yi, wzSlot, mSlot, biasSlot};
+  if (azSlot >= 0 || asSlot >= 0)
+    k.slots.append({azSlot, asSlot});
   k.ip = {rows, N, K, aSigned, azp, runtimeDtype(yt.getElementType()),
           quantOut ? (int64_t)(*yz)[0] : 0, act};
-  k.fp = {q.getActivationAlpha().convertToFloat(),
-          q.getActivationBeta().convertToFloat(),
+  k.fp = {q ? q.getActivationAlpha().convertToFloat() : 0.f,
+          q ? q.getActivationBeta().convertToFloat() : 0.f,
           quantOut ? (float)(1.0 / (*ys)[0]) : 1.f};
   k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 6,
   k.colAlign = 64;
@@ -367,9 +418,41 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
     rd.push_back(whole(mSlot, N * 4));
     if (biasSlot >= 0)
       rd.push_back(whole(biasSlot, N * 4));
+    if (azSlot >= 0)
+      rd.push_back(whole(azSlot, 1));
+    if (asSlot >= 0)
+      rd.push_back(whole(asSlot, 4));
     rd.push_back(span(as_, r0 * K, r1 * K));
     wr.push_back(rect(yi, (r0 * N + c0) * yBytes, (c1 - c0) * yBytes,
                       N * yBytes, r1 - r0));
+  };
+  return success();
+}
+
+/// DynamicQuantizeLinear: one task (the scale needs every element).
+LogicalResult Scheduler::lowerDynamicQuantize(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!xt.getElementType().isF32())
+    return unsupported(op, "only float32 input is implemented");
+  auto xi = getTensor(op->getOperand(0), op);
+  if (failed(xi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  int si = defineOutput(op->getResult(1));
+  int zi = defineOutput(op->getResult(2));
+  KOp &k = newKOp(op, AMK_RT_K_DYNAMIC_QUANTIZE);
+  k.slots = {*xi, yi, si, zi};
+  int64_t n = xt.getNumElements();
+  k.ip = {n};
+  k.flops = 4.0 * n;
+  k.bytes = 5.0 * n;
+  int xs = *xi;
+  k.access = [=](int64_t, int64_t, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(xs, 4 * n));
+    wr.push_back(whole(yi, n));
+    wr.push_back(whole(si, 4));
+    wr.push_back(whole(zi, 1));
   };
   return success();
 }

@@ -222,7 +222,11 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case<onnx::ConvOp, fused::ConvOp>(
           [&](Operation *op) { return lowerConv(op); })
       .Case([&](fused::QConvOp op) { return lowerQConv(op); })
-      .Case([&](fused::QGemmOp op) { return lowerQGemm(op); })
+      .Case<fused::QGemmOp, onnx::MatMulIntegerOp>(
+          [&](Operation *op) { return lowerQGemm(op); })
+      .Case([&](onnx::DynamicQuantizeLinearOp op) {
+        return lowerDynamicQuantize(op);
+      })
       .Case<onnx::QuantizeLinearOp, onnx::DequantizeLinearOp>(
           [&](Operation *op) { return lowerQuantizeLinear(op); })
       .Case<onnx::GemmOp, fused::GemmOp, onnx::MatMulOp>(

@@ -11,7 +11,9 @@ multiple of 4, N not a multiple of 16, batch dimensions, transB, alpha
 and beta. Each runs on AMK's runtime (the default pipeline, whose
 amk-lower-qdq makes amk.qconv/amk.qgemm), with VNNI and with
 AMK_NO_VNNI=1 (the portable loops), and on the reference interpreter.
-Pass: the program uses the integer kernel; float results match to 1e-5
+ONNX Runtime's dynamic quantization (DynamicQuantizeLinear ->
+MatMulInteger -> Cast -> Mul) too. Pass: the program uses the integer
+kernel; float results match to 1e-5
 of the output's scale; a requantized result differs by at most one
 quantization step on at most 1% of its elements (a float sum landing on a
 rounding tie). ONNX Runtime runs every model too and must agree to cosine
@@ -114,6 +116,34 @@ def gemm_model(path, shape, N, op="MatMul", transB=0, signed=False,
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
+def dynamic_model(path, shape, N, signed_w=True):
+    """ONNX Runtime's dynamic quantization (quantize_dynamic): the
+    activation quantized at run time by DynamicQuantizeLinear, an integer
+    MatMul, the int32 result scaled back to float."""
+    nodes, inits = [], []
+    K = shape[-1]
+    wdt = np.int8 if signed_w else np.uint8
+    w = (RNG.integers(-127, 128, size=(K, N)) if signed_w
+         else RNG.integers(0, 256, size=(K, N))).astype(wdt)
+    ws = np.array(0.004, np.float32)
+    inits += [nh.from_array(w, "w"), nh.from_array(ws, "ws"),
+              nh.from_array(np.array(0 if signed_w else 128, wdt), "wz"),
+              nh.from_array(RNG.normal(size=N).astype(np.float32), "b")]
+    nodes += [
+        h.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        h.make_node("MatMulInteger", ["xq", "w", "xz", "wz"], ["acc"]),
+        h.make_node("Cast", ["acc"], ["accf"], to=T.FLOAT),
+        h.make_node("Mul", ["xs", "ws"], ["s"]),
+        h.make_node("Mul", ["accf", "s"], ["m"]),
+        h.make_node("Add", ["m", "b"], ["y"])]
+    g = h.make_graph(nodes, "g",
+                     [h.make_tensor_value_info("x", T.FLOAT, list(shape))],
+                     [h.make_tensor_value_info("y", T.FLOAT,
+                                               list(shape[:-1]) + [N])],
+                     inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+
 CASES = [
     ("conv3x3", "qconv", lambda p: conv_model(p, 16, 24, 10, 9, 3)),
     ("conv3x3_s2_i8_res", "qconv",
@@ -145,6 +175,10 @@ CASES = [
                           beta=2.0)),
     ("gemm_small", "qgemm",
      lambda p: gemm_model(p, (5, 3), 3, op="Gemm", quant_out=False)),
+    ("dynamic_matmul", "qgemm",
+     lambda p: dynamic_model(p, (1, 24, 40), 30)),
+    ("dynamic_matmul_u8w", "qgemm",
+     lambda p: dynamic_model(p, (16, 64), 20, signed_w=False)),
     ("matmul_per_tensor", "qgemm",
      lambda p: gemm_model(p, (1, 128, 256), 256, per_channel=False,
                           bias=False)),

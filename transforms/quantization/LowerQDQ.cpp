@@ -80,7 +80,7 @@ public:
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::ConvOp, amk::fused::ConvOp, onnx::QLinearConvOp,
               onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp,
-              onnx::QLinearMatMulOp>(op))
+              onnx::QLinearMatMulOp, onnx::MatMulIntegerOp>(op))
         convs.push_back(op);
     });
     int64_t done = 0, qout = 0, gemms = 0;
@@ -90,6 +90,13 @@ public:
       bool isGemm = isa<onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp,
                         onnx::QLinearMatMulOp>(op);
       std::string why;
+      if (isa<onnx::MatMulIntegerOp>(op)) {
+        // Dynamic quantization: a rewrite or nothing (MatMulInteger runs
+        // on QGEMM as it is).
+        if (succeeded(rewriteDynamicMatMul(op)))
+          ++gemms;
+        continue;
+      }
       LogicalResult r = isa<onnx::QLinearMatMulOp>(op)
                             ? rewriteQLinearMatMul(op)
                         : isQLinear ? rewriteQLinearConv(op)
@@ -327,6 +334,93 @@ private:
       op->getResult(0).replaceAllUsesWith(qc->getResult(0));
     }
     quantOut = static_cast<bool>(q);
+    op->erase();
+    return success();
+  }
+
+  /// ONNX Runtime's dynamic quantization: DynamicQuantizeLinear(x) ->
+  /// MatMulInteger(x_q, W, x_zp, W_zp) -> Cast(float) -> Mul(., x_scale *
+  /// W_scale) is amk.qgemm with A's scale and zero point read at run time
+  /// and a float result: the int32 sums never reach memory.
+  LogicalResult rewriteDynamicMatMul(Operation *op) {
+    auto mm = cast<onnx::MatMulIntegerOp>(op);
+    auto dql = mm.getA().getDefiningOp<onnx::DynamicQuantizeLinearOp>();
+    if (!dql || mm.getAZeroPoint() != dql.getResult(2) ||
+        !amk::getConstantTensor(mm.getB()) ||
+        cast<RankedTensorType>(mm.getB().getType()).getRank() != 2 ||
+        !mm.getY().hasOneUse())
+      return failure();
+    auto cast_ = dyn_cast<onnx::CastOp>(*mm.getY().getUsers().begin());
+    if (!cast_ || !cast_.getResult().hasOneUse())
+      return failure();
+    auto ct = dyn_cast<RankedTensorType>(cast_.getResult().getType());
+    if (!ct || !ct.getElementType().isF32())
+      return failure();
+    auto mul = dyn_cast<onnx::MulOp>(*cast_.getResult().getUsers().begin());
+    if (!mul || mul.getResult().getType() != ct)
+      return failure();
+    Value s = mul.getA() == cast_.getResult() ? mul.getB() : mul.getA();
+    auto sm = s.getDefiningOp<onnx::MulOp>();
+    if (!sm)
+      return failure();
+    Value ws = sm.getA() == dql.getResult(1)   ? sm.getB()
+               : sm.getB() == dql.getResult(1) ? sm.getA()
+                                               : Value();
+    auto wst = ws ? dyn_cast<RankedTensorType>(ws.getType()) : nullptr;
+    if (!wst || !amk::getConstantTensor(ws) || wst.getNumElements() != 1 ||
+        (!amk::isNone(mm.getBZeroPoint()) &&
+         cast<RankedTensorType>(mm.getBZeroPoint().getType())
+                 .getNumElements() != 1))
+      return failure();
+    // The bias Add (a constant per column) and a Relu or exact Gelu after
+    // it join the epilogue, as amk-fuse-gemm would have done for MatMul.
+    Operation *last = mul;
+    SmallVector<Operation *> chain = {mul};
+    Value bias;
+    int64_t n = ct.getShape().back();
+    if (last->getResult(0).hasOneUse())
+      if (auto add = dyn_cast<onnx::AddOp>(*last->getResult(0).getUsers().begin())) {
+        Value other = add.getA() == last->getResult(0) ? add.getB() : add.getA();
+        auto bt = dyn_cast<RankedTensorType>(other.getType());
+        if (bt && bt.getRank() == 1 && bt.getDimSize(0) == n &&
+            bt.getElementType().isF32() && amk::getConstantTensor(other) &&
+            add.getResult().getType() == ct) {
+          bias = other;
+          last = add;
+          chain.push_back(add);
+        }
+      }
+    StringRef act = "none";
+    if (last->getResult(0).hasOneUse()) {
+      Operation *u = *last->getResult(0).getUsers().begin();
+      if (isa<onnx::ReluOp>(u))
+        act = "relu";
+      else if (auto g = dyn_cast<onnx::GeluOp>(u);
+               g && g.getApproximate() == "none")
+        act = "gelu";
+      if (act != "none") {
+        last = u;
+        chain.push_back(u);
+      }
+    }
+    OpBuilder b(last);
+    Value none = amk::getNoneValue(b, op->getLoc());
+    Value bz = amk::isNone(mm.getBZeroPoint()) ? none : mm.getBZeroPoint();
+    OperationState st(last->getLoc(), amk::fused::QGemmOp::getOperationName());
+    st.addOperands({dql.getResult(0), dql.getResult(1), dql.getResult(2),
+                    mm.getB(), ws, bz, bias ? bias : none, none, none});
+    st.addTypes(ct);
+    st.addAttribute("axis", b.getI64IntegerAttr(1));
+    if (act != "none")
+      st.addAttribute("activation", b.getStringAttr(act));
+    Operation *q = b.create(st);
+    last->getResult(0).replaceAllUsesWith(q->getResult(0));
+    // Erase the replaced chain from its end.
+    for (Operation *o : llvm::reverse(chain))
+      o->erase();
+    if (sm->use_empty())
+      sm->erase();
+    cast_->erase();
     op->erase();
     return success();
   }

@@ -415,11 +415,23 @@ enum { AMK_QC_ACT_ALPHA, AMK_QC_ACT_BETA, AMK_QC_INV_Y_SCALE, AMK_QC_Z_SCALE,
  * float: v = float(acc - WZ[n]) * M[n] + BIAS[n], the activation, and
  * float32 or requantized 8-bit output as QCONV's.
  * Buffers A, B, Y, WZ (int32 [N]), M (float32 [N]), BIAS (float32 [N],
- * optional). iparams: rows, N, K, a_signed, a_zp, y_dtype, y_zp, act.
+ * optional), AZP (optional: A's zero point as a run-time uint8/int8
+ * scalar; WZ then holds the column sums of B and the kernel multiplies
+ * them by the zero point), ASCALE (optional: A's scale as a run-time
+ * float32 scalar, multiplying M). y_dtype int32 (MatMulInteger) stores
+ * acc - WZ[n] itself, without the float epilogue.
+ * iparams: rows, N, K, a_signed, a_zp, y_dtype, y_zp, act.
  * fparams: activation alpha, beta, 1 / y_scale. Rows: rows; columns: N. */
 enum { AMK_QG_ROWS, AMK_QG_N, AMK_QG_K, AMK_QG_A_SIGNED, AMK_QG_A_ZP,
        AMK_QG_Y_DTYPE, AMK_QG_Y_ZP, AMK_QG_ACT, AMK_QG_NUM_IPARAMS };
 enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
        AMK_QG_NUM_FPARAMS };
+
+/* DYNAMIC_QUANTIZE: DynamicQuantizeLinear. Buffers X (float32), Y
+ * (uint8), S (float32 scalar), Z (uint8 scalar). The range [min(0, x),
+ * max(0, x)] over the whole tensor gives scale = range / 255 and zero
+ * point roundeven(-min / scale) (in float, as the ONNX reference), then
+ * Y = saturate(roundeven(x / scale) + zero point). One tile (rows: 1):
+ * the scale needs every element. iparams: element count. */
 
 #endif /* AMK_KERNEL_PARAMS_H */

@@ -60,11 +60,18 @@ const uint32_t *rowWords(const uint8_t *a, const GParams &g,
 /// Epilogue of one row's `cols` columns from n0: int32 sums to float,
 /// per-column scale and bias, activation, float32 or requantized store.
 void epilogue(const GParams &g, const int32_t *acc, int64_t n0,
-              int64_t cols, const int32_t *wz, const float *m,
-              const float *bias, void *y, int64_t at) {
+              int64_t cols, const int32_t *wz, int32_t wzMul, const float *m,
+              float mMul, const float *bias, void *y, int64_t at) {
+  if (g.yType == AMK_RT_I32) {
+    int32_t *out = static_cast<int32_t *>(y) + at;
+    for (int64_t i = 0; i < cols; ++i)
+      out[i] = acc[i] - wz[n0 + i] * wzMul;
+    return;
+  }
   float v[kNR];
   for (int64_t i = 0; i < cols; ++i)
-    v[i] = (float)(acc[i] - wz[n0 + i]) * m[n0 + i] + (bias ? bias[n0 + i] : 0.f);
+    v[i] = (float)(acc[i] - wz[n0 + i] * wzMul) * (m[n0 + i] * mMul) +
+           (bias ? bias[n0 + i] : 0.f);
   applyActivation(v, cols, (int)g.act, g.actA, g.actB);
   if (g.yType == AMK_RT_F32) {
     std::memcpy(static_cast<float *>(y) + at, v, cols * sizeof(float));
@@ -150,6 +157,17 @@ bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
   const int32_t *wz = static_cast<const int32_t *>(call.buffers[3]);
   const float *m = static_cast<const float *>(call.buffers[4]);
   const float *bias = static_cast<const float *>(call.buffers[5]);
+  // A run-time zero point (MatMulInteger after DynamicQuantizeLinear): WZ
+  // holds B's column sums, times the zero point (moved by 128 for int8).
+  int32_t wzMul = 1;
+  if (call.kernel->num_buffers > 6 && call.buffers[6])
+    wzMul = g.aSigned
+                ? (int32_t) * static_cast<const int8_t *>(call.buffers[6]) + 128
+                : (int32_t) * static_cast<const uint8_t *>(call.buffers[6]);
+  // A run-time scale of A multiplies the per-column scales.
+  float mMul = 1.f;
+  if (call.kernel->num_buffers > 7 && call.buffers[7])
+    mMul = *static_cast<const float *>(call.buffers[7]);
   auto tileFn = tilePortable;
 #if AMK_QGEMM_X86
   if (hasVnni())
@@ -179,7 +197,8 @@ bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
       }
       tileFn(rows, bp, g.k4s, flip, acc);
       for (int64_t r = 0; r < kMR && r0 + r < tile[1]; ++r)
-        epilogue(g, acc[r], c0, cols, wz, m, bias, Y, (r0 + r) * g.n + c0);
+        epilogue(g, acc[r], c0, cols, wz, wzMul, m, mMul, bias, Y,
+                 (r0 + r) * g.n + c0);
     }
   }
   return true;
@@ -193,10 +212,12 @@ bool KernelImpl<AMK_RT_K_QGEMM>::check(const amk_rt_kernel &k,
       k.num_buffers < 6)
     return false;
   int64_t y = ip[AMK_QG_Y_DTYPE];
-  if ((y != AMK_RT_U8 && y != AMK_RT_I8 && y != AMK_RT_F32) ||
+  if ((y != AMK_RT_U8 && y != AMK_RT_I8 && y != AMK_RT_F32 &&
+       y != AMK_RT_I32) ||
       ip[AMK_QG_N] < 1 || ip[AMK_QG_K] < 1) {
     error = "kernel '" + std::string(k.name ? k.name : "") +
-            "': qgemm stores uint8, int8 or float32 and needs N, K >= 1";
+            "': qgemm stores uint8, int8, float32 or int32 and needs N, K >= "
+            "1";
     return false;
   }
   return true;

@@ -158,4 +158,36 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::check(const amk_rt_kernel &k,
   return true;
 }
 
+template <>
+bool KernelImpl<AMK_RT_K_DYNAMIC_QUANTIZE>::run(const KernelCall &call,
+                                                const int64_t *,
+                                                std::string &) {
+  const float *x = static_cast<const float *>(call.buffers[0]);
+  uint8_t *y = static_cast<uint8_t *>(call.buffers[1]);
+  int64_t n = call.ip[0];
+  float mn = 0, mx = 0; // the range always includes zero
+  for (int64_t i = 0; i < n; ++i) {
+    mn = std::min(mn, x[i]);
+    mx = std::max(mx, x[i]);
+  }
+  float scale = (float)(((double)mx - (double)mn) / 255.0);
+  float zpf = scale == 0 ? 0.f : -mn / scale;
+  float zp = std::clamp(__builtin_roundevenf(zpf), 0.f, 255.f);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = scale == 0 ? zp : __builtin_roundevenf(x[i] / scale) + zp;
+    y[i] = (uint8_t)(int)std::clamp(v, 0.f, 255.f);
+  }
+  *static_cast<float *>(call.buffers[2]) = scale;
+  *static_cast<uint8_t *>(call.buffers[3]) = (uint8_t)(int)zp;
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_DYNAMIC_QUANTIZE>::check(const amk_rt_kernel &k,
+                                                  const int64_t *,
+                                                  const float *,
+                                                  std::string &error) {
+  return hasParams(k, 1, 0, error) && k.num_buffers >= 4;
+}
+
 } // namespace amk::rt

@@ -29,6 +29,10 @@
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 quantized-outputs
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 1 gemms
+// STATS-NEXT: (S) 0 quantized-outputs
 
 // The input's DequantizeLinear, the weight's (per channel) and the bias's
 // (int32) are read through: amk.qconv takes the uint8 input, the int8
@@ -190,3 +194,33 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     return %c, %m, %f : tensor<1x1x2x2xf32>, tensor<3x2xf32>, tensor<1x1x2x2xf32>
   }
 }
+
+// -----
+
+// ONNX Runtime's dynamic quantization: DynamicQuantizeLinear ->
+// MatMulInteger -> Cast -> Mul(x_scale * W_scale) -> Add(bias) -> Relu is
+// one amk.qgemm reading the run-time scale and zero point, with the bias
+// as C and the Relu as its activation; the int32 product is gone.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = "onnx.DynamicQuantizeLinear"(%arg0)
+// CHECK: %[[G:.*]] = "amk.qgemm"(%[[Q]], %[[S]], %[[Z]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "relu", axis = 1 : i64}> : (tensor<3x4xui8>, tensor<f32>, tensor<ui8>, tensor<4x2xi8>, tensor<f32>, tensor<i8>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
+// CHECK-NOT: MatMulInteger
+// CHECK-NOT: onnx.Cast
+// CHECK: return %[[G]]
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @dynamic(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+    %q, %s, %z = "onnx.DynamicQuantizeLinear"(%x) : (tensor<3x4xf32>) -> (tensor<3x4xui8>, tensor<f32>, tensor<ui8>)
+    %w = "onnx.Constant"() <{value = dense<[[1, 2], [3, 4], [5, 6], [7, 8]]> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+    %wz = "onnx.Constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+    %acc = "onnx.MatMulInteger"(%q, %w, %z, %wz) : (tensor<3x4xui8>, tensor<4x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<3x2xi32>
+    %f = "onnx.Cast"(%acc) <{to = 1 : i64}> : (tensor<3x2xi32>) -> tensor<3x2xf32>
+    %ws = "onnx.Constant"() <{value = dense<0.01> : tensor<f32>}> : () -> tensor<f32>
+    %sc = "onnx.Mul"(%s, %ws) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %m = "onnx.Mul"(%f, %sc) : (tensor<3x2xf32>, tensor<f32>) -> tensor<3x2xf32>
+    %b = "onnx.Constant"() <{value = dense<[0.5, -0.5]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %a = "onnx.Add"(%m, %b) : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+    %r = "onnx.Relu"(%a) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+    return %r : tensor<3x2xf32>
+  }
+}
+
