@@ -46,13 +46,18 @@ def qdq(nodes, inits, src, name, scale, zp, signed):
     return name + "_d"
 
 
-def weight(nodes, inits, shape, axis, per_channel):
-    w = RNG.integers(-127, 128, size=shape).astype(np.int8)
+def weight(nodes, inits, shape, axis, per_channel, u8_zp=None):
+    if u8_zp is None:
+        w = RNG.integers(-127, 128, size=shape).astype(np.int8)
+    else:  # uint8 weights with an asymmetric zero point (ORT's U8U8)
+        w = RNG.integers(0, 256, size=shape).astype(np.uint8)
     n = shape[axis]
     s = ((RNG.random(n) * 0.01 + 0.002) if per_channel
          else np.array(0.006)).astype(np.float32)
+    z = (np.zeros(s.shape, np.int8) if u8_zp is None
+         else np.full(s.shape, u8_zp, np.uint8))
     inits += [nh.from_array(w, "w"), nh.from_array(s, "ws"),
-              nh.from_array(np.zeros(s.shape, np.int8), "wz")]
+              nh.from_array(z, "wz")]
     nodes.append(h.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"],
                              axis=axis))
     return "wd"
@@ -60,10 +65,10 @@ def weight(nodes, inits, shape, axis, per_channel):
 
 def conv_model(path, C, OC, H, W, k, stride=1, dil=1, pads=None, group=1,
                signed=False, per_channel=True, residual=False,
-               quant_out=True, relu=True):
+               quant_out=True, relu=True, u8_zp=None):
     nodes, inits = [], []
     x = qdq(nodes, inits, "x", "xa", 0.02, 5 if signed else 120, signed)
-    wd = weight(nodes, inits, (OC, C // group, k, k), 0, per_channel)
+    wd = weight(nodes, inits, (OC, C // group, k, k), 0, per_channel, u8_zp)
     inits.append(nh.from_array(RNG.normal(size=OC).astype(np.float32), "b"))
     pads = pads or [k // 2 * dil] * 4
     nodes.append(h.make_node("Conv", [x, wd, "b"], ["c"], kernel_shape=[k, k],
@@ -162,6 +167,13 @@ CASES = [
     # grouped variant sums in int32.
     ("conv_group2_wide", "qconv",
      lambda p: conv_model(p, 128, 32, 7, 6, 3, group=2)),
+    # uint8 weights, zero point 128: w - 128 fits int8, integer kernels.
+    ("conv_u8w_zp128", "qconv",
+     lambda p: conv_model(p, 8, 16, 9, 9, 3, u8_zp=128)),
+    # Zero point 100: w - 100 reaches 155, outside int8; the convolution
+    # stays on the float kernels (the QDQ values, computed in float).
+    ("conv_u8w_zp100_float", "conv",
+     lambda p: conv_model(p, 8, 16, 9, 9, 3, u8_zp=100)),
     ("depthwise_s2", "qconv",
      lambda p: conv_model(p, 32, 32, 15, 17, 3, stride=2, group=32)),
     ("depthwise_x2_i8", "qconv",

@@ -71,6 +71,35 @@ std::optional<std::array<Value, 3>> weightDQ(Value v) {
   return std::array<Value, 3>{dq.getX(), dq.getXScale(), dq.getXZeroPoint()};
 }
 
+/// Whether every weight less its zero point (per tensor or per slice
+/// along `axis`) fits int8: the integer kernels multiply u8 by s8, so
+/// int8 weights and uint8 weights with zero point 128 do; others stay in
+/// float rather than fail later in the scheduler.
+bool weightsFitInt8(Value w, Value zp, int64_t axis) {
+  auto wt = amk::getConstantTensor(w);
+  if (!wt)
+    return false;
+  std::optional<amk::ref::Tensor> zt;
+  if (!amk::isNone(zp)) {
+    zt = amk::getConstantTensor(zp);
+    if (!zt)
+      return false;
+  }
+  int64_t inner = 1, dim = 1;
+  if (zt && zt->numel() > 1) {
+    dim = wt->shape()[axis];
+    for (int64_t d = axis + 1; d < wt->rank(); ++d)
+      inner *= wt->shape()[d];
+  }
+  for (int64_t i = 0; i < wt->numel(); ++i) {
+    double z = zt ? zt->getDouble(zt->numel() > 1 ? (i / inner) % dim : 0) : 0;
+    double v = wt->getDouble(i) - z;
+    if (v < -128 || v > 127)
+      return false;
+  }
+  return true;
+}
+
 class LowerQDQPass : public amk::impl::LowerQDQBase<LowerQDQPass> {
 public:
   using LowerQDQBase::LowerQDQBase;
@@ -228,6 +257,9 @@ private:
       return why = "its weight's scale is neither per tensor nor per output "
                    "column",
              failure();
+    if (!weightsFitInt8(bdq.getX(), bdq.getXZeroPoint(), axis))
+      return why = "its weights less their zero point do not fit int8",
+             failure();
     Value bias;
     if (op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))) {
       bias = floatBias(op, 2);
@@ -278,10 +310,17 @@ private:
       return why = "its input is not a per-tensor DequantizeLinear of an "
                    "8-bit tensor",
              failure();
+    auto xr = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+    if (xr != 3 && xr != 4)
+      return why = "only 1-D and 2-D convolutions have integer kernels",
+             failure();
     auto w = weightDQ(op->getOperand(1));
     if (!w)
       return why = "its weight is not a DequantizeLinear of 8-bit constants "
                    "per tensor or per output channel",
+             failure();
+    if (!weightsFitInt8((*w)[0], (*w)[2], 0))
+      return why = "its weights less their zero point do not fit int8",
              failure();
     Value bias = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
     Value z = op->getNumOperands() > 3 ? op->getOperand(3) : Value();
@@ -348,7 +387,8 @@ private:
     if (!dql || mm.getAZeroPoint() != dql.getResult(2) ||
         !amk::getConstantTensor(mm.getB()) ||
         cast<RankedTensorType>(mm.getB().getType()).getRank() != 2 ||
-        !mm.getY().hasOneUse())
+        !mm.getY().hasOneUse() ||
+        !weightsFitInt8(mm.getB(), mm.getBZeroPoint(), 1))
       return failure();
     auto cast_ = dyn_cast<onnx::CastOp>(*mm.getY().getUsers().begin());
     if (!cast_ || !cast_.getResult().hasOneUse())
@@ -432,7 +472,8 @@ private:
     auto yt = dyn_cast<RankedTensorType>(ql.getY().getType());
     if (!isInt8(ql.getA().getType()) || !bt || !isInt8(bt) || !yt ||
         !isInt8(yt) || bt.getRank() != 2 ||
-        !amk::getConstantTensor(ql.getB()))
+        !amk::getConstantTensor(ql.getB()) ||
+        !weightsFitInt8(ql.getB(), ql.getBZeroPoint(), 1))
       return failure();
     OpBuilder b(op);
     OperationState st(op->getLoc(), amk::fused::QGemmOp::getOperationName());
@@ -450,8 +491,10 @@ private:
   /// B * x_scale * w_scale in float.
   LogicalResult rewriteQLinearConv(Operation *op) {
     auto ql = cast<onnx::QLinearConvOp>(op);
+    auto xr = cast<RankedTensorType>(ql.getX().getType()).getRank();
     if (!isInt8(ql.getX().getType()) || !isInt8(ql.getW().getType()) ||
-        !isInt8(ql.getY().getType()))
+        !isInt8(ql.getY().getType()) || (xr != 3 && xr != 4) ||
+        !weightsFitInt8(ql.getW(), ql.getWZeroPoint(), 0))
       return failure();
     auto xs = amk::getConstantTensor(ql.getXScale());
     auto ws = amk::getConstantTensor(ql.getWScale());
