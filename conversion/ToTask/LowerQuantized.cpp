@@ -43,16 +43,38 @@ std::optional<SmallVector<double>> constValues(Value v) {
 } // namespace
 
 LogicalResult Scheduler::lowerQConv(Operation *op) {
-  auto q = cast<fused::QConvOp>(op);
-  auto xt = cast<RankedTensorType>(q.getX().getType());
-  auto yt = cast<RankedTensorType>(q.getY().getType());
+  // amk.qconv, or ConvInteger: an int32 result, no scales, X's zero point
+  // possibly computed at run time.
+  bool integer = isa<amk::onnx::ConvIntegerOp>(op);
+  auto q = dyn_cast<fused::QConvOp>(op);
+  auto operandOr = [&](unsigned i) {
+    return op->getNumOperands() > i ? op->getOperand(i) : Value();
+  };
+  Value X = op->getOperand(0), Wv = op->getOperand(integer ? 1 : 3),
+        Y = op->getResult(0);
+  Value xZp = integer ? operandOr(2) : q.getXZeroPoint();
+  Value wZp = integer ? operandOr(3) : q.getWZeroPoint();
+  auto xt = cast<RankedTensorType>(X.getType());
+  auto yt = cast<RankedTensorType>(Y.getType());
   if (xt.getRank() != 4 && xt.getRank() != 3)
     return unsupported(op, "only 1-D and 2-D integer convolution is "
                            "implemented");
-  ConvGeometry g = ConvGeometry::of(op, q.getW());
-  auto xs = constValues(q.getXScale()), xz = constValues(q.getXZeroPoint());
-  auto ws = constValues(q.getWScale()), wz = constValues(q.getWZeroPoint());
-  auto w = amk::getConstantTensor(q.getW());
+  ConvGeometry g = ConvGeometry::of(op, Wv);
+  std::optional<SmallVector<double>> xs, ws;
+  auto xz = constValues(xZp), wz = constValues(wZp);
+  if (integer)
+    xs = ws = SmallVector<double>{1.0};
+  else
+    xs = constValues(q.getXScale()), ws = constValues(q.getWScale());
+  // X's zero point computed at run time (ConvInteger after
+  // DynamicQuantizeLinear): a scalar the kernel reads.
+  Value xzRuntime;
+  if (!xz && xZp &&
+      cast<RankedTensorType>(xZp.getType()).getNumElements() == 1) {
+    xzRuntime = xZp;
+    xz = SmallVector<double>{0.0};
+  }
+  auto w = amk::getConstantTensor(Wv);
   if (!xs || !xz || xs->size() != 1 || xz->size() != 1)
     return unsupported(op, "X's scale and zero point must be constant and "
                            "per tensor");
@@ -62,10 +84,10 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
     return v.size() == 1 || (int64_t)v.size() == g.oc;
   };
   if (!perChannel(*ws) || !perChannel(*wz) ||
-      ((ws->size() > 1 || wz->size() > 1) && q.getAxis() != 0))
+      ((ws->size() > 1 || wz->size() > 1) && q && q.getAxis() != 0))
     return unsupported(op, "W's scale and zero point must be per tensor or "
                            "per output channel (axis 0)");
-  bool quantOut = !isNoneValue(q.getYScale());
+  bool quantOut = q && !isNoneValue(q.getYScale());
   std::optional<SmallVector<double>> ys, yz, zs, zz, bias;
   if (quantOut) {
     ys = constValues(q.getYScale()), yz = constValues(q.getYZeroPoint());
@@ -74,7 +96,7 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
       return unsupported(op, "Y's scale and zero point must be constant, "
                              "per tensor and the scale positive");
   }
-  bool hasZ = !isNoneValue(q.getZ());
+  bool hasZ = q && !isNoneValue(q.getZ());
   if (hasZ) {
     if (cast<RankedTensorType>(q.getZ().getType()).getShape() !=
         yt.getShape())
@@ -84,10 +106,10 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
       return unsupported(op, "Z's scale and zero point must be constant and "
                              "per tensor");
   }
-  bias = constValues(q.getB());
+  bias = constValues(q ? q.getB() : Value());
   if (!bias || (bias->size() != 1 && (int64_t)bias->size() != g.oc))
     return unsupported(op, "the bias must be a constant");
-  int act = activationCode(q.getActivation());
+  int act = q ? activationCode(q.getActivation()) : 0;
   if (act < 0)
     return unsupported(op, "unknown activation");
   if (g.group < 1 || g.c % g.group || g.oc % g.group)
@@ -119,7 +141,8 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
     int64_t sum = 0;
     for (int64_t k = 0; k < K; ++k)
       sum += wv[o * KD + k];
-    wzT.data<int32_t>()[o] = (int32_t)(xzpU * sum);
+    // With a run-time zero point the kernel multiplies the sum by it.
+    wzT.data<int32_t>()[o] = (int32_t)(xzRuntime ? sum : xzpU * sum);
     mT.data<float>()[o] =
         (float)((*xs)[0] * (*ws)[ws->size() > 1 ? o : 0]);
     bT.data<float>()[o] = (float)(*bias)[bias->size() > 1 ? o : 0];
@@ -154,7 +177,7 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
     }
 
   MLIRContext *ctx = op->getContext();
-  std::string base = amk::onnx::getTensorName(q.getW()).str();
+  std::string base = amk::onnx::getTensorName(Wv).str();
   auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
     auto type = RankedTensorType::get(t.shape(), et);
     return newConstTensor(type, t.toAttr(ctx), base + suffix.str());
@@ -164,9 +187,16 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
   int wzSlot = constOf(wzT, b.getI32Type(), ".qconv_wz");
   int mSlot = constOf(mT, b.getF32Type(), ".qconv_scale");
   int bSlot = constOf(bT, b.getF32Type(), ".qconv_bias");
-  auto xi = getTensor(q.getX(), op);
+  auto xi = getTensor(X, op);
   if (failed(xi))
     return failure();
+  int xzSlot = -1;
+  if (xzRuntime) {
+    auto r = getTensor(xzRuntime, op);
+    if (failed(r))
+      return failure();
+    xzSlot = *r;
+  }
   int zi = -1;
   if (hasZ) {
     auto r = getTensor(q.getZ(), op);
@@ -174,12 +204,14 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
       return failure();
     zi = *r;
   }
-  int yi = defineOutput(q.getY());
+  int yi = defineOutput(Y);
   int64_t yDtype = runtimeDtype(yt.getElementType());
   int64_t yBytes = quantOut ? 1 : 4;
   KOp &k = newKOp(op, AMK_RT_K_QCONV);
   k.variant = variant;
   k.slots = {*xi, wSlot, yi, wzSlot, mSlot, bSlot, zi};
+  if (xzSlot >= 0)
+    k.slots.push_back(xzSlot);
   k.ip.assign(AMK_QC_NUM_IPARAMS, 0);
   int64_t *ip = k.ip.data();
   ip[AMK_SP_N] = g.n, ip[AMK_SP_C] = g.c, ip[AMK_SP_H] = g.h,
@@ -196,8 +228,8 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
            : 0,
   ip[AMK_QC_Z_ZP] = hasZ ? (*zz)[0] : 0, ip[AMK_QC_KDEPTH] = depth;
   k.fp.assign(AMK_QC_NUM_FPARAMS, 0);
-  k.fp[AMK_QC_ACT_ALPHA] = q.getActivationAlpha().convertToFloat();
-  k.fp[AMK_QC_ACT_BETA] = q.getActivationBeta().convertToFloat();
+  k.fp[AMK_QC_ACT_ALPHA] = q ? q.getActivationAlpha().convertToFloat() : 0.f;
+  k.fp[AMK_QC_ACT_BETA] = q ? q.getActivationBeta().convertToFloat() : 0.f;
   k.fp[AMK_QC_INV_Y_SCALE] = quantOut ? (float)(1.0 / (*ys)[0]) : 1.f;
   k.fp[AMK_QC_Z_SCALE] = hasZ ? (float)(*zs)[0] : 0.f;
   int64_t P = g.oh * g.ow;
@@ -224,6 +256,8 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
     rd.push_back(whole(wzSlot, OC * 4));
     rd.push_back(whole(mSlot, OC * 4));
     rd.push_back(whole(bSlot, OC * 4));
+    if (xzSlot >= 0)
+      rd.push_back(whole(xzSlot, 1));
     if (!cols)
       c0 = 0, c1 = P;
     for (int64_t img = r0 / OC; img <= (r1 - 1) / OC; ++img) {

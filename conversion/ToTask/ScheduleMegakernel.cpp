@@ -221,7 +221,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerView(op); })
       .Case<onnx::ConvOp, fused::ConvOp>(
           [&](Operation *op) { return lowerConv(op); })
-      .Case([&](fused::QConvOp op) { return lowerQConv(op); })
+      .Case<fused::QConvOp, onnx::ConvIntegerOp>(
+          [&](Operation *op) { return lowerQConv(op); })
       .Case<fused::QGemmOp, onnx::MatMulIntegerOp>(
           [&](Operation *op) { return lowerQGemm(op); })
       .Case([&](onnx::DynamicQuantizeLinearOp op) {

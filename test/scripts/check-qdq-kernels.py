@@ -12,7 +12,7 @@ and beta. Each runs on AMK's runtime (the default pipeline, whose
 amk-lower-qdq makes amk.qconv/amk.qgemm), with VNNI and with
 AMK_NO_VNNI=1 (the portable loops), and on the reference interpreter.
 ONNX Runtime's dynamic quantization (DynamicQuantizeLinear ->
-MatMulInteger -> Cast -> Mul) too. Pass: the program uses the integer
+MatMulInteger or ConvInteger -> Cast -> Mul) too. Pass: the program uses the integer
 kernel; float results match to 1e-5
 of the output's scale; a requantized result differs by at most one
 quantization step on at most 1% of its elements (a float sum landing on a
@@ -149,6 +149,32 @@ def dynamic_model(path, shape, N, signed_w=True):
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
+def dynamic_conv_model(path, C, OC, H, W, k, pad, stride=1):
+    """ONNX Runtime's dynamic quantization of a convolution: the input
+    quantized at run time, ConvInteger (padding with the run-time zero
+    point), the int32 result scaled back."""
+    nodes, inits = [], []
+    w = RNG.integers(-127, 128, size=(OC, C, k, k)).astype(np.int8)
+    inits += [nh.from_array(w, "w"),
+              nh.from_array(np.array(0.004, np.float32), "ws"),
+              nh.from_array(np.array(0, np.int8), "wz")]
+    nodes += [
+        h.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        h.make_node("ConvInteger", ["xq", "w", "xz", "wz"], ["acc"],
+                    kernel_shape=[k, k], pads=[pad] * 4,
+                    strides=[stride] * 2),
+        h.make_node("Cast", ["acc"], ["accf"], to=T.FLOAT),
+        h.make_node("Mul", ["xs", "ws"], ["s"]),
+        h.make_node("Mul", ["accf", "s"], ["y"])]
+    OH = (H + 2 * pad - k) // stride + 1
+    OW = (W + 2 * pad - k) // stride + 1
+    g = h.make_graph(nodes, "g",
+                     [h.make_tensor_value_info("x", T.FLOAT, [1, C, H, W])],
+                     [h.make_tensor_value_info("y", T.FLOAT,
+                                               [1, OC, OH, OW])], inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+
 CASES = [
     ("conv3x3", "qconv", lambda p: conv_model(p, 16, 24, 10, 9, 3)),
     ("conv3x3_s2_i8_res", "qconv",
@@ -191,6 +217,10 @@ CASES = [
      lambda p: dynamic_model(p, (1, 24, 40), 30)),
     ("dynamic_matmul_u8w", "qgemm",
      lambda p: dynamic_model(p, (16, 64), 20, signed_w=False)),
+    ("dynamic_conv", "qconv",
+     lambda p: dynamic_conv_model(p, 6, 10, 9, 11, 3, 1)),
+    ("dynamic_conv_s2", "qconv",
+     lambda p: dynamic_conv_model(p, 4, 8, 12, 12, 3, 1, stride=2)),
     ("matmul_per_tensor", "qgemm",
      lambda p: gemm_model(p, (1, 128, 256), 256, per_channel=False,
                           bias=False)),

@@ -393,7 +393,10 @@ enum { AMK_QUANT_VARIANT_Q = 0, AMK_QUANT_VARIANT_DQ = 1 };
  * float32 (y_dtype 1) or requantized: roundeven(v / y_scale) + y_zp,
  * saturated to uint8/int8.
  * Buffers X, W, Y, WZ (int32 [OC]), M (float32 [OC]), B (float32 [OC]),
- * Z (optional, Y's shape, uint8/int8). iparams: the AMK_SP_* (MODE is the
+ * Z (optional, Y's shape, uint8/int8), XZP (optional: X's zero point as
+ * a run-time scalar; WZ then holds the weight sums, which the kernel
+ * multiplies by it). y_dtype int32 (ConvInteger) stores acc - WZ[oc]
+ * itself. iparams: the AMK_SP_* (MODE is the
  * activation), then x_zp, x_signed, y_dtype, y_zp, z_dtype, z_zp, kdepth
  * (K = C/group*KH*KW rounded up to 4). fparams: activation alpha, beta,
  * 1 / y_scale, z_scale. Rows: N*OC; columns: OH*OW.

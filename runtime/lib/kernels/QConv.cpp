@@ -61,6 +61,16 @@ struct QParams {
         zScale(fp[AMK_QC_Z_SCALE]) {}
 };
 
+/// The parameters of a call: X's zero point read at run time when the
+/// call has one (it is also the padding value).
+QParams paramsOf(const KernelCall &call) {
+  QParams q(call.ip, call.fp);
+  if (call.kernel->num_buffers > 7 && call.buffers[7])
+    q.xzp = q.xSigned ? (int64_t) * static_cast<const int8_t *>(call.buffers[7])
+                      : (int64_t) * static_cast<const uint8_t *>(call.buffers[7]);
+  return q;
+}
+
 struct QBuffers {
   const uint8_t *x;
   const int8_t *w;
@@ -68,14 +78,24 @@ struct QBuffers {
   const int32_t *wz;
   const float *m, *b;
   const void *z;
+  /// WZ's multiplier: 1, or X's zero point read at run time (buffer 7,
+  /// ConvInteger after DynamicQuantizeLinear; WZ then holds the weight
+  /// sums), moved by 128 for int8 input.
+  int32_t wzMul;
   static QBuffers of(const KernelCall &call) {
+    int32_t mul = 1;
+    if (call.kernel->num_buffers > 7 && call.buffers[7])
+      mul = call.ip[AMK_QC_X_SIGNED]
+                ? (int32_t) * static_cast<const int8_t *>(call.buffers[7]) + 128
+                : (int32_t) * static_cast<const uint8_t *>(call.buffers[7]);
     return {static_cast<const uint8_t *>(call.buffers[0]),
             static_cast<const int8_t *>(call.buffers[1]),
             call.buffers[2],
             static_cast<const int32_t *>(call.buffers[3]),
             static_cast<const float *>(call.buffers[4]),
             static_cast<const float *>(call.buffers[5]),
-            call.buffers[6]};
+            call.buffers[6],
+            mul};
   }
 };
 
@@ -85,9 +105,15 @@ struct QBuffers {
 /// float buffer so the compiler vectorizes each step.
 void epiloguePortable(const QParams &q, const QBuffers &bf,
                       const int32_t *acc, int64_t n, int64_t oc, int64_t at) {
+  int32_t wz = bf.wz[oc] * bf.wzMul;
+  if (q.yType == AMK_RT_I32) { // ConvInteger: the sums themselves
+    int32_t *y = static_cast<int32_t *>(bf.y) + at;
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = acc[i] - wz;
+    return;
+  }
   float v[kNR];
   float m = bf.m[oc], b = bf.b[oc];
-  int32_t wz = bf.wz[oc];
   for (int64_t i = 0; i < n; ++i)
     v[i] = (float)(acc[i] - wz) * m + b;
   if (bf.z) {
@@ -135,10 +161,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) bool
 epilogueAvx512(const QParams &q, const QBuffers &bf, const int32_t *acc,
                int64_t n, int64_t oc, int64_t at) {
   int act = (int)q.s.mode;
-  if (act != AMK_OP_NONE && act != AMK_OP_RELU && act != AMK_OP_CLIP)
+  if ((act != AMK_OP_NONE && act != AMK_OP_RELU && act != AMK_OP_CLIP) ||
+      q.yType == AMK_RT_I32)
     return false;
   const __m512 m = _mm512_set1_ps(bf.m[oc]), b = _mm512_set1_ps(bf.b[oc]);
-  const __m512i wz = _mm512_set1_epi32(bf.wz[oc]);
+  const __m512i wz = _mm512_set1_epi32(bf.wz[oc] * bf.wzMul);
   __m512 lo = _mm512_set1_ps(-INFINITY), hi = _mm512_set1_ps(INFINITY);
   if (act == AMK_OP_RELU)
     lo = _mm512_setzero_ps();
@@ -382,7 +409,7 @@ bool hasVnni() {
 
 /// Variant 1: implicit GEMM on packed weights.
 void qconvGemmTile(const KernelCall &call, const int64_t *tile) {
-  QParams q(call.ip, call.fp);
+  QParams q = paramsOf(call);
   QBuffers bf = QBuffers::of(call);
   const Spatial &s = q.s;
   int64_t P = s.oh * s.ow, k4s = q.kdepth / 4;
@@ -431,7 +458,7 @@ void qconvGemmTile(const KernelCall &call, const int64_t *tile) {
 /// once per task instead of once per tap. The Wp - OW columns past each
 /// row are computed and dropped.
 void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
-  QParams q(call.ip, call.fp);
+  QParams q = paramsOf(call);
   QBuffers bf = QBuffers::of(call);
   const Spatial &s = q.s;
   const int64_t P = s.oh * s.ow, taps = s.kh * s.kw, c4s = (s.c + 3) / 4;
@@ -569,7 +596,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 /// as small as 7x7). A u8 x s8 product fits int16, so the multiply is the
 /// 16-bit one and only the sum is widened. Columns past OW are dropped.
 void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
-  QParams q(call.ip, call.fp);
+  QParams q = paramsOf(call);
   QBuffers bf = QBuffers::of(call);
   const Spatial &s = q.s;
   int64_t icg = s.c / s.group, ocg = s.oc / s.group, P = s.oh * s.ow;
@@ -728,8 +755,8 @@ bool KernelImpl<AMK_RT_K_QCONV>::check(const amk_rt_kernel &k,
     return false;
   };
   int64_t y = ip[AMK_QC_Y_DTYPE], z = ip[AMK_QC_Z_DTYPE];
-  if (y != AMK_RT_U8 && y != AMK_RT_I8 && y != AMK_RT_F32)
-    return bad("stores uint8, int8 or float32 only");
+  if (y != AMK_RT_U8 && y != AMK_RT_I8 && y != AMK_RT_F32 && y != AMK_RT_I32)
+    return bad("stores uint8, int8, float32 or int32 only");
   if (z != 0 && z != AMK_RT_U8 && z != AMK_RT_I8)
     return bad("reads a uint8 or int8 residual only");
   if (ip[AMK_SP_GROUP] < 1 || ip[AMK_SP_C] % ip[AMK_SP_GROUP] ||
