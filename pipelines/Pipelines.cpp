@@ -71,17 +71,23 @@ FailureOr<std::string> amk::defaultPipeline(const DefaultPipelineOptions &o,
   };
   if (o.target != "cpu" && o.target != "npu-like")
     return fail("--target must be cpu or npu-like, not '" + o.target + "'");
-  if (o.precision != "fp32" && o.precision != "int8" && o.precision != "mixed")
-    return fail("--precision must be fp32, int8 or mixed, not '" + o.precision +
-                "'");
+  if (o.precision != "fp32" && o.precision != "int8" &&
+      o.precision != "mixed" && o.precision != "dynamic")
+    return fail("--precision must be fp32, int8, mixed or dynamic, not '" +
+                o.precision + "'");
   std::string graph = "amk-graph-opt{target=" + o.target + "}";
   std::string schedule = o.schedule ? ",amk-schedule-megakernel{workers=" +
                                           std::to_string(o.workers) + "}"
                                     : std::string();
-  if (o.precision == "fp32") {
+  if (o.precision == "fp32" || o.precision == "dynamic") {
     if (!o.calibrationData.empty())
       return fail(
           "--calibration-data is only used with --precision int8 or mixed");
+    // Dynamic quantization needs no data: activations are quantized at
+    // run time.
+    if (o.precision == "dynamic")
+      return "builtin.module(" + graph + ",amk-quantize{precision=dynamic}" +
+             schedule + ")";
     return "builtin.module(" + graph + schedule + ")";
   }
   if (o.calibrationData.empty())

@@ -116,9 +116,10 @@ static cl::opt<std::string>
            cl::init("cpu"), cl::cat(runCat));
 static cl::opt<std::string> precision(
     "precision",
-    cl::desc("Precision of the default pipeline: fp32 | int8 | mixed "
-             "(int8/mixed: calibrated QDQ from --calibration-data, as "
-             "amk-compile does)"),
+    cl::desc("Precision of the default pipeline: fp32 | int8 | mixed | "
+             "dynamic (int8/mixed: calibrated QDQ from --calibration-data, "
+             "as amk-compile does; dynamic: int8 weights, activations "
+             "quantized at run time, no data)"),
     cl::init("fp32"), cl::cat(runCat));
 static cl::opt<std::string> calibrationData(
     "calibration-data",

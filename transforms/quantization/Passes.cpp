@@ -26,6 +26,10 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
           clEnumValN(amk::quant::Precision::FP32, "fp32", "float32 only"),
           clEnumValN(amk::quant::Precision::Int8, "int8",
                      "every Conv/Gemm/MatMul quantized"),
+          clEnumValN(amk::quant::Precision::Dynamic, "dynamic",
+                     "matrix products with int8 weights and activations "
+                     "quantized at run time (amk-quantize-dynamic); no "
+                     "calibration data"),
           clEnumValN(amk::quant::Precision::Mixed, "mixed",
                      "int8 where the outputs' SQNR allows"))};
   Option<std::string> dataDir{
@@ -53,6 +57,16 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
                                          std::string &error) {
   if (precision == quant::Precision::FP32)
     return success();
+  if (precision == quant::Precision::Dynamic) {
+    if (!dataDir.empty()) {
+      error = "precision dynamic needs no data-dir: activations are "
+              "quantized at run time";
+      return failure();
+    }
+    pm.addPass(createQuantizeDynamic());
+    pm.addPass(createCanonicalizerPass());
+    return success();
+  }
   if (dataDir.empty()) {
     error = "precision " + stringify(precision).str() +
             " needs data-dir: calibration samples like the inputs the model "
@@ -84,7 +98,9 @@ void amk::registerQuantizationPipelines() {
       "amk-quantize",
       "Calibrate and insert Q/DQ pairs (amk-calibrate, amk-insert-qdq with "
       "the sensitivity search for mixed), then lower them for the runtime "
-      "(amk-emulate-qdq); precision=fp32 adds nothing",
+      "(amk-lower-qdq, amk-emulate-qdq); precision=dynamic quantizes the "
+      "matrix products' weights and their activations at run time "
+      "(amk-quantize-dynamic, no data); precision=fp32 adds nothing",
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         QuantizeOptions o;

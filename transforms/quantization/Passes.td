@@ -203,4 +203,27 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
   ];
 }
 
+def QuantizeDynamic : Pass<"amk-quantize-dynamic", "mlir::ModuleOp"> {
+  let summary = "Quantize matrix products dynamically: int8 weights now, activations at run time";
+  let description = [{
+    Dynamic quantization, no calibration data: each MatMul, Gemm (transA
+    0) and `amk.gemm` (no `perm_a`) with a 2-D float constant weight gets
+    its weight quantized now, int8, symmetric, per output column, and its
+    input quantized at run time by a DynamicQuantizeLinear (one per input
+    value, shared by its readers), and becomes an `amk.qgemm` reading the
+    DynamicQuantizeLinear's run-time scale and zero point, with the
+    product's bias, alpha, beta and activation, and a float result. This
+    is ONNX Runtime's `quantize_dynamic` (which `amk-lower-qdq` also
+    takes from a file), applied by AMK itself. The values are the
+    quantized model's, not the float model's: the error is measured by
+    the tools' cosine checks (`amk-run --precision dynamic
+    --check-reference --min-cosine`). Run it after `amk-graph-opt`, so
+    the products have their bias and activation fused.
+  }];
+  let dependentDialects = ["amk::fused::AMKDialect"];
+  let statistics = [
+    Statistic<"numProducts", "products", "matrix products quantized dynamically">,
+  ];
+}
+
 #endif // AMK_TRANSFORMS_QUANTIZATION_PASSES_TD

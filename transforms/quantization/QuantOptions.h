@@ -16,7 +16,7 @@ namespace amk::quant {
 enum class IntType { UInt8, Int8, Int16 };
 enum class CalibrationMethod { MinMax, Percentile, Entropy, MSE };
 /// amk-quantize's precision.
-enum class Precision { FP32, Int8, Mixed };
+enum class Precision { FP32, Int8, Mixed, Dynamic };
 
 inline llvm::StringRef stringify(IntType t) {
   switch (t) {
@@ -52,6 +52,8 @@ inline llvm::StringRef stringify(Precision p) {
     return "int8";
   case Precision::Mixed:
     return "mixed";
+  case Precision::Dynamic:
+    return "dynamic";
   }
   llvm_unreachable("unknown Precision");
 }

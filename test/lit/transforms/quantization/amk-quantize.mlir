@@ -35,6 +35,17 @@
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=mixed data-dir=%t/calib sensitivity-target=200})' 2>&1 | FileCheck %s --check-prefix=SENS
 // SENS: error: amk-insert-qdq: sensitivity: the target 200.00 dB is not met unless every node stays in float
 
+// dynamic needs no data: the classifier Gemm becomes an amk.qgemm fed by
+// a DynamicQuantizeLinear; the convolutions stay float. With data it is
+// refused.
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=dynamic})' | FileCheck %s --check-prefix=DYN
+// DYN-LABEL: func.func @main_graph(
+// DYN: "amk.conv"
+// DYN: "onnx.DynamicQuantizeLinear"
+// DYN: "amk.qgemm"
+// RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=dynamic data-dir=%t/calib})' 2>&1 | FileCheck %s --check-prefix=DYNDATA
+// DYNDATA: error: amk-quantize: precision dynamic needs no data-dir
+
 // Bad options fail when the pipeline is parsed.
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=int4})' 2>&1 | FileCheck %s --check-prefix=BADP
 // BADP: for the --precision option: Cannot find option named 'int4'!
