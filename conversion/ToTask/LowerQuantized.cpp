@@ -40,6 +40,21 @@ std::optional<SmallVector<double>> constValues(Value v) {
   return out;
 }
 
+/// The per-tensor constant scale and zero point of a quantized result:
+/// false when they are not constant, per tensor, or the scale is not a
+/// positive finite number.
+bool outputQuantization(Value scale, Value zeroPoint,
+                        std::optional<SmallVector<double>> &ys,
+                        std::optional<SmallVector<double>> &yz) {
+  ys = constValues(scale), yz = constValues(zeroPoint);
+  return ys && yz && ys->size() == 1 && yz->size() == 1 && (*ys)[0] > 0 &&
+         std::isfinite((*ys)[0]);
+}
+
+constexpr const char *kOutputQuantization =
+    "Y's scale and zero point must be constant, per tensor and the scale "
+    "positive";
+
 } // namespace
 
 LogicalResult Scheduler::lowerQConv(Operation *op) {
@@ -89,13 +104,9 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
                            "per output channel (axis 0)");
   bool quantOut = q && !isNoneValue(q.getYScale());
   std::optional<SmallVector<double>> ys, yz, zs, zz, bias;
-  if (quantOut) {
-    ys = constValues(q.getYScale()), yz = constValues(q.getYZeroPoint());
-    if (!ys || !yz || ys->size() != 1 || yz->size() != 1 || (*ys)[0] <= 0 ||
-        !std::isfinite((*ys)[0]))
-      return unsupported(op, "Y's scale and zero point must be constant, "
-                             "per tensor and the scale positive");
-  }
+  if (quantOut &&
+      !outputQuantization(q.getYScale(), q.getYZeroPoint(), ys, yz))
+    return unsupported(op, kOutputQuantization);
   bool hasZ = q && !isNoneValue(q.getZ());
   if (hasZ) {
     if (cast<RankedTensorType>(q.getZ().getType()).getShape() !=
@@ -351,13 +362,9 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
                            "tensor or per output column");
   bool quantOut = q && !isNoneValue(q.getYScale());
   std::optional<SmallVector<double>> ys, yz;
-  if (quantOut) {
-    ys = constValues(q.getYScale()), yz = constValues(q.getYZeroPoint());
-    if (!ys || !yz || ys->size() != 1 || yz->size() != 1 || (*ys)[0] <= 0 ||
-        !std::isfinite((*ys)[0]))
-      return unsupported(op, "Y's scale and zero point must be constant, "
-                             "per tensor and the scale positive");
-  }
+  if (quantOut &&
+      !outputQuantization(q.getYScale(), q.getYZeroPoint(), ys, yz))
+    return unsupported(op, kOutputQuantization);
   Value C = q ? q.getC() : none;
   auto c = constValues(C ? C : none);
   if (!c || (c->size() != 1 && (int64_t)c->size() != N) ||

@@ -22,6 +22,7 @@
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/ConvCommon.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Vnni.h"
 #include "runtime/lib/kernels/Vector.h"
 
 #include "amk/kernel_params.h"
@@ -29,7 +30,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -395,16 +395,6 @@ vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
       _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
 }
 
-/// Whether to run vpdpbusd: the CPU reports AVX512-VNNI (with BW and VL)
-/// and AMK_NO_VNNI is unset, which lets the tests run the portable loops
-/// on a VNNI machine.
-bool hasVnni() {
-  static const bool has = __builtin_cpu_supports("avx512vnni") &&
-                          __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") &&
-                          !std::getenv("AMK_NO_VNNI");
-  return has;
-}
 #endif
 
 /// Variant 1: implicit GEMM on packed weights.
@@ -447,6 +437,22 @@ void qconvGemmTile(const KernelCall &call, const int64_t *tile) {
   }
 }
 
+/// Where each tap (ky, kx) reads in a phase-split input: phases of
+/// `phase` elements, rows of `rowLength`; tap (ky, kx) reads phase
+/// ((ky*DH) % SH, (kx*DW) % SW) at row (ky*DH) / SH, column (kx*DW) / SW
+/// relative to the output position (variants 0 and 2).
+std::vector<int64_t> tapOffsets(const Spatial &s, int64_t phase,
+                                int64_t rowLength) {
+  std::vector<int64_t> off(s.kh * s.kw);
+  for (int64_t ky = 0; ky < s.kh; ++ky)
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      int64_t y = ky * s.dh, x = kx * s.dw;
+      off[ky * s.kw + kx] = ((y % s.sh) * s.sw + x % s.sw) * phase +
+                            y / s.sh * rowLength + x / s.sw;
+    }
+  return off;
+}
+
 /// Variant 2 (group 1): direct convolution on the input blocked per task
 /// as [C/4][phase][rows][Wp][4] with the padding filled in. A stride S
 /// convolution reads the padded input at (oy*S + ky*D, ...); split into
@@ -468,19 +474,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   const int64_t rowsOut = oyB - oyA,
                 rowsIn = rowsOut + (s.kh - 1) * s.dh / s.sh;
   const int64_t plane = rowsIn * wp, nq = rowsOut * wp;
-  int64_t offs[64];
-  std::vector<int64_t> bigOffs;
-  int64_t *off = offs;
-  if (taps > 64) {
-    bigOffs.resize(taps);
-    off = bigOffs.data();
-  }
-  for (int64_t ky = 0; ky < s.kh; ++ky)
-    for (int64_t kx = 0; kx < s.kw; ++kx) {
-      int64_t y = ky * s.dh, x = kx * s.dw;
-      off[ky * s.kw + kx] = ((y % s.sh) * s.sw + x % s.sw) * plane +
-                            y / s.sh * wp + x / s.sw;
-    }
+  std::vector<int64_t> off = tapOffsets(s, plane, wp);
   const int64_t quad = phases * plane; // one channel quad's bytes / 4
   thread_local std::vector<uint8_t> xb, rowBuf;
   xb.resize((c4s * quad + kNR + 64) * 4 + 64);
@@ -540,11 +534,11 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 #if AMK_QCONV_X86
         if (vnni) {
           if (n > 32)
-            vnniDirectTile<3>(a, quad, off, taps, wb, c4s, acc);
+            vnniDirectTile<3>(a, quad, off.data(), taps, wb, c4s, acc);
           else if (n > 16)
-            vnniDirectTile<2>(a, quad, off, taps, wb, c4s, acc);
+            vnniDirectTile<2>(a, quad, off.data(), taps, wb, c4s, acc);
           else
-            vnniDirectTile<1>(a, quad, off, taps, wb, c4s, acc);
+            vnniDirectTile<1>(a, quad, off.data(), taps, wb, c4s, acc);
         }
 #endif
         if (!vnni) {
@@ -624,19 +618,7 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
   accq.resize(nqPad + 16);
   accF.resize(nqPad + 16);
   acc.resize(P);
-  int64_t offs[64];
-  std::vector<int64_t> bigOffs;
-  int64_t *off = offs;
-  if (s.kh * s.kw > 64) {
-    bigOffs.resize(s.kh * s.kw);
-    off = bigOffs.data();
-  }
-  for (int64_t ky = 0; ky < s.kh; ++ky)
-    for (int64_t kx = 0; kx < s.kw; ++kx) {
-      int64_t y = ky * s.dh, x = kx * s.dw;
-      off[ky * s.kw + kx] =
-          ((y % s.sh) * s.sw + x % s.sw) * phase + y / s.sh * wps + x / s.sw;
-    }
+  std::vector<int64_t> off = tapOffsets(s, phase, wps);
   int64_t builtFor = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, g = o / ocg;

@@ -12,12 +12,12 @@
 
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Vnni.h"
 
 #include "amk/kernel_params.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -136,13 +136,6 @@ tileVnni(const uint32_t *const a[kMR], const int8_t *bp, int64_t k4s,
       _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
 }
 
-bool hasVnni() {
-  static const bool has = __builtin_cpu_supports("avx512vnni") &&
-                          __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") &&
-                          !std::getenv("AMK_NO_VNNI");
-  return has;
-}
 #endif
 
 } // namespace

@@ -1,0 +1,32 @@
+//===- Vnni.h - Run-time choice of the int8 dot-product path ----*- C++ -*-===//
+//
+// Part of AMK. QCONV and QGEMM run vpdpbusd where the CPU has it; the
+// choice is made once, at run time, so one build serves every machine.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_RUNTIME_KERNELS_VNNI_H
+#define AMK_RUNTIME_KERNELS_VNNI_H
+
+#include <cstdlib>
+
+namespace amk::rt {
+
+/// Whether to run vpdpbusd: the CPU reports AVX512-VNNI (with BW and VL)
+/// and AMK_NO_VNNI is unset, which lets the tests run the portable loops
+/// on a VNNI machine.
+inline bool hasVnni() {
+#if defined(__x86_64__)
+  static const bool has = __builtin_cpu_supports("avx512vnni") &&
+                          __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") &&
+                          !std::getenv("AMK_NO_VNNI");
+  return has;
+#else
+  return false;
+#endif
+}
+
+} // namespace amk::rt
+
+#endif // AMK_RUNTIME_KERNELS_VNNI_H
