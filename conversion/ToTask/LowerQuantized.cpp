@@ -51,6 +51,14 @@ bool outputQuantization(Value scale, Value zeroPoint,
          std::isfinite((*ys)[0]);
 }
 
+/// Why a weight cannot be multiplied by the u8 x s8 kernels.
+std::string weightOutsideInt8(double v) {
+  return "a weight less its zero point is outside int8 (" +
+         std::to_string((int64_t)v) +
+         "); only int8 weights or uint8 weights with zero point 128 are "
+         "implemented";
+}
+
 constexpr const char *kOutputQuantization =
     "Y's scale and zero point must be constant, per tensor and the scale "
     "positive";
@@ -134,11 +142,7 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
     for (int64_t k = 0; k < K; ++k) {
       double v = w->getDouble(o * K + k) - (*wz)[wz->size() > 1 ? o : 0];
       if (v < -128 || v > 127)
-        return unsupported(op, "a weight less its zero point is outside "
-                               "int8 (" +
-                                   std::to_string((int64_t)v) +
-                                   "); only int8 weights or uint8 weights "
-                                   "with zero point 128 are implemented");
+        return unsupported(op, weightOutsideInt8(v));
       wv[o * KD + k] = (int8_t)v;
     }
   // An int8 input is read as uint8 + 128 (vpdpbusd multiplies unsigned by
@@ -389,11 +393,7 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
     for (int64_t k = 0; k < K; ++k) {
       double v = b->getDouble(transB ? n * K + k : k * N + n) - zp;
       if (v < -128 || v > 127)
-        return unsupported(op, "a weight less its zero point is outside "
-                               "int8 (" +
-                                   std::to_string((int64_t)v) +
-                                   "); only int8 weights or uint8 weights "
-                                   "with zero point 128 are implemented");
+        return unsupported(op, weightOutsideInt8(v));
       sum += (int64_t)v;
       bp.data<int8_t>()[((n / 16 * K4 + k / 4) * 16 + n % 16) * 4 + k % 4] =
           (int8_t)v;
