@@ -71,23 +71,25 @@ FailureOr<std::string> amk::defaultPipeline(const DefaultPipelineOptions &o,
   };
   if (o.target != "cpu" && o.target != "npu-like")
     return fail("--target must be cpu or npu-like, not '" + o.target + "'");
+  bool weightOnly = o.precision == "w8" || o.precision == "w4";
   if (o.precision != "fp32" && o.precision != "int8" &&
-      o.precision != "mixed" && o.precision != "dynamic")
-    return fail("--precision must be fp32, int8, mixed or dynamic, not '" +
+      o.precision != "mixed" && o.precision != "dynamic" && !weightOnly)
+    return fail("--precision must be fp32, int8, mixed, dynamic, w8 or w4, "
+                "not '" +
                 o.precision + "'");
   std::string graph = "amk-graph-opt{target=" + o.target + "}";
   std::string schedule = o.schedule ? ",amk-schedule-megakernel{workers=" +
                                           std::to_string(o.workers) + "}"
                                     : std::string();
-  if (o.precision == "fp32" || o.precision == "dynamic") {
+  if (o.precision == "fp32" || o.precision == "dynamic" || weightOnly) {
     if (!o.calibrationData.empty())
       return fail(
           "--calibration-data is only used with --precision int8 or mixed");
-    // Dynamic quantization needs no data: activations are quantized at
-    // run time.
-    if (o.precision == "dynamic")
-      return "builtin.module(" + graph + ",amk-quantize{precision=dynamic}" +
-             schedule + ")";
+    // Dynamic and weight-only quantization need no data: activations are
+    // quantized at run time or not at all.
+    if (o.precision != "fp32")
+      return "builtin.module(" + graph + ",amk-quantize{precision=" +
+             o.precision + "}" + schedule + ")";
     return "builtin.module(" + graph + schedule + ")";
   }
   if (o.calibrationData.empty())

@@ -103,7 +103,7 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef text,
 /// amk-run's same options).
 struct DefaultPipelineOptions {
   std::string target = "cpu";     ///< cpu | npu-like
-  std::string precision = "fp32"; ///< fp32 | int8 | mixed
+  std::string precision = "fp32"; ///< fp32 | int8 | mixed | dynamic | w8 | w4
   std::string calibrationData;    ///< int8/mixed: the samples' directory
   double sensitivityTarget = 40;  ///< mixed: dB of SQNR to reach
   unsigned workers = 1;

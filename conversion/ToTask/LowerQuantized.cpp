@@ -470,6 +470,161 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
   return success();
 }
 
+/// amk.wgemm on WGEMM: the weights packed in 64-column panels (int8, or
+/// two int4 per byte), alpha folded into the scale table and the zero
+/// points into a scale x zero point table (kernel_params.h).
+LogicalResult Scheduler::lowerWGemm(Operation *op) {
+  auto w = cast<fused::WGemmOp>(op);
+  auto at = cast<RankedTensorType>(w.getA().getType());
+  auto yt = cast<RankedTensorType>(w.getY().getType());
+  bool transB = false;
+  if (auto pb = w.getPermB()) {
+    if ((*pb)[0] != 1)
+      return unsupported(op, "perm_b must be absent or [1, 0]");
+    transB = true;
+  }
+  auto b = amk::getConstantTensor(w.getB());
+  if (!b || b->rank() != 2)
+    return unsupported(op, "B must be a 2-D constant");
+  const int64_t K = at.getShape().back(),
+                N = transB ? b->shape()[0] : b->shape()[1];
+  if ((transB ? b->shape()[1] : b->shape()[0]) != K ||
+      yt.getShape().back() != N)
+    return unsupported(op, "the shapes of A, B and Y do not agree");
+  const int64_t rows = at.getNumElements() / std::max<int64_t>(K, 1);
+  if (yt.getNumElements() != rows * N)
+    return unsupported(op, "A's batch dimensions must be Y's (B is 2-D)");
+  auto bType = cast<IntegerType>(
+      cast<RankedTensorType>(w.getB().getType()).getElementType());
+  const int64_t bits = bType.getWidth();
+  const bool isUnsigned = bType.isUnsigned();
+  auto scale = amk::getConstantTensor(w.getBScale());
+  std::optional<amk::ref::Tensor> zp;
+  if (!isNoneValue(w.getBZeroPoint())) {
+    zp = amk::getConstantTensor(w.getBZeroPoint());
+    if (!zp)
+      return unsupported(op, "B's zero point must be a constant");
+  }
+  if (!scale)
+    return unsupported(op, "B's scale must be a constant");
+  int64_t axis = w.getAxis() < 0 ? w.getAxis() + 2 : w.getAxis();
+  int64_t kAxis = transB ? 1 : 0, block = w.getBlockSize();
+  const int64_t group = block > 0 ? block : K;
+  const int64_t groups = (K + group - 1) / group;
+  // Where (group q, column n) reads its scale and zero point.
+  std::function<int64_t(int64_t, int64_t)> sIndex;
+  if (block > 0) {
+    if (axis != kAxis)
+      return unsupported(op, "blocks must run along the reduction axis");
+    sIndex = [=](int64_t q, int64_t n) {
+      return transB ? n * groups + q : q * N + n;
+    };
+  } else if (scale->numel() == 1) {
+    sIndex = [](int64_t, int64_t) { return int64_t(0); };
+  } else if (axis == 1 - kAxis && scale->numel() == N) {
+    sIndex = [](int64_t, int64_t n) { return n; };
+  } else {
+    return unsupported(op, "B's scale must be per tensor, per output column "
+                           "or in blocks along the reduction axis");
+  }
+  if (zp && zp->numel() != scale->numel())
+    return unsupported(op, "B's zero point and scale differ in shape");
+  auto c = constValues(w.getC());
+  if (!c || (c->size() != 1 && (int64_t)c->size() != N) ||
+      (!isNoneValue(w.getC()) &&
+       cast<RankedTensorType>(w.getC().getType()).getRank() > 1))
+    return unsupported(op, "C must be absent or a constant per column");
+  int act = activationCode(w.getActivation());
+  if (act < 0)
+    return unsupported(op, "unknown activation");
+  // Stored values: int8 as signed bytes (uint8 moved by -128), int4 as
+  // unsigned nibbles (int4 moved by +8); the zero point moves with them.
+  const int64_t shift = bits == 8 ? (isUnsigned ? -128 : 0)
+                                  : (isUnsigned ? 0 : 8);
+  const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
+  const int64_t rowBytes = bits == 8 ? P : P / 2;
+  amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * K * rowBytes});
+  amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
+      zT(amk::ref::DataType::FLOAT, {panels * groups * P});
+  uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
+  std::fill_n(wd, wp.numel(), 0);
+  std::fill_n(sT.data<float>(), sT.numel(), 0.f);
+  std::fill_n(zT.data<float>(), zT.numel(), 0.f);
+  const double alpha = w.getAlpha().convertToDouble();
+  bool anyZp = false;
+  for (int64_t n = 0; n < N; ++n) {
+    int64_t p = n / P, j = n % P;
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t v = (int64_t)b->getDouble(transB ? n * K + k : k * N + n) + shift;
+      uint8_t *row = wd + (p * K + k) * rowBytes;
+      if (bits == 8)
+        row[j] = (uint8_t)(int8_t)v;
+      else if (j < P / 2)
+        row[j] |= (uint8_t)v;
+      else
+        row[j - P / 2] |= (uint8_t)(v << 4);
+    }
+    for (int64_t q = 0; q < groups; ++q) {
+      int64_t i = sIndex(q, n);
+      double s = alpha * scale->getDouble(i);
+      double z = (zp ? zp->getDouble(i) : 0.0) + shift;
+      sT.data<float>()[(p * groups + q) * P + j] = (float)s;
+      zT.data<float>()[(p * groups + q) * P + j] = (float)(s * z);
+      anyZp |= z != 0;
+    }
+  }
+  MLIRContext *ctx = op->getContext();
+  std::string base = amk::onnx::getTensorName(w.getB()).str();
+  Builder bld(ctx);
+  auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
+    auto type = RankedTensorType::get(t.shape(), et);
+    return newConstTensor(type, t.toAttr(ctx), base + suffix.str());
+  };
+  int wSlot = constOf(wp, bld.getIntegerType(8), ".wgemm");
+  int sSlot = constOf(sT, bld.getF32Type(), ".wgemm_scale");
+  int zSlot = anyZp ? constOf(zT, bld.getF32Type(), ".wgemm_zero") : -1;
+  int biasSlot = -1;
+  if (!isNoneValue(w.getC())) {
+    amk::ref::Tensor bT(amk::ref::DataType::FLOAT, {N});
+    double beta = w.getBeta().convertToDouble();
+    for (int64_t n = 0; n < N; ++n)
+      bT.data<float>()[n] = (float)(beta * (*c)[c->size() > 1 ? n : 0]);
+    biasSlot = constOf(bT, bld.getF32Type(), ".wgemm_bias");
+  }
+  auto ai = getTensor(w.getA(), op);
+  if (failed(ai))
+    return failure();
+  int yi = defineOutput(w.getY());
+  KOp &k = newKOp(op, AMK_RT_K_WGEMM);
+  k.slots = {*ai, wSlot, yi, sSlot, zSlot, biasSlot};
+  k.ip = {rows, N, K, bits, group, act};
+  k.fp = {w.getActivationAlpha().convertToFloat(),
+          w.getActivationBeta().convertToFloat()};
+  k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 8,
+  k.colAlign = P;
+  const int64_t wBytes = wp.numel(), tBytes = sT.numel() * 4;
+  k.rowOperandBytes = (double)wBytes;
+  k.colOperandBytes = 4.0 * rows * K;
+  k.flops = 2.0 * rows * N * K;
+  k.bytes = 4.0 * rows * K + wBytes + 4.0 * rows * N;
+  int as_ = *ai;
+  k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    int64_t p0 = c0 / P, p1 = (c1 + P - 1) / P;
+    rd.push_back(span(wSlot, p0 * K * rowBytes, p1 * K * rowBytes));
+    rd.push_back(span(sSlot, p0 * groups * P * 4,
+                      std::min(tBytes, p1 * groups * P * 4)));
+    if (zSlot >= 0)
+      rd.push_back(span(zSlot, p0 * groups * P * 4,
+                        std::min(tBytes, p1 * groups * P * 4)));
+    if (biasSlot >= 0)
+      rd.push_back(whole(biasSlot, N * 4));
+    rd.push_back(span(as_, r0 * K * 4, r1 * K * 4));
+    wr.push_back(rect(yi, (r0 * N + c0) * 4, (c1 - c0) * 4, N * 4, r1 - r0));
+  };
+  return success();
+}
+
 /// DynamicQuantizeLinear: one task (the scale needs every element).
 LogicalResult Scheduler::lowerDynamicQuantize(Operation *op) {
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());

@@ -225,6 +225,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerQConv(op); })
       .Case<fused::QGemmOp, onnx::MatMulIntegerOp>(
           [&](Operation *op) { return lowerQGemm(op); })
+      .Case<fused::WGemmOp>([&](Operation *op) { return lowerWGemm(op); })
       .Case([&](onnx::DynamicQuantizeLinearOp op) {
         return lowerDynamicQuantize(op);
       })

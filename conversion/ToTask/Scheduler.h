@@ -194,6 +194,7 @@ private:
   LogicalResult lowerConv(Operation *op);
   LogicalResult lowerQConv(Operation *op);
   LogicalResult lowerQGemm(Operation *op);
+  LogicalResult lowerWGemm(Operation *op);
   LogicalResult lowerDynamicQuantize(Operation *op);
   LogicalResult lowerQuantizeLinear(Operation *op);
   LogicalResult lowerConvTranspose(Operation *op);

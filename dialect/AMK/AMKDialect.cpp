@@ -171,6 +171,63 @@ LogicalResult QGemmOp::verify() {
   return verifyActivation(*this, getActivation());
 }
 
+LogicalResult WGemmOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), y = getY().getType();
+  auto bi = dyn_cast<IntegerType>(b.getElementType());
+  if (!bi || (bi.getWidth() != 8 && bi.getWidth() != 4))
+    return emitOpError("B must be an 8- or 4-bit integer");
+  if (!a.getElementType().isF32() || !y.getElementType().isF32())
+    return emitOpError("A and Y must be float32");
+  if (a.getRank() < 2 || b.getRank() != 2)
+    return emitOpError("A must have rank >= 2 and B rank 2");
+  if (auto perm = getPermB(); perm && !isPermutation(*perm, 2))
+    return emitOpError("perm_b is not a permutation of B's 2 axes");
+  int64_t axis = getAxis() < 0 ? getAxis() + 2 : getAxis();
+  if (axis < 0 || axis > 1)
+    return emitOpError() << "axis " << getAxis() << " is not an axis of B";
+  auto s = getBScale().getType();
+  if (!s.getElementType().isF32())
+    return emitOpError("B_scale must be float32");
+  if (getBlockSize() < 0)
+    return emitOpError("block_size must be >= 0");
+  if (b.hasStaticShape() && s.hasStaticShape()) {
+    SmallVector<int64_t> want;
+    if (getBlockSize() > 0) {
+      // DequantizeLinear-21: the scale has B's shape with the blocked
+      // axis divided (rounded up) by the block size.
+      want.assign(b.getShape());
+      want[axis] = (want[axis] + getBlockSize() - 1) / getBlockSize();
+    } else if (s.getNumElements() != 1) {
+      want = {b.getDimSize(axis)};
+    }
+    auto str = [](ArrayRef<int64_t> shape) {
+      std::string out = "[";
+      llvm::interleave(
+          shape, [&](int64_t d) { out += std::to_string(d); },
+          [&] { out += ", "; });
+      return out + "]";
+    };
+    if (!want.empty() && s.getShape() != ArrayRef<int64_t>(want))
+      return emitOpError() << "B_scale has shape " << str(s.getShape())
+                           << " but B " << str(b.getShape()) << " with axis "
+                           << axis << " and block_size " << getBlockSize()
+                           << " needs " << str(want);
+  }
+  if (auto z = dyn_cast<RankedTensorType>(getBZeroPoint().getType());
+      z && (z.getElementType() != b.getElementType() ||
+            (z.hasStaticShape() && s.hasStaticShape() &&
+             z.getShape() != s.getShape())))
+    return emitOpError("B_zero_point must have B's type and B_scale's shape");
+  auto pb = permuted(b, getPermB());
+  if (staticMismatch(a.getShape().back(), pb[0]))
+    return emitOpError() << "inner dimensions disagree: " << a.getShape().back()
+                         << " vs " << pb[0];
+  if (auto c = dyn_cast<RankedTensorType>(getC().getType());
+      c && !c.getElementType().isF32())
+    return emitOpError("C must be float32");
+  return verifyActivation(*this, getActivation());
+}
+
 LogicalResult GemmOp::verify() {
   auto a = getA().getType(), b = getB().getType();
   for (auto [t, perm, name] :

@@ -167,6 +167,41 @@ def AMK_QGemmOp : AMK_Op<"qgemm", [Pure]> {
   let hasVerifier = 1;
 }
 
+def AMK_WGemmOp : AMK_Op<"wgemm", [Pure]> {
+  let summary = "Weight-only quantized matrix product: float activations, "
+                "int8 or int4 weights";
+  let description = [{
+    `Y = act(alpha * (A x DQ(B)') + beta * C)`: `amk.gemm` (same
+    attributes) whose B is the DequantizeLinear of an 8- or 4-bit
+    constant. B's scale (and zero point) is per tensor, per slice along
+    `axis` of B as stored (before `perm_b`; the output column), or, with
+    `block_size` > 0, per block of `block_size` elements along `axis` (the
+    reduction axis), as DequantizeLinear-21 and ONNX Runtime's
+    MatMulNBits lay it out. A, C and Y are float32: only the weights are
+    quantized, and the runtime dequantizes them in the kernel's inner
+    loop. `amk-lower-qdq` builds it from a DequantizeLinear of constant
+    weights feeding a product whose A is float; `amk-quantize-weights`
+    writes that pattern from a float model.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$A,
+    AnyRankedTensor:$B,
+    AnyRankedTensor:$B_scale,
+    AMK_OptTensor:$B_zero_point,
+    AMK_OptTensor:$C,
+    DefaultValuedOptionalAttr<I64Attr, "1">:$axis,
+    DefaultValuedOptionalAttr<I64Attr, "0">:$block_size,
+    OptionalAttr<DenseI64ArrayAttr>:$perm_b,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$alpha,
+    DefaultValuedOptionalAttr<F32Attr, "1.0f">:$beta,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_alpha,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_beta
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def AMK_GeluOp : AMK_Op<"gelu", [Pure]> {
   let summary = "Gelu in its erf, tanh or quick (sigmoid) form";
   let description = [{

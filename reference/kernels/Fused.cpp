@@ -247,6 +247,22 @@ LogicalResult qgemmK(KernelContext &ctx) {
   return success();
 }
 
+/// amk.wgemm: amk.gemm(A, DQ(B), C); B's DequantizeLinear reads the op's
+/// `axis` and `block_size` (DequantizeLinear-21 semantics, int4 included).
+LogicalResult wgemmK(KernelContext &ctx) {
+  auto b = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(1), ctx.value(2), ctx.value(3)});
+  if (failed(b))
+    return failure();
+  std::vector<RValue> in = {ctx.value(0), RValue(*b), ctx.value(4)};
+  KernelContext sub(ctx.getOp(), in, ctx.interpreter());
+  sub.setVersion(onnx::kMaxOpset);
+  if (failed(gemmK(sub)))
+    return failure();
+  ctx.set(0, sub.results()[0]);
+  return success();
+}
+
 /// amk.gelu.
 LogicalResult geluK(KernelContext &ctx) {
   // Tensors share buffers on copy: never write into an input.
@@ -383,6 +399,7 @@ void registerFusedKernels(KernelRegistry &r) {
   r.add("conv", convK, "amk");
   r.add("qconv", qconvK, "amk");
   r.add("qgemm", qgemmK, "amk");
+  r.add("wgemm", wgemmK, "amk");
   r.add("gemm", gemmK, "amk");
   r.add("gelu", geluK, "amk");
   r.add("layer_norm", layerNormK, "amk");

@@ -46,7 +46,11 @@ struct QuantParams {
     if (axis < 0)
       return 0;
     int64_t c = (i / inner) % dim;
-    return block ? c / block : c;
+    if (!block)
+      return c;
+    // The scale has the input's shape with the axis cut into blocks.
+    int64_t blocks = (dim + block - 1) / block;
+    return ((i / inner / dim) * blocks + c / block) * inner + i % inner;
   }
 };
 
@@ -63,11 +67,23 @@ FailureOr<QuantParams> quantParams(KernelContext &ctx, const Tensor &x,
   for (int64_t d = *axis + 1; d < x.rank(); ++d)
     p.inner *= x.dim(d);
   p.block = ctx.getInt("block_size", 0);
-  int64_t expected = p.block ? (p.dim + p.block - 1) / p.block : p.dim;
-  if (scale.rank() != 1 || scale.dim(0) != expected) {
-    if (p.block)
-      return ctx.unsupported("blocked quantization with a scale of shape " +
-                             shapeToString(scale.shape()));
+  if (p.block < 0)
+    return ctx.error("block_size must be >= 0");
+  if (p.block) {
+    // Blocked (opset 21): the scale has the input's rank, the blocked axis
+    // ceil(dim / block_size) long and the others the input's.
+    std::vector<int64_t> want(x.shape().begin(), x.shape().end());
+    want[*axis] = (p.dim + p.block - 1) / p.block;
+    if (scale.shape() != llvm::ArrayRef<int64_t>(want))
+      return ctx.error("blocked quantization: scale of shape " +
+                       shapeToString(scale.shape()) + " where input " +
+                       shapeToString(x.shape()) + " with axis " +
+                       std::to_string(*axis) + " and block_size " +
+                       std::to_string(p.block) + " needs " +
+                       shapeToString(want));
+    return p;
+  }
+  if (scale.rank() != 1 || scale.dim(0) != p.dim) {
     return ctx.error("scale of shape " + shapeToString(scale.shape()) +
                      " does not match axis " + std::to_string(*axis) +
                      " of size " + std::to_string(p.dim));

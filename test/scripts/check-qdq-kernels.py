@@ -12,8 +12,11 @@ and beta. Each runs on AMK's runtime (the default pipeline, whose
 amk-lower-qdq makes amk.qconv/amk.qgemm), with VNNI and with
 AMK_NO_VNNI=1 (the portable loops), and on the reference interpreter.
 ONNX Runtime's dynamic quantization (DynamicQuantizeLinear ->
-MatMulInteger or ConvInteger -> Cast -> Mul) too. Pass: the program uses the integer
-kernel; float results match to 1e-5
+MatMulInteger or ConvInteger -> Cast -> Mul) too, and weight-only
+products (a float input times a DequantizeLinear of int8 or int4
+constants, per column or in blocks along K, written by
+amk-quantize-weights; amk.wgemm), whose portable run also sets
+AMK_NO_AVX512=1. Pass: the program uses the integer kernel; float results match to 1e-5
 of the output's scale; a requantized result differs by at most one
 quantization step on at most 1% of its elements (a float sum landing on a
 rounding tie). ONNX Runtime runs every model too and must agree to cosine
@@ -224,7 +227,67 @@ CASES = [
     ("matmul_per_tensor", "qgemm",
      lambda p: gemm_model(p, (1, 128, 256), 256, per_channel=False,
                           bias=False)),
+    # Weight-only (amk.wgemm): few rows stream the weights, many
+    # dequantize each panel first; N past a 64-column panel, K past a
+    # block.
+    ("w8_gemv", "wgemm",
+     lambda p, b: weight_only_model(p, b, (1, 1, 300), 257, "bits=8")),
+    ("w8_rows_batched", "wgemm",
+     lambda p, b: weight_only_model(p, b, (2, 40, 96), 130, "bits=8",
+                                    relu=True)),
+    ("w8_blocks_asym", "wgemm",
+     lambda p, b: weight_only_model(
+         p, b, (5, 100), 64, "bits=8 block-size=32 symmetric=false")),
+    ("w4_gemv", "wgemm",
+     lambda p, b: weight_only_model(p, b, (1, 512), 200, "bits=4")),
+    ("w4_rows_asym", "wgemm",
+     lambda p, b: weight_only_model(p, b, (24, 200), 70,
+                                    "bits=4 symmetric=false", relu=True)),
+    ("w4_gemm_transb_b64", "wgemm",
+     lambda p, b: weight_only_model(
+         p, b, (3, 256), 100, "bits=4 block-size=64 symmetric=false",
+         op="Gemm", transB=1, alpha=0.5, beta=2.0)),
 ]
+
+
+def weight_only_model(path, bin_dir, shape, N, options, op="MatMul",
+                      transB=0, alpha=1.0, beta=1.0, bias=True, relu=False):
+    """A float MatMul/Gemm whose weights amk-quantize-weights{options}
+    turns into a DequantizeLinear of int8/int4 constants (per column or in
+    blocks along K: ONNX Runtime's 4-bit QDQ layout), exported to ONNX."""
+    K = shape[-1]
+    nodes, inits = [], []
+    w = (RNG.standard_normal((N, K) if transB else (K, N)) * 0.1)
+    inits.append(nh.from_array(w.astype(np.float32), "w"))
+    out = "y" if not relu else "pre"
+    if op == "Gemm":
+        ins = ["x", "w"]
+        if bias:
+            inits.append(nh.from_array(
+                RNG.standard_normal(N).astype(np.float32), "b"))
+            ins.append("b")
+        nodes.append(h.make_node("Gemm", ins, [out], transB=transB,
+                                 alpha=alpha, beta=beta))
+    else:
+        nodes.append(h.make_node("MatMul", ["x", "w"],
+                                 ["mm" if bias else out]))
+        if bias:
+            inits.append(nh.from_array(
+                RNG.standard_normal(N).astype(np.float32), "b"))
+            nodes.append(h.make_node("Add", ["mm", "b"], [out]))
+    if relu:
+        nodes.append(h.make_node("Relu", ["pre"], ["y"]))
+    g = h.make_graph(nodes, "weight_only",
+                     [h.make_tensor_value_info("x", T.FLOAT, list(shape))],
+                     [h.make_tensor_value_info("y", T.FLOAT,
+                                               list(shape[:-1]) + [N])],
+                     inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 21)])
+    m.ir_version = 10
+    fp = path + ".float.onnx"
+    onnx.save(m, fp)
+    run([str(bin_dir / "amk-opt"), fp, "--pass-pipeline=builtin.module("
+         f"amk-quantize-weights{{{options}}})", "-o", path])
 
 
 def run(cmd, env=None):
@@ -245,7 +308,10 @@ def main():
     failed = 0
     for name, kernel, make in CASES:
         model = work / f"{name}.onnx"
-        make(str(model))
+        if make.__code__.co_argcount == 2:
+            make(str(model), bin_dir)
+        else:
+            make(str(model))
         problems = []
         ir = run([amk_opt, str(model), "--pass-pipeline=builtin.module("
                   "amk-graph-opt,amk-schedule-megakernel{workers=2})"])
@@ -256,7 +322,8 @@ def main():
              "--output-dir", str(ref), "--output-format", "npy"])
         want = outputs(ref)
         for label, env in (("vnni", None),
-                           ("portable", dict(os.environ, AMK_NO_VNNI="1"))):
+                           ("portable", dict(os.environ, AMK_NO_VNNI="1",
+                                             AMK_NO_AVX512="1"))):
             d = work / name / label
             run([amk_run, str(model), "--seed", "3", "--threads", "2",
                  "--output-dir", str(d), "--output-format", "npy"], env)

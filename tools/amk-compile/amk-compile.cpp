@@ -62,7 +62,8 @@ cl::opt<std::string> target("target",
                             cl::init("cpu"), cl::cat(compileCat));
 cl::opt<std::string>
     precision("precision",
-              cl::desc("fp32 | int8 | mixed | dynamic (default pipeline only)"),
+              cl::desc("fp32 | int8 | mixed | dynamic | w8 | w4 (default "
+                       "pipeline only)"),
               cl::init("fp32"), cl::cat(compileCat));
 cl::opt<std::string> calibrationData(
     "calibration-data",

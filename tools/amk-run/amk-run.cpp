@@ -117,9 +117,11 @@ static cl::opt<std::string>
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("Precision of the default pipeline: fp32 | int8 | mixed | "
-             "dynamic (int8/mixed: calibrated QDQ from --calibration-data, "
-             "as amk-compile does; dynamic: int8 weights, activations "
-             "quantized at run time, no data)"),
+             "dynamic | w8 | w4 (int8/mixed: calibrated QDQ from "
+             "--calibration-data, as amk-compile does; dynamic: int8 "
+             "weights, activations quantized at run time; w8/w4: "
+             "weight-only int8 per column or int4 in blocks of 32, float "
+             "activations; dynamic, w8 and w4 need no data)"),
     cl::init("fp32"), cl::cat(runCat));
 static cl::opt<std::string> calibrationData(
     "calibration-data",

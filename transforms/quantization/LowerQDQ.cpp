@@ -154,9 +154,13 @@ public:
       d->erase();
     amk::updateSignaturesAndErase(getOperation());
     numConvs = done;
-    numGemms = gemms;
+    numGemms = gemms - weightOnlyDone;
     numQOut = qout;
-    amk::PassCounters::add(this, "gemms", gemms,
+    numWeightOnly = weightOnlyDone;
+    amk::PassCounters::add(this, "weight-only", weightOnlyDone,
+                           "of the matrix products rewritten to amk.wgemm "
+                           "(float input, quantized weights)");
+    amk::PassCounters::add(this, "gemms", gemms - weightOnlyDone,
                            "matrix products rewritten to amk.qgemm");
     amk::PassCounters::add(this, "convs", done,
                            "convolutions rewritten to amk.qconv");
@@ -235,6 +239,9 @@ private:
       }
       alpha = g.getAlpha().convertToFloat(), beta = g.getBeta().convertToFloat();
     }
+    if (weightOnly &&
+        !op->getOperand(0).getDefiningOp<onnx::DequantizeLinearOp>())
+      return rewriteWeightOnly(op, transB, alpha, beta, why);
     auto a = perTensorDQ(op->getOperand(0));
     if (!a)
       return why = "its input is not a per-tensor DequantizeLinear of an "
@@ -291,6 +298,77 @@ private:
     replace(op, state, q);
     return success();
   }
+
+  /// A product with a float input and a DequantizeLinear of 2-D 8- or
+  /// 4-bit constant weights (per tensor, per output column, or in blocks
+  /// along the reduction axis): amk.wgemm, the weights staying quantized.
+  LogicalResult rewriteWeightOnly(Operation *op, bool transB, float alpha,
+                                  float beta, std::string &why) {
+    auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+    auto at = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto bdq = op->getOperand(1).getDefiningOp<onnx::DequantizeLinearOp>();
+    if (!bdq)
+      return failure(); // A float product: nothing to say.
+    if (!at || !at.getElementType().isF32() || at.getRank() < 2)
+      return why = "its input is neither a DequantizeLinear nor a float32 "
+                   "tensor of rank >= 2",
+             failure();
+    auto xt = cast<RankedTensorType>(bdq.getX().getType());
+    auto et = dyn_cast<IntegerType>(xt.getElementType());
+    if (!et || (et.getWidth() != 8 && et.getWidth() != 4) ||
+        xt.getRank() != 2 || !amk::getConstantTensor(bdq.getX()) ||
+        !amk::getConstantTensor(bdq.getXScale()) ||
+        (!amk::isNone(bdq.getXZeroPoint()) &&
+         !amk::getConstantTensor(bdq.getXZeroPoint())))
+      return why = "its weight is not a DequantizeLinear of 2-D 8- or "
+                   "4-bit constants",
+             failure();
+    auto st = cast<RankedTensorType>(bdq.getXScale().getType());
+    if (!st.getElementType().isF32())
+      return why = "its weight's scale is not float32", failure();
+    int64_t axis = bdq.getAxis() < 0 ? bdq.getAxis() + 2 : bdq.getAxis();
+    int64_t nAxis = transB ? 0 : 1;
+    if (bdq.getBlockSize() > 0 ? axis == nAxis
+                               : st.getNumElements() != 1 && axis != nAxis)
+      return why = bdq.getBlockSize() > 0
+                       ? "its weight's blocks are not along the reduction "
+                         "axis"
+                       : "its weight's scale is neither per tensor nor per "
+                         "output column",
+             failure();
+    Value bias;
+    if (op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))) {
+      bias = floatBias(op, 2);
+      auto bt = bias ? cast<RankedTensorType>(bias.getType()) : nullptr;
+      if (!bt || bt.getRank() != 1 || bt.getDimSize(0) != yt.getShape().back())
+        return why = "its bias is not one float constant per column",
+               failure();
+    }
+    OpBuilder b(op);
+    Value none = amk::getNoneValue(b, op->getLoc());
+    OperationState state(op->getLoc(),
+                         amk::fused::WGemmOp::getOperationName());
+    state.addOperands({op->getOperand(0), bdq.getX(), bdq.getXScale(),
+                       bdq.getXZeroPoint(), bias ? bias : none});
+    state.addTypes(yt);
+    state.addAttribute("axis", b.getI64IntegerAttr(axis));
+    if (bdq.getBlockSize() > 0)
+      state.addAttribute("block_size",
+                         b.getI64IntegerAttr(bdq.getBlockSize()));
+    if (transB)
+      state.addAttribute("perm_b", b.getDenseI64ArrayAttr({1, 0}));
+    state.addAttribute("alpha", b.getF32FloatAttr(alpha));
+    state.addAttribute("beta", b.getF32FloatAttr(beta));
+    for (StringRef name :
+         {"activation", "activation_alpha", "activation_beta"})
+      if (Attribute attr = op->getAttr(name))
+        state.addAttribute(name, attr);
+    replace(op, state, {});
+    ++weightOnlyDone;
+    return success();
+  }
+
+  int64_t weightOnlyDone = 0;
 
   /// Conv's attributes (and amk.conv's activation) on the new op.
   static void copyConvAttrs(Operation *from, OperationState &st) {

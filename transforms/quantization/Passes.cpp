@@ -30,6 +30,13 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
                      "matrix products with int8 weights and activations "
                      "quantized at run time (amk-quantize-dynamic); no "
                      "calibration data"),
+          clEnumValN(amk::quant::Precision::W8, "w8",
+                     "weight-only: int8 weights per column, float "
+                     "activations (amk-quantize-weights); no calibration "
+                     "data"),
+          clEnumValN(amk::quant::Precision::W4, "w4",
+                     "weight-only: int4 weights in blocks of 32, float "
+                     "activations; no calibration data"),
           clEnumValN(amk::quant::Precision::Mixed, "mixed",
                      "int8 where the outputs' SQNR allows"))};
   Option<std::string> dataDir{
@@ -67,6 +74,20 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     return success();
   }
+  if (precision == quant::Precision::W8 || precision == quant::Precision::W4) {
+    if (!dataDir.empty()) {
+      error = "precision " + stringify(precision).str() +
+              " needs no data-dir: only the weights are quantized";
+      return failure();
+    }
+    QuantizeWeightsOptions w;
+    w.bits = precision == quant::Precision::W8 ? 8 : 4;
+    pm.addPass(createQuantizeWeights(w));
+    if (emulate)
+      pm.addPass(createLowerQDQ());
+    pm.addPass(createCanonicalizerPass());
+    return success();
+  }
   if (dataDir.empty()) {
     error = "precision " + stringify(precision).str() +
             " needs data-dir: calibration samples like the inputs the model "
@@ -100,7 +121,9 @@ void amk::registerQuantizationPipelines() {
       "the sensitivity search for mixed), then lower them for the runtime "
       "(amk-lower-qdq, amk-emulate-qdq); precision=dynamic quantizes the "
       "matrix products' weights and their activations at run time "
-      "(amk-quantize-dynamic, no data); precision=fp32 adds nothing",
+      "(amk-quantize-dynamic, no data); precision=w8|w4 quantizes only the "
+      "weights (amk-quantize-weights, amk-lower-qdq to amk.wgemm, no data); "
+      "precision=fp32 adds nothing",
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         QuantizeOptions o;

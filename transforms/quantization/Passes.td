@@ -186,7 +186,15 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
       constant, per tensor or per output column, with a bias that is none
       or one float (or DequantizeLinear'd int32) per column: `amk.qgemm`,
       absorbing the QuantizeLinear of its result likewise;
-    - ONNX QLinearMatMul with a constant 2-D B.
+    - ONNX QLinearMatMul with a constant 2-D B;
+    - with `weight-only`, MatMul, Gemm and `amk.gemm` whose input is float
+      and whose weight is a DequantizeLinear of 2-D 8- or 4-bit constants
+      (per tensor, per output column, or DequantizeLinear-21 blocks along
+      the reduction axis, as ONNX Runtime's 4-bit weight quantizer writes
+      in its QDQ format and `amk-quantize-weights` writes): `amk.wgemm`,
+      whose kernel dequantizes the weights in its inner loop (no rounding
+      of the activations: the values are the QDQ graph's up to summation
+      order).
     The values are those of the QDQ graph up to the summation order of the
     convolution and the rounding of ties in the requantization (one
     quantization step at most, docs/quantization.md). What does not match
@@ -195,9 +203,16 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
     float.
   }];
   let dependentDialects = ["amk::fused::AMKDialect"];
+  let options = [
+    Option<"weightOnly", "weight-only", "bool", /*default=*/"true",
+           "Rewrite float-input products of quantized constant weights "
+           "into amk.wgemm">,
+  ];
   let statistics = [
     Statistic<"numConvs", "convs", "convolutions rewritten to amk.qconv">,
     Statistic<"numGemms", "gemms", "matrix products rewritten to amk.qgemm">,
+    Statistic<"numWeightOnly", "weight-only",
+              "matrix products rewritten to amk.wgemm">,
     Statistic<"numQOut", "quantized-outputs",
               "of them with the QuantizeLinear of their result absorbed">,
   ];
@@ -223,6 +238,49 @@ def QuantizeDynamic : Pass<"amk-quantize-dynamic", "mlir::ModuleOp"> {
   let dependentDialects = ["amk::fused::AMKDialect"];
   let statistics = [
     Statistic<"numProducts", "products", "matrix products quantized dynamically">,
+  ];
+}
+
+def QuantizeWeights : Pass<"amk-quantize-weights", "mlir::ModuleOp"> {
+  let summary = "Weight-only quantization: int8 per column or int4 in "
+                "blocks, activations stay float";
+  let description = [{
+    No calibration data: each MatMul, Gemm (transA 0) and `amk.gemm` (no
+    `perm_a`; `perm_b` absent or a transpose) with a float input of rank
+    >= 2 and a 2-D float constant weight of at least `min-elements`
+    elements gets that weight replaced by a DequantizeLinear of quantized
+    constants, in standard ONNX, so the result exports and ONNX Runtime
+    runs it:
+    - `bits=8`: per output column (DequantizeLinear-13 `axis`) or, with
+      `block-size`, per block of that many k along the reduction axis;
+    - `bits=4`: int4 in blocks of `block-size` (32 by default) along the
+      reduction axis (DequantizeLinear-21 `block_size`), the layout ONNX
+      Runtime's 4-bit weight quantizer writes in its QDQ format.
+    `symmetric` (the default) stores int8/int4 with no zero point, scale
+    max|w| / 127 (or / 7); otherwise uint8/uint4 with a zero point over
+    [min(w, 0), max(w, 0)]. `amk-lower-qdq` then turns each product into
+    `amk.wgemm`, which the runtime runs with the weights dequantized in
+    the kernel's inner loop. The module must be at opset 13 (per-column
+    int8) or 21 (blocks, int4); anything lower is an error naming the
+    `amk-normalize-opset` to run.
+  }];
+  let dependentDialects = ["amk::fused::AMKDialect"];
+  let options = [
+    Option<"bits", "bits", "int64_t", /*default=*/"8",
+           "Weight bits: 8 or 4">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"-1",
+           "Elements of the reduction axis per scale: 0 for one scale per "
+           "column, a power of two >= 16 for blocks; -1: 0 for 8 bits, 32 "
+           "for 4 bits">,
+    Option<"symmetric", "symmetric", "bool", /*default=*/"true",
+           "Signed weights with no zero point (false: unsigned with a zero "
+           "point)">,
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"0",
+           "Leave weights with fewer elements in float">,
+  ];
+  let statistics = [
+    Statistic<"numProducts", "products",
+              "matrix products with weights quantized">,
   ];
 }
 

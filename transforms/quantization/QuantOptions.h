@@ -16,7 +16,7 @@ namespace amk::quant {
 enum class IntType { UInt8, Int8, Int16 };
 enum class CalibrationMethod { MinMax, Percentile, Entropy, MSE };
 /// amk-quantize's precision.
-enum class Precision { FP32, Int8, Mixed, Dynamic };
+enum class Precision { FP32, Int8, Mixed, Dynamic, W8, W4 };
 
 inline llvm::StringRef stringify(IntType t) {
   switch (t) {
@@ -54,6 +54,10 @@ inline llvm::StringRef stringify(Precision p) {
     return "mixed";
   case Precision::Dynamic:
     return "dynamic";
+  case Precision::W8:
+    return "w8";
+  case Precision::W4:
+    return "w4";
   }
   llvm_unreachable("unknown Precision");
 }

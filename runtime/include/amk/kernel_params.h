@@ -437,4 +437,25 @@ enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
  * Y = saturate(roundeven(x / scale) + zero point). One tile (rows: 1):
  * the scale needs every element. iparams: element count. */
 
+/* WGEMM: weight-only quantized matrix product (amk.wgemm): Y[r][n] =
+ * act(sum_g S[g][n] * sum_{k in g} A[r][k] * W[k][n] - SZ[g][n] *
+ * sum_{k in g} A[r][k] + BIAS[n]), A and Y float32 row-major [rows][K]
+ * and [rows][N], the reduction axis cut into groups g of `group`
+ * consecutive k (the whole of K for one scale per column). W is packed at
+ * compile time in panels of AMK_GEMM_PANEL (64) columns, zero past N:
+ * bits 8: int8 [N/64][K][64]; bits 4: [N/64][K][32] bytes, byte j holding
+ * column j in its low nibble and column j + 32 in its high one, each an
+ * unsigned 0..15 (signed int4 stored plus 8, its zero point moved with
+ * it). S and SZ (scale x alpha, and that times the zero point) are
+ * float32 [N/64][groups][64]; SZ is absent when every zero point is 0.
+ * Buffers A, W, Y, S, SZ (optional), BIAS (float32 [N], times beta;
+ * optional). A tile of few rows streams W once (the decoder's GEMV); one
+ * of many rows dequantizes each panel into float once and multiplies on
+ * the GEMM kernel's blocks.
+ * iparams: rows, N, K, bits, group, act. fparams: activation alpha, beta.
+ * Rows: rows; columns: N, tiles starting on a panel. */
+enum { AMK_WG_ROWS, AMK_WG_N, AMK_WG_K, AMK_WG_BITS, AMK_WG_GROUP,
+       AMK_WG_ACT, AMK_WG_NUM_IPARAMS };
+enum { AMK_WG_ACT_ALPHA, AMK_WG_ACT_BETA, AMK_WG_NUM_FPARAMS };
+
 #endif /* AMK_KERNEL_PARAMS_H */

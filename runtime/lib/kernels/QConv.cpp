@@ -208,10 +208,7 @@ epilogueAvx512(const QParams &q, const QBuffers &bf, const int32_t *acc,
 void epilogue(const QParams &q, const QBuffers &bf, const int32_t *acc,
               int64_t n, int64_t oc, int64_t at) {
 #if AMK_QCONV_X86
-  static const bool avx512 = __builtin_cpu_supports("avx512f") &&
-                             __builtin_cpu_supports("avx512bw") &&
-                             __builtin_cpu_supports("avx512vl");
-  if (avx512 && epilogueAvx512(q, bf, acc, n, oc, at))
+  if (hasAvx512() && epilogueAvx512(q, bf, acc, n, oc, at))
     return;
 #endif
   epiloguePortable(q, bf, acc, n, oc, at);

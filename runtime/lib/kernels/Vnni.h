@@ -27,6 +27,21 @@ inline bool hasVnni() {
 #endif
 }
 
+/// Whether to run the float-converting kernels' (QCONV's epilogue,
+/// WGEMM) explicit AVX-512 path: the CPU has F, BW and VL and
+/// AMK_NO_AVX512 is unset (the tests' way to the portable loops).
+inline bool hasAvx512() {
+#if defined(__x86_64__)
+  static const bool has = __builtin_cpu_supports("avx512f") &&
+                          __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") &&
+                          !std::getenv("AMK_NO_AVX512");
+  return has;
+#else
+  return false;
+#endif
+}
+
 } // namespace amk::rt
 
 #endif // AMK_RUNTIME_KERNELS_VNNI_H

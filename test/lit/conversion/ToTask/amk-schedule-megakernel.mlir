@@ -53,6 +53,8 @@
 // RUN: amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=QEXEC
 // RUN: env AMK_NO_VNNI=1 amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=QEXEC
 // RUN: amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=QEXEC
+// RUN: amk-run %t/weight_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: env AMK_NO_VNNI=1 AMK_NO_AVX512=1 amk-run %t/weight_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
 // RUN: amk-run %t/loss.mlir --seed 7 --threads 2 --check-reference --input input_1=%S/../../Inputs/loss_targets.npy | FileCheck %s --check-prefix=LOSSEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --jit --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -813,3 +815,32 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
 // CHECK: amk_task.kernel qconv {{{.*}}op = "amk.qconv"}
 // CHECK: amk_task.kernel qgemm {{{.*}}iparams = array<i64: 60, 9, 7, 0, 128, 2, 3, 0>, {{.*}}op = "amk.qgemm"}
 // CHECK: amk_task.kernel quantize {{{.*}}op = "onnx.DequantizeLinear", variant = 1 : i64}
+
+// -----
+
+//--- weight_only.mlir
+// Weight-only amk.wgemm on WGEMM: int4 in blocks of 32 (group 32), packed
+// in 64-column panels of 32 bytes per k (3 panels x 64 x 32 = 6144
+// bytes); scale and scale x zero point tables of 3 panels x 2 groups x 64
+// floats (signed int4 is stored plus 8, so the zero-point table is there
+// without a zero point); the bias times beta; column tiles start on a
+// panel.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @main_graph(%x: tensor<1x64xf32>) -> tensor<1x130xf32> {
+    %none = onnx.NoValue
+    %w = "onnx.Constant"() <{value = dense<3> : tensor<64x130xi4>}> : () -> tensor<64x130xi4>
+    %ws = "onnx.Constant"() <{value = dense<0.5> : tensor<2x130xf32>}> : () -> tensor<2x130xf32>
+    %b = "onnx.Constant"() <{value = dense<1.0> : tensor<130xf32>}> : () -> tensor<130xf32>
+    %y = "amk.wgemm"(%x, %w, %ws, %none, %b) <{axis = 0 : i64, block_size = 32 : i64, beta = 2.0 : f32, activation = "relu"}> : (tensor<1x64xf32>, tensor<64x130xi4>, tensor<2x130xf32>, none, tensor<130xf32>) -> tensor<1x130xf32>
+    return %y : tensor<1x130xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @main_graph
+// CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 6144 : i64, type = tensor<6144xi8>
+// CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 1536 : i64, type = tensor<384xf32>
+// CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 520 : i64, type = tensor<130xf32>, value = dense<2.000000e+00>
+// CHECK: amk_task.kernel wgemm {{{.*}}iparams = array<i64: 1, 130, 64, 4, 32, 1>, {{.*}}op = "amk.wgemm"}
+// CHECK: amk_task.task {{{.*}}tile = array<i64: 0, 1, 0, 130>
+// COLS-LABEL: amk_task.program @main_graph
+// COLS: tile = array<i64: 0, 1, 0, 64>
+// COLS: tile = array<i64: 0, 1, 64, 130>

@@ -3,6 +3,7 @@
 // tensors; what does not match stays as it was.
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' | FileCheck %s
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{weight-only=false})' | FileCheck %s --check-prefix=NOWO
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --remarks-filter=amk-lower-qdq --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // Each split's statistics, in order.
 // STATS: LowerQDQ
@@ -224,3 +225,40 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
   }
 }
 
+
+// -----
+
+// Weight-only: a float input times a DequantizeLinear of int4 constants in
+// blocks along the reduction axis (ONNX Runtime's 4-bit QDQ layout) is
+// amk.wgemm, the blocks and the zero point kept; a Gemm with transB over
+// uint8 per-column weights keeps perm_b, alpha, beta and its bias. With
+// weight-only=false both stay float products.
+// CHECK-LABEL: func.func @weight_only(
+// CHECK: %[[A:.*]] = "amk.wgemm"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, block_size = 32 : i64}> : (tensor<3x64xf32>, tensor<64x2xui4>, tensor<2x2xf32>, tensor<2x2xui4>, none) -> tensor<3x2xf32>
+// CHECK: "amk.wgemm"(%[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{alpha = 5.000000e-01 : f32, axis = 0 : i64, beta = 2.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<3x2xf32>, tensor<5x2xui8>, tensor<5xf32>, tensor<5xui8>, tensor<5xf32>) -> tensor<3x5xf32>
+// CHECK-NOT: DequantizeLinear
+// NOWO-LABEL: func.func @weight_only(
+// NOWO-NOT: amk.wgemm
+// NOWO: "onnx.MatMul"
+// NOWO: "onnx.Gemm"
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 quantized-outputs
+// STATS-NEXT: (S) 2 weight-only
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @weight_only(%x: tensor<3x64xf32>) -> tensor<3x5xf32> {
+    %w = "onnx.Constant"() <{value = dense<3> : tensor<64x2xui4>}> : () -> tensor<64x2xui4>
+    %ws = "onnx.Constant"() <{value = dense<[[0.5, 0.25], [0.1, 0.2]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+    %wz = "onnx.Constant"() <{value = dense<8> : tensor<2x2xui4>}> : () -> tensor<2x2xui4>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %wz) <{axis = 0 : i64, block_size = 32 : i64}> : (tensor<64x2xui4>, tensor<2x2xf32>, tensor<2x2xui4>) -> tensor<64x2xf32>
+    %m = "onnx.MatMul"(%x, %wd) : (tensor<3x64xf32>, tensor<64x2xf32>) -> tensor<3x2xf32>
+    %w2 = "onnx.Constant"() <{value = dense<130> : tensor<5x2xui8>}> : () -> tensor<5x2xui8>
+    %ws2 = "onnx.Constant"() <{value = dense<[0.1, 0.2, 0.3, 0.4, 0.5]> : tensor<5xf32>}> : () -> tensor<5xf32>
+    %wz2 = "onnx.Constant"() <{value = dense<128> : tensor<5xui8>}> : () -> tensor<5xui8>
+    %wd2 = "onnx.DequantizeLinear"(%w2, %ws2, %wz2) <{axis = 0 : i64}> : (tensor<5x2xui8>, tensor<5xf32>, tensor<5xui8>) -> tensor<5x2xf32>
+    %b = "onnx.Constant"() <{value = dense<1.0> : tensor<5xf32>}> : () -> tensor<5xf32>
+    %g = "onnx.Gemm"(%m, %wd2, %b) <{alpha = 0.5 : f32, beta = 2.0 : f32, transB = 1 : i64}> : (tensor<3x2xf32>, tensor<5x2xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+    return %g : tensor<3x5xf32>
+  }
+}

@@ -1,0 +1,367 @@
+//===- WGemm.cpp - Weight-only quantized matrix product ------------------===//
+//
+// Part of AMK. WGEMM (kernel_params.h): float activations times int8 or
+// int4 weights. Few rows (a decoder's token) are bound by reading the
+// weights, so the tile streams each 64-column panel once, widening the
+// integers to float in registers and multiplying every row of the tile
+// by them; the scale is applied once per group (per column, or per block
+// of k) to the group's partial sums rather than to every weight. Many
+// rows are bound by arithmetic: each panel is dequantized once into a
+// float panel and multiplied on libxsmm's blocks, as GEMM does, so the
+// conversion is paid once per panel rather than once per row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/BlockGemm.h"
+#include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Vnni.h"
+
+#include "amk/kernel_params.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define AMK_WGEMM_X86 1
+#endif
+
+namespace amk::rt {
+
+namespace {
+
+constexpr int64_t kP = AMK_GEMM_PANEL; // Columns per panel.
+/// Rows at which a tile dequantizes panels instead of streaming them: the
+/// streaming path converts every weight once per kMaxStreamRows rows.
+constexpr int64_t kDequantRows = 6;
+constexpr int kMaxStreamRows = 3;
+
+struct WParams {
+  int64_t rows, n, k, bits, group, groups, act;
+  float actA, actB;
+  WParams(const int64_t *ip, const float *fp)
+      : rows(ip[AMK_WG_ROWS]), n(ip[AMK_WG_N]), k(ip[AMK_WG_K]),
+        bits(ip[AMK_WG_BITS]), group(ip[AMK_WG_GROUP]),
+        groups((ip[AMK_WG_K] + ip[AMK_WG_GROUP] - 1) / ip[AMK_WG_GROUP]),
+        act(ip[AMK_WG_ACT]), actA(fp[AMK_WG_ACT_ALPHA]),
+        actB(fp[AMK_WG_ACT_BETA]) {}
+  /// Bytes of one packed k row of a panel.
+  int64_t rowBytes() const { return bits == 8 ? kP : kP / 2; }
+  const uint8_t *panel(const uint8_t *w, int64_t p) const {
+    return w + p * k * rowBytes();
+  }
+};
+
+struct WBuffers {
+  const float *a;
+  const uint8_t *w;
+  float *y;
+  const float *s, *sz, *bias;
+};
+
+/// Column j of packed k row `row` as an integer (int8, or the unsigned
+/// nibble).
+inline float weightAt(const WParams &g, const uint8_t *row, int64_t j) {
+  if (g.bits == 8)
+    return (float)(int8_t)row[j];
+  uint8_t b = row[j % (kP / 2)];
+  return (float)(j < kP / 2 ? b & 15 : b >> 4);
+}
+
+/// Sums of each row's activations per group: the zero points' term.
+void groupSums(const WParams &g, const float *a, float *out) {
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
+    float s = 0;
+    for (int64_t k = k0; k < k1; ++k)
+      s += a[k];
+    out[q] = s;
+  }
+}
+
+/// out[r][0..64) = the panel's products for `mr` rows: the portable loop.
+void streamPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
+                         const float *const *a, const float *const *asum,
+                         int mr, float out[kMaxStreamRows][kP]) {
+  const uint8_t *w = g.panel(bf.w, p);
+  const float *s = bf.s + p * g.groups * kP;
+  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  for (int r = 0; r < mr; ++r)
+    std::fill_n(out[r], kP, 0.f);
+  float part[kMaxStreamRows][kP];
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
+    for (int r = 0; r < mr; ++r)
+      std::fill_n(part[r], kP, 0.f);
+    for (int64_t k = k0; k < k1; ++k) {
+      const uint8_t *row = w + k * g.rowBytes();
+      float wf[kP];
+      for (int64_t j = 0; j < kP; ++j)
+        wf[j] = weightAt(g, row, j);
+      for (int r = 0; r < mr; ++r)
+        for (int64_t j = 0; j < kP; ++j)
+          part[r][j] += a[r][k] * wf[j];
+    }
+    for (int r = 0; r < mr; ++r)
+      for (int64_t j = 0; j < kP; ++j)
+        out[r][j] += part[r][j] * s[q * kP + j] -
+                     (sz ? sz[q * kP + j] * asum[r][q] : 0.f);
+  }
+}
+
+/// Panel p dequantized into dst[K][64]: weight x scale - scale x zero
+/// point (alpha included).
+void dequantPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
+                          float *dst) {
+  const uint8_t *w = g.panel(bf.w, p);
+  const float *s = bf.s + p * g.groups * kP;
+  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  for (int64_t k = 0; k < g.k; ++k) {
+    int64_t q = k / g.group;
+    const uint8_t *row = w + k * g.rowBytes();
+    for (int64_t j = 0; j < kP; ++j)
+      dst[k * kP + j] = weightAt(g, row, j) * s[q * kP + j] -
+                        (sz ? sz[q * kP + j] : 0.f);
+  }
+}
+
+#if AMK_WGEMM_X86
+/// The 64 weights of packed k row `row` as four float vectors.
+template <int Bits>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void
+loadWeights(const uint8_t *row, __m512 w[4]) {
+  if constexpr (Bits == 8) {
+    for (int v = 0; v < 4; ++v)
+      w[v] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 16 * v))));
+  } else {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row));
+    const __m256i m = _mm256_set1_epi8(15);
+    __m256i lo = _mm256_and_si256(x, m),
+            hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), m);
+    w[0] = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(lo)));
+    w[1] = _mm512_cvtepi32_ps(
+        _mm512_cvtepu8_epi32(_mm256_extracti128_si256(lo, 1)));
+    w[2] = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(hi)));
+    w[3] = _mm512_cvtepi32_ps(
+        _mm512_cvtepu8_epi32(_mm256_extracti128_si256(hi, 1)));
+  }
+}
+
+template <int Bits, int MR>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+streamPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
+                  const float *const *a, const float *const *asum,
+                  float out[kMaxStreamRows][kP]) {
+  const int64_t rb = Bits == 8 ? kP : kP / 2;
+  const uint8_t *w = bf.w + p * g.k * rb;
+  const float *s = bf.s + p * g.groups * kP;
+  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  __m512 acc[MR][4];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < 4; ++v)
+      acc[r][v] = _mm512_setzero_ps();
+  // How far ahead of the stream to prefetch: a few rows of the panel,
+  // which the hardware prefetcher, seeing one stream per panel, can lag.
+  const int64_t ahead = 8 * rb;
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
+    __m512 part[MR][4];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < 4; ++v)
+        part[r][v] = _mm512_setzero_ps();
+    for (int64_t k = k0; k < k1; ++k) {
+      const uint8_t *row = w + k * rb;
+      _mm_prefetch(reinterpret_cast<const char *>(row + ahead), _MM_HINT_T0);
+      __m512 wv[4];
+      loadWeights<Bits>(row, wv);
+      for (int r = 0; r < MR; ++r) {
+        __m512 av = _mm512_set1_ps(a[r][k]);
+        for (int v = 0; v < 4; ++v)
+          part[r][v] = _mm512_fmadd_ps(wv[v], av, part[r][v]);
+      }
+    }
+    for (int v = 0; v < 4; ++v) {
+      __m512 sv = _mm512_loadu_ps(s + q * kP + 16 * v);
+      for (int r = 0; r < MR; ++r)
+        acc[r][v] = _mm512_fmadd_ps(part[r][v], sv, acc[r][v]);
+      if (sz) {
+        __m512 zv = _mm512_loadu_ps(sz + q * kP + 16 * v);
+        for (int r = 0; r < MR; ++r)
+          acc[r][v] =
+              _mm512_fnmadd_ps(zv, _mm512_set1_ps(asum[r][q]), acc[r][v]);
+      }
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < 4; ++v)
+      _mm512_storeu_ps(out[r] + 16 * v, acc[r][v]);
+}
+
+template <int Bits>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
+                   float *dst) {
+  const int64_t rb = Bits == 8 ? kP : kP / 2;
+  const uint8_t *w = bf.w + p * g.k * rb;
+  const float *s = bf.s + p * g.groups * kP;
+  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
+    __m512 sv[4], zv[4];
+    for (int v = 0; v < 4; ++v) {
+      sv[v] = _mm512_loadu_ps(s + q * kP + 16 * v);
+      zv[v] = sz ? _mm512_loadu_ps(sz + q * kP + 16 * v) : _mm512_setzero_ps();
+    }
+    for (int64_t k = k0; k < k1; ++k) {
+      __m512 wv[4];
+      loadWeights<Bits>(w + k * rb, wv);
+      for (int v = 0; v < 4; ++v)
+        _mm512_storeu_ps(dst + k * kP + 16 * v,
+                         _mm512_fmsub_ps(wv[v], sv[v], zv[v]));
+    }
+  }
+}
+#endif
+
+void streamPanel(const WParams &g, const WBuffers &bf, int64_t p,
+                 const float *const *a, const float *const *asum, int mr,
+                 float out[kMaxStreamRows][kP]) {
+#if AMK_WGEMM_X86
+  if (hasAvx512()) {
+    auto run = [&](auto bits) {
+      constexpr int B = decltype(bits)::value;
+      switch (mr) {
+      case 1:
+        return streamPanelAvx512<B, 1>(g, bf, p, a, asum, out);
+      case 2:
+        return streamPanelAvx512<B, 2>(g, bf, p, a, asum, out);
+      default:
+        return streamPanelAvx512<B, 3>(g, bf, p, a, asum, out);
+      }
+    };
+    if (g.bits == 8)
+      run(std::integral_constant<int, 8>());
+    else
+      run(std::integral_constant<int, 4>());
+    return;
+  }
+#endif
+  streamPanelPortable(g, bf, p, a, asum, mr, out);
+}
+
+void dequantPanel(const WParams &g, const WBuffers &bf, int64_t p,
+                  float *dst) {
+#if AMK_WGEMM_X86
+  if (hasAvx512()) {
+    if (g.bits == 8)
+      dequantPanelAvx512<8>(g, bf, p, dst);
+    else
+      dequantPanelAvx512<4>(g, bf, p, dst);
+    return;
+  }
+#endif
+  dequantPanelPortable(g, bf, p, dst);
+}
+
+/// Bias and activation on `cols` outputs of one row from column n0.
+void finish(const WParams &g, const WBuffers &bf, float *y, int64_t n0,
+            int64_t cols) {
+  if (bf.bias)
+    for (int64_t j = 0; j < cols; ++j)
+      y[j] += bf.bias[n0 + j];
+  applyActivation(y, cols, (int)g.act, g.actA, g.actB);
+}
+
+} // namespace
+
+template <>
+bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
+                                     const int64_t *tile, std::string &error) {
+  WParams g(call.ip, call.fp);
+  WBuffers bf{static_cast<const float *>(call.buffers[0]),
+              static_cast<const uint8_t *>(call.buffers[1]),
+              static_cast<float *>(call.buffers[2]),
+              static_cast<const float *>(call.buffers[3]),
+              static_cast<const float *>(call.buffers[4]),
+              static_cast<const float *>(call.buffers[5])};
+  int64_t r0 = tile[0], r1 = tile[1], c0 = tile[2], c1 = tile[3];
+  if (c0 % kP) {
+    error = "column tile " + std::to_string(c0) + " is not on a panel";
+    return false;
+  }
+  if (r1 - r0 >= kDequantRows) {
+    thread_local std::vector<float> panel;
+    panel.resize(g.k * kP);
+    BlockKernels bk;
+    bk.lda = g.k, bk.ldb = kP, bk.ldc = g.n;
+    for (int64_t n0 = c0; n0 < c1; n0 += kP) {
+      int64_t nb = std::min(kP, c1 - n0);
+      dequantPanel(g, bf, n0 / kP, panel.data());
+      for (int64_t m0 = r0; m0 < r1; m0 += kRowBlock) {
+        int64_t mb = std::min(kRowBlock, r1 - m0);
+        for (int64_t k0 = 0; k0 < g.k; k0 += kDepthBlock) {
+          int64_t kb = std::min(kDepthBlock, g.k - k0);
+          if (!bk.get(mb, nb, kb)) {
+            error = "libxsmm has no kernel for a " + std::to_string(mb) + "x" +
+                    std::to_string(nb) + "x" + std::to_string(kb) + " block";
+            return false;
+          }
+          (k0 == 0 ? bk.first : bk.accum)(panel.data() + k0 * kP,
+                                          bf.a + m0 * g.k + k0,
+                                          bf.y + m0 * g.n + n0);
+        }
+        for (int64_t i = 0; i < mb; ++i)
+          finish(g, bf, bf.y + (m0 + i) * g.n + n0, n0, nb);
+      }
+    }
+    return true;
+  }
+  // Few rows: stream the panels, every row of the tile at once.
+  thread_local std::vector<float> sums;
+  sums.assign((r1 - r0) * g.groups, 0.f);
+  if (bf.sz)
+    for (int64_t r = r0; r < r1; ++r)
+      groupSums(g, bf.a + r * g.k, sums.data() + (r - r0) * g.groups);
+  alignas(64) float out[kMaxStreamRows][kP];
+  for (int64_t n0 = c0; n0 < c1; n0 += kP) {
+    int64_t nb = std::min(kP, c1 - n0);
+    for (int64_t m0 = r0; m0 < r1; m0 += kMaxStreamRows) {
+      int mr = (int)std::min<int64_t>(kMaxStreamRows, r1 - m0);
+      const float *a[kMaxStreamRows], *asum[kMaxStreamRows];
+      for (int r = 0; r < mr; ++r) {
+        a[r] = bf.a + (m0 + r) * g.k;
+        asum[r] = sums.data() + (m0 + r - r0) * g.groups;
+      }
+      streamPanel(g, bf, n0 / kP, a, asum, mr, out);
+      for (int r = 0; r < mr; ++r) {
+        float *y = bf.y + (m0 + r) * g.n + n0;
+        std::memcpy(y, out[r], nb * sizeof(float));
+        finish(g, bf, y, n0, nb);
+      }
+    }
+  }
+  return true;
+}
+
+template <>
+bool KernelImpl<AMK_RT_K_WGEMM>::check(const amk_rt_kernel &k,
+                                       const int64_t *ip, const float *,
+                                       std::string &error) {
+  if (!hasParams(k, AMK_WG_NUM_IPARAMS, AMK_WG_NUM_FPARAMS, error) ||
+      k.num_buffers < 6)
+    return false;
+  if ((ip[AMK_WG_BITS] != 8 && ip[AMK_WG_BITS] != 4) || ip[AMK_WG_N] < 1 ||
+      ip[AMK_WG_K] < 1 || ip[AMK_WG_GROUP] < 1) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': wgemm takes 8- or 4-bit weights and needs N, K and the "
+            "group >= 1";
+    return false;
+  }
+  return true;
+}
+
+} // namespace amk::rt
