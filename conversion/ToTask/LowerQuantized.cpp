@@ -529,11 +529,20 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   }
   if (zp && zp->numel() != scale->numel())
     return unsupported(op, "B's zero point and scale differ in shape");
+  // C: a constant per column (the bias, folded into a table), or a run-time
+  // tensor of Y's shape (a residual) the kernel adds.
   auto c = constValues(w.getC());
+  Value resValue;
+  if (!c && cast<RankedTensorType>(w.getC().getType()).getShape() ==
+                yt.getShape()) {
+    resValue = w.getC();
+    c = SmallVector<double>{0.0};
+  }
   if (!c || (c->size() != 1 && (int64_t)c->size() != N) ||
-      (!isNoneValue(w.getC()) &&
+      (!resValue && !isNoneValue(w.getC()) &&
        cast<RankedTensorType>(w.getC().getType()).getRank() > 1))
-    return unsupported(op, "C must be absent or a constant per column");
+    return unsupported(op, "C must be absent, a constant per column or a "
+                           "tensor of Y's shape");
   int act = activationCode(w.getActivation());
   if (act < 0)
     return unsupported(op, "unknown activation");
@@ -584,7 +593,7 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   int sSlot = constOf(sT, bld.getF32Type(), ".wgemm_scale");
   int zSlot = anyZp ? constOf(zT, bld.getF32Type(), ".wgemm_zero") : -1;
   int biasSlot = -1;
-  if (!isNoneValue(w.getC())) {
+  if (!isNoneValue(w.getC()) && !resValue) {
     amk::ref::Tensor bT(amk::ref::DataType::FLOAT, {N});
     double beta = w.getBeta().convertToDouble();
     for (int64_t n = 0; n < N; ++n)
@@ -594,16 +603,28 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   auto ai = getTensor(w.getA(), op);
   if (failed(ai))
     return failure();
+  int resSlot = -1;
+  if (resValue) {
+    auto r = getTensor(resValue, op);
+    if (failed(r))
+      return failure();
+    resSlot = *r;
+  }
   int yi = defineOutput(w.getY());
   KOp &k = newKOp(op, AMK_RT_K_WGEMM);
   k.slots = {*ai, wSlot, yi, sSlot, zSlot, biasSlot};
+  if (resSlot >= 0)
+    k.slots.push_back(resSlot);
   k.ip = {rows, N, K, bits, group, act};
   k.fp = {w.getActivationAlpha().convertToFloat(),
-          w.getActivationBeta().convertToFloat()};
+          w.getActivationBeta().convertToFloat(),
+          w.getBeta().convertToFloat()};
   k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 8,
   k.colAlign = P;
   const int64_t wBytes = wp.numel(), tBytes = sT.numel() * 4;
-  k.rowOperandBytes = (double)wBytes;
+  // A row split re-reads the weights and, with many rows, dequantizes
+  // them again into a float panel: count the float bytes.
+  k.rowOperandBytes = rows >= 6 ? 4.0 * K * N : (double)wBytes;
   k.colOperandBytes = 4.0 * rows * K;
   k.flops = 2.0 * rows * N * K;
   k.bytes = 4.0 * rows * K + wBytes + 4.0 * rows * N;
@@ -619,6 +640,9 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
                         std::min(tBytes, p1 * groups * P * 4)));
     if (biasSlot >= 0)
       rd.push_back(whole(biasSlot, N * 4));
+    if (resSlot >= 0)
+      rd.push_back(rect(resSlot, (r0 * N + c0) * 4, (c1 - c0) * 4, N * 4,
+                        r1 - r0));
     rd.push_back(span(as_, r0 * K * 4, r1 * K * 4));
     wr.push_back(rect(yi, (r0 * N + c0) * 4, (c1 - c0) * 4, N * 4, r1 - r0));
   };

@@ -179,7 +179,8 @@ def AMK_WGemmOp : AMK_Op<"wgemm", [Pure]> {
     reduction axis), as DequantizeLinear-21 and ONNX Runtime's
     MatMulNBits lay it out. A, C and Y are float32: only the weights are
     quantized, and the runtime dequantizes them in the kernel's inner
-    loop. `amk-lower-qdq` builds it from a DequantizeLinear of constant
+    loop. C is a constant per column (a bias) or a tensor of Y's shape
+    (a residual). `amk-lower-qdq` builds it from a DequantizeLinear of constant
     weights feeding a product whose A is float; `amk-quantize-weights`
     writes that pattern from a float model.
   }];

@@ -238,6 +238,12 @@ CASES = [
     ("w8_blocks_asym", "wgemm",
      lambda p, b: weight_only_model(
          p, b, (5, 100), 64, "bits=8 block-size=32 symmetric=false")),
+    ("w8_residual", "wgemm",
+     lambda p, b: weight_only_model(p, b, (4, 96), 96, "bits=8",
+                                    bias=False, residual=True)),
+    ("w4_gemv_residual", "wgemm",
+     lambda p, b: weight_only_model(p, b, (1, 128), 128, "bits=4",
+                                    bias=False, residual=True, relu=True)),
     ("w4_gemv", "wgemm",
      lambda p, b: weight_only_model(p, b, (1, 512), 200, "bits=4")),
     ("w4_rows_asym", "wgemm",
@@ -251,7 +257,8 @@ CASES = [
 
 
 def weight_only_model(path, bin_dir, shape, N, options, op="MatMul",
-                      transB=0, alpha=1.0, beta=1.0, bias=True, relu=False):
+                      transB=0, alpha=1.0, beta=1.0, bias=True, relu=False,
+                      residual=False):
     """A float MatMul/Gemm whose weights amk-quantize-weights{options}
     turns into a DequantizeLinear of int8/int4 constants (per column or in
     blocks along K: ONNX Runtime's 4-bit QDQ layout), exported to ONNX."""
@@ -275,6 +282,10 @@ def weight_only_model(path, bin_dir, shape, N, options, op="MatMul",
             inits.append(nh.from_array(
                 RNG.standard_normal(N).astype(np.float32), "b"))
             nodes.append(h.make_node("Add", ["mm", "b"], [out]))
+    if residual:  # x + x W: amk.gemm's run-time addend.
+        last = nodes[-1].output[0]
+        nodes[-1].output[0] = last + "_r"
+        nodes.append(h.make_node("Add", [last + "_r", "x"], [last]))
     if relu:
         nodes.append(h.make_node("Relu", ["pre"], ["y"]))
     g = h.make_graph(nodes, "weight_only",

@@ -336,13 +336,24 @@ private:
                        : "its weight's scale is neither per tensor nor per "
                          "output column",
              failure();
+    // The addend: one float constant per column (a bias), or a float
+    // tensor of the result's shape (amk.gemm's residual).
     Value bias;
     if (op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))) {
-      bias = floatBias(op, 2);
-      auto bt = bias ? cast<RankedTensorType>(bias.getType()) : nullptr;
-      if (!bt || bt.getRank() != 1 || bt.getDimSize(0) != yt.getShape().back())
-        return why = "its bias is not one float constant per column",
-               failure();
+      Value c = op->getOperand(2);
+      auto ct = dyn_cast<RankedTensorType>(c.getType());
+      if (ct && ct.getElementType().isF32() && ct.getShape() == yt.getShape() &&
+          !amk::getConstantTensor(c) && !c.getDefiningOp<onnx::DequantizeLinearOp>()) {
+        bias = c;
+      } else {
+        bias = floatBias(op, 2);
+        auto bt = bias ? cast<RankedTensorType>(bias.getType()) : nullptr;
+        if (!bt || bt.getRank() != 1 ||
+            bt.getDimSize(0) != yt.getShape().back())
+          return why = "its addend is neither one float constant per column "
+                       "nor a float tensor of its result's shape",
+                 failure();
+      }
     }
     OpBuilder b(op);
     Value none = amk::getNoneValue(b, op->getLoc());

@@ -449,13 +449,16 @@ enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
  * it). S and SZ (scale x alpha, and that times the zero point) are
  * float32 [N/64][groups][64]; SZ is absent when every zero point is 0.
  * Buffers A, W, Y, S, SZ (optional), BIAS (float32 [N], times beta;
- * optional). A tile of few rows streams W once (the decoder's GEMV); one
- * of many rows dequantizes each panel into float once and multiplies on
- * the GEMM kernel's blocks.
- * iparams: rows, N, K, bits, group, act. fparams: activation alpha, beta.
- * Rows: rows; columns: N, tiles starting on a panel. */
+ * optional), RES (float32 [rows][N], a run-time addend such as a
+ * residual, times res_beta, added before the activation; optional). A
+ * tile of few rows streams W once (the decoder's GEMV); one of many rows
+ * dequantizes each panel into float once and multiplies on the GEMM
+ * kernel's blocks.
+ * iparams: rows, N, K, bits, group, act. fparams: activation alpha, beta,
+ * res_beta. Rows: rows; columns: N, tiles starting on a panel. */
 enum { AMK_WG_ROWS, AMK_WG_N, AMK_WG_K, AMK_WG_BITS, AMK_WG_GROUP,
        AMK_WG_ACT, AMK_WG_NUM_IPARAMS };
-enum { AMK_WG_ACT_ALPHA, AMK_WG_ACT_BETA, AMK_WG_NUM_FPARAMS };
+enum { AMK_WG_ACT_ALPHA, AMK_WG_ACT_BETA, AMK_WG_RES_BETA,
+       AMK_WG_NUM_FPARAMS };
 
 #endif /* AMK_KERNEL_PARAMS_H */

@@ -41,13 +41,13 @@ constexpr int kMaxStreamRows = 3;
 
 struct WParams {
   int64_t rows, n, k, bits, group, groups, act;
-  float actA, actB;
+  float actA, actB, resBeta;
   WParams(const int64_t *ip, const float *fp)
       : rows(ip[AMK_WG_ROWS]), n(ip[AMK_WG_N]), k(ip[AMK_WG_K]),
         bits(ip[AMK_WG_BITS]), group(ip[AMK_WG_GROUP]),
         groups((ip[AMK_WG_K] + ip[AMK_WG_GROUP] - 1) / ip[AMK_WG_GROUP]),
         act(ip[AMK_WG_ACT]), actA(fp[AMK_WG_ACT_ALPHA]),
-        actB(fp[AMK_WG_ACT_BETA]) {}
+        actB(fp[AMK_WG_ACT_BETA]), resBeta(fp[AMK_WG_RES_BETA]) {}
   /// Bytes of one packed k row of a panel.
   int64_t rowBytes() const { return bits == 8 ? kP : kP / 2; }
   const uint8_t *panel(const uint8_t *w, int64_t p) const {
@@ -59,7 +59,7 @@ struct WBuffers {
   const float *a;
   const uint8_t *w;
   float *y;
-  const float *s, *sz, *bias;
+  const float *s, *sz, *bias, *res;
 };
 
 /// Column j of packed k row `row` as an integer (int8, or the unsigned
@@ -267,12 +267,19 @@ void dequantPanel(const WParams &g, const WBuffers &bf, int64_t p,
   dequantPanelPortable(g, bf, p, dst);
 }
 
-/// Bias and activation on `cols` outputs of one row from column n0.
-void finish(const WParams &g, const WBuffers &bf, float *y, int64_t n0,
+/// Bias, addend and activation on `cols` outputs of row `r` from column
+/// n0.
+void finish(const WParams &g, const WBuffers &bf, int64_t r, int64_t n0,
             int64_t cols) {
+  float *y = bf.y + r * g.n + n0;
   if (bf.bias)
     for (int64_t j = 0; j < cols; ++j)
       y[j] += bf.bias[n0 + j];
+  if (bf.res) {
+    const float *a = bf.res + r * g.n + n0;
+    for (int64_t j = 0; j < cols; ++j)
+      y[j] += g.resBeta * a[j];
+  }
   applyActivation(y, cols, (int)g.act, g.actA, g.actB);
 }
 
@@ -287,7 +294,10 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
               static_cast<float *>(call.buffers[2]),
               static_cast<const float *>(call.buffers[3]),
               static_cast<const float *>(call.buffers[4]),
-              static_cast<const float *>(call.buffers[5])};
+              static_cast<const float *>(call.buffers[5]),
+              call.kernel->num_buffers > 6
+                  ? static_cast<const float *>(call.buffers[6])
+                  : nullptr};
   int64_t r0 = tile[0], r1 = tile[1], c0 = tile[2], c1 = tile[3];
   if (c0 % kP) {
     error = "column tile " + std::to_string(c0) + " is not on a panel";
@@ -315,7 +325,7 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
                                           bf.y + m0 * g.n + n0);
         }
         for (int64_t i = 0; i < mb; ++i)
-          finish(g, bf, bf.y + (m0 + i) * g.n + n0, n0, nb);
+          finish(g, bf, m0 + i, n0, nb);
       }
     }
     return true;
@@ -338,9 +348,8 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
       }
       streamPanel(g, bf, n0 / kP, a, asum, mr, out);
       for (int r = 0; r < mr; ++r) {
-        float *y = bf.y + (m0 + r) * g.n + n0;
-        std::memcpy(y, out[r], nb * sizeof(float));
-        finish(g, bf, y, n0, nb);
+        std::memcpy(bf.y + (m0 + r) * g.n + n0, out[r], nb * sizeof(float));
+        finish(g, bf, m0 + r, n0, nb);
       }
     }
   }

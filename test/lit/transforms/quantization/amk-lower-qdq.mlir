@@ -262,3 +262,22 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     return %g : tensor<3x5xf32>
   }
 }
+
+// -----
+
+// amk.gemm's run-time addend (a residual of the result's shape) stays C of
+// the amk.wgemm, which the kernel adds before the activation.
+// CHECK-LABEL: func.func @weight_only_residual(
+// CHECK: "amk.wgemm"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %arg0) <{activation = "relu", {{.*}}}> : (tensor<2x4xf32>, tensor<4x4xi8>, tensor<4xf32>, none, tensor<2x4xf32>) -> tensor<2x4xf32>
+// STATS: LowerQDQ
+// STATS: (S) 1 weight-only
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @weight_only_residual(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+    %none = onnx.NoValue
+    %w = "onnx.Constant"() <{value = dense<5> : tensor<4x4xi8>}> : () -> tensor<4x4xi8>
+    %ws = "onnx.Constant"() <{value = dense<[0.1, 0.2, 0.3, 0.4]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %none) <{axis = 1 : i64}> : (tensor<4x4xi8>, tensor<4xf32>, none) -> tensor<4x4xf32>
+    %g = "amk.gemm"(%x, %wd, %x) <{activation = "relu"}> : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    return %g : tensor<2x4xf32>
+  }
+}
