@@ -22,22 +22,33 @@
 # against the float model on the reference interpreter), and AMK against
 # ONNX Runtime on one QDQ .onnx in ORT's quantizer layout
 # (scripts/int8-bench-prep.py; kept only at cosine >= 0.999 with ORT).
+# Then weight-only quantization (--wonly-models, default BERT-like and
+# ViT-small): AMK's --precision w8 and w4 against AMK's float32 run above
+# (kept at cosine >= 0.99 for w8 and 0.95 for w4 against the float model:
+# random Gaussian weights on 16 levels per block of 32 lose more than
+# trained ones), and a decoder-MLP stack at one token
+# (scripts/weight-only-bench-prep.py: 113 MB of float32 weights) in
+# float32, w8 and w4 on AMK and on ONNX Runtime running the same files
+# (kept at cosine >= 0.999 with ORT); GB/s = weight bytes / median.
 # Then the microbenchmarks: machine peak (FMA loop, the runtime's GEMM,
 # triad bandwidth) and per-task dispatch overhead (10,000 empty tasks
 # alternating between 2 workers).
-# Usage: bench-runtime.sh [--iters N] [--warmup N] [--out DIR] [model...]
+# Usage: bench-runtime.sh [--iters N] [--warmup N] [--out DIR]
+#   [--int8-models a,b] [--wonly-models a,b] [model...]
 # Writes DIR/bench.json and DIR/bench.md (default build/bench).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMK_BUILD_DIR:-$root/build}"
 iters=30; warmup=5; out="$build/bench"; models=(); batch=8
 int8_models=(resnet18 mobilenetv2 bert_like)
+wonly_models=(bert_like vit_small)
 while [ $# -gt 0 ]; do
   case "$1" in
     --iters) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --int8-models) IFS=, read -r -a int8_models <<< "$2"; shift 2 ;;
+    --wonly-models) IFS=, read -r -a wonly_models <<< "$2"; shift 2 ;;
     *) models+=("$1"); shift ;;
   esac
 done
@@ -50,6 +61,7 @@ mkdir -p "$out"
 results="$out/results.jsonl"; : > "$results"
 results8="$out/results_batch$batch.jsonl"; : > "$results8"
 results_int8="$out/results_int8.jsonl"; : > "$results_int8"
+results_wonly="$out/results_wonly.jsonl"; : > "$results_wonly"
 compile="$out/compile.jsonl"; : > "$compile"
 failures="$out/failures.jsonl"; : > "$failures"
 failed=0
@@ -213,6 +225,47 @@ for mname in "${int8_models[@]}"; do
     fi
   done
 done
+# Weight-only: --precision w8/w4 on the zoo's transformers, then the
+# decoder-MLP stack's three files against ORT.
+for mname in "${wonly_models[@]}"; do
+  m="$build/zoo/${mname}_op17.onnx"
+  [ -f "$m" ] || continue
+  inputs=()
+  d="${m%_op*.onnx}_inputs"
+  [ -d "$d" ] && inputs=(--input-dir "$d")
+  for t in 1 2; do
+    for p in w8 w4; do
+      cos=0.99; [ "$p" = w4 ] && cos=0.95
+      json=$("$build/bin/amk-run" "$m" "${inputs[@]}" --seed 7 --threads "$t" \
+             --precision "$p" --bench --iters "$iters" --warmup "$warmup" \
+             --check-reference --min-cosine "$cos" --json 2>"$out/err.txt")
+      rc=$?
+      if [ $rc -ne 0 ] || [ -z "$json" ]; then
+        fail "$mname $p threads=$t" $rc "$json"
+      else
+        record "$results_wonly" "$json" "threads=$t" "kind=precision-$p" "name=$mname"
+      fi
+    done
+  done
+done
+w="$out/wonly"
+if /usr/bin/python3 "$root/scripts/weight-only-bench-prep.py" "$build/bin" "$w" > "$out/err.txt" 2>&1; then
+  for t in 1 2; do
+    for p in float w8 w4; do
+      json=$("$build/bin/amk-run" "$w/$p.onnx" --seed 7 --threads "$t" --bench \
+             --iters "$((iters * 3))" --warmup "$warmup" --compare-ort --min-cosine 0.999 \
+             --json 2>"$out/err.txt")
+      rc=$?
+      if [ $rc -ne 0 ] || [ -z "$json" ]; then
+        fail "mlp_stack $p threads=$t" $rc "$json"
+      else
+        record "$results_wonly" "$json" "threads=$t" "kind=stack-$p" "name=mlp_stack"
+      fi
+    done
+  done
+else
+  fail "weight-only preparation" 1 ""
+fi
 "$build/bin/amk-runtime-bench" peak --threads 1 > "$out/peak1.json"
 "$build/bin/amk-runtime-bench" peak --threads 2 > "$out/peak2.json"
 "$build/bin/amk-runtime-bench" dispatch --tasks 10000 --workers 2 > "$out/dispatch.json"
@@ -348,6 +401,53 @@ for th in (1, 2):
                  + (f"{geomean(qo):.3f} (worst {max(qo):.3f})" if qo else "-"))
 lines.append("")
 
+# Weight-only.
+rows_w = jsonl("results_wonly.jsonl")
+wonly_summary = []
+def ok_run(kind, mname, th):
+    r = [x for x in rows_w if x["kind"] == kind and x["name"] == mname and x["threads"] == th]
+    return r[0] if r and r[0]["ok"] else None
+lines += ["Weight-only quantization on the zoo (speedup = AMK float32 median above / this median; "
+          "cosine: the lowest output's against the float model):", "",
+          "| model | threads | AMK float32 ms | w8 ms | w8 speedup | w8 cosine | w4 ms | w4 speedup | w4 cosine |",
+          "|---|---|---|---|---|---|---|---|---|"]
+for (mname, th) in sorted({(r["name"], r["threads"]) for r in rows_w if r["name"] != "mlp_stack"}):
+    fm = float_ms.get((mname, th))
+    cells, e = [mname, str(th), f"{fm:.3f}" if fm else "-"], {"model": mname, "threads": th}
+    for p in ("w8", "w4"):
+        r = ok_run("precision-" + p, mname, th)
+        if r:
+            ms = r["runtime"]["median_ms"]
+            cos = min(o["comparison"]["cosine"] for o in r["outputs"])
+            e.update({p + "_ms": ms, p + "_speedup": fm / ms if fm else None, p + "_cosine": cos})
+            cells += [f"{ms:.3f}", f"{fm / ms:.2f}x" if fm else "-", f"{cos:.5f}"]
+        else:
+            cells += ["FAIL", "-", "-"]
+    wonly_summary.append(e)
+    lines.append("| " + " | ".join(cells) + " |")
+wb_path = os.path.join(out, "wonly", "weights.json")
+wbytes = json.load(open(wb_path)) if os.path.exists(wb_path) else {}
+lines += ["", "Decoder-MLP stack at one token (6 x (x + Relu(x W1) W2), d 768/3072; "
+          "speedup over AMK float32; GB/s = weight bytes / median; the same file on ORT):", "",
+          "| threads | file | weight MB | AMK ms | AMK GB/s | speedup over float | ORT ms | AMK/ORT |",
+          "|---|---|---|---|---|---|---|---|"]
+for th in (1, 2):
+    base = ok_run("stack-float", "mlp_stack", th)
+    for p in ("float", "w8", "w4"):
+        r = ok_run("stack-" + p, "mlp_stack", th)
+        mb = wbytes.get(p, 0) / 1e6
+        if not r:
+            lines.append(f"| {th} | {p} | {mb:.1f} | FAIL | - | - | - | - |")
+            continue
+        a = r["runtime"]["median_ms"]; o = r["onnxruntime_latency"]["median_ms"]
+        sp = base["runtime"]["median_ms"] / a if base else None
+        gbs = wbytes.get(p, 0) / (a * 1e6)
+        wonly_summary.append({"model": "mlp_stack", "threads": th, "file": p, "amk_ms": a,
+                              "ort_ms": o, "gb_per_s": gbs, "speedup_over_float": sp})
+        lines.append(f"| {th} | {p} | {mb:.1f} | {a:.3f} | {gbs:.1f} | "
+                     + (f"{sp:.2f}x" if sp else "-") + f" | {o:.3f} | {a / o:.3f} |")
+lines.append("")
+
 if fails:
     lines += ["Failed runs (not counted): " + "; ".join(f"{f['run']} (exit {f['exit']})" for f in fails), ""]
 for t in (1, 2):
@@ -360,6 +460,7 @@ json.dump({"runs": rows, "peak": peak, "dispatch": disp, "geomean_amk_over_ort":
            "throughput": {"batch": batch, "runs": rows8, "summary": tput,
                           "geomean_amk_over_ort_throughput": {str(t): g for t, g in tgeo.items()}},
            "compile": compile_rows, "int8": {"runs": rows_i8, "summary": int8_summary},
+           "weight_only": {"runs": rows_w, "summary": wonly_summary},
            "failures": fails},
           open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(text)

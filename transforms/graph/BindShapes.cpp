@@ -30,14 +30,13 @@ namespace {
 /// stay representable, so one dimension alone must.
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 
-/// Parses a positive size; an empty string on success, else why not.
+/// Parses a size (0 included: a decoder's empty past); an empty string on
+/// success, else why not.
 std::string parseSize(StringRef text, int64_t &size) {
   text = text.trim();
   unsigned long long v;
   if (text.empty() || text.getAsInteger(10, v))
     return "'" + text.str() + "' is not a size";
-  if (v == 0)
-    return "a size must be positive, not 0";
   if (v > (unsigned long long)kMaxDim)
     return "the size " + text.str() + " is too large (at most 2^40)";
   size = (int64_t)v;
