@@ -7,7 +7,8 @@
 //             (one counter signal + one cross-worker wait per task);
 //   peak      the machine's float32 FMA peak (a register-only FMA loop on
 //             every thread), the runtime's GEMM kernel on an L2-resident
-//             problem, and streaming memory bandwidth (a triad).
+//             problem, and streaming memory bandwidth (a triad, and a
+//             read-only stream: what a weight stream per token gets).
 // Output is one JSON object on stdout.
 //
 //===----------------------------------------------------------------------===//
@@ -115,12 +116,14 @@ int peak(unsigned threads) {
   double fma = measureFmaPeak(threads);
   double gemm = gemmRate(threads, 512, 512, 512);
   double bw = amk::rt::measureTriadBandwidth(threads);
-  if (bw < 0)
+  double rd = amk::rt::measureReadBandwidth(threads);
+  if (bw < 0 || rd < 0)
     die("the bandwidth benchmark computed a wrong result");
   std::printf("{\"benchmark\":\"peak\",\"threads\":%u,\"fma_gflops\":%.1f,"
               "\"gemm512_gflops\":%.1f,\"gemm_fraction_of_peak\":%.3f,"
-              "\"triad_gbps\":%.1f,\"vector_lanes\":%d}\n",
-              threads, fma, gemm, gemm / fma, bw, amk::rt::peakVectorLanes());
+              "\"triad_gbps\":%.1f,\"read_gbps\":%.1f,\"vector_lanes\":%d}\n",
+              threads, fma, gemm, gemm / fma, bw, rd,
+              amk::rt::peakVectorLanes());
   return 0;
 }
 

@@ -120,6 +120,38 @@ double measureTriadBandwidth(unsigned threads, size_t n, int reps) {
   return best;
 }
 
+double measureReadBandwidth(unsigned threads, size_t bytes, int reps) {
+  threads = std::max(1u, threads);
+  const size_t n = bytes / 4;
+  std::vector<uint32_t> data(n, 1u);
+  std::vector<uint32_t> sums(threads);
+  double best = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<std::thread> ts;
+    auto t0 = Clock::now();
+    for (unsigned t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+        // Integer sums reassociate, so the compiler vectorizes the loop
+        // with several accumulators: the loads, not the adds, set the pace.
+        uint32_t s = 0;
+        for (size_t i = lo; i < hi; ++i)
+          s += data[i];
+        sums[t] = s;
+      });
+    for (auto &t : ts)
+      t.join();
+    double sec = seconds(t0, Clock::now());
+    best = std::max(best, 4.0 * n / sec / 1e9);
+    uint32_t total = 0;
+    for (uint32_t s : sums)
+      total += s;
+    if (total != (uint32_t)n)
+      return -1;
+  }
+  return best;
+}
+
 uint64_t lastLevelCacheBytes() {
   uint64_t best = 0;
   for (int i = 0; i < 8; ++i) {

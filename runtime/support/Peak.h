@@ -32,6 +32,14 @@ double measureFmaPeak(unsigned threads, uint64_t iters = 20'000'000,
 double measureTriadBandwidth(unsigned threads,
                              size_t floatsPerArray = 32u << 20, int reps = 5);
 
+/// GB/s of a read-only stream (a sum over `bytes` of 32-bit words, far
+/// larger than the caches), split over `threads` threads, the best of
+/// `reps` repetitions: what streaming a model's weights once per token can
+/// reach, which the triad (two reads and a write) understates. Returns a
+/// negative value if the sum is wrong.
+double measureReadBandwidth(unsigned threads, size_t bytes = 512u << 20,
+                            int reps = 5);
+
 /// Bytes of the last-level cache (from sysfs; 0 if unknown).
 uint64_t lastLevelCacheBytes();
 
