@@ -446,8 +446,10 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
           quantOut ? (float)(1.0 / (*ys)[0]) : 1.f};
   k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 6,
   k.colAlign = 64;
-  k.rowOperandBytes = (double)bp.numel();
-  k.colOperandBytes = (double)rows * K;
+  // The operand a row tile reads (A's rows) and a column tile's (B's
+  // packed blocks), as GEMM's.
+  k.rowOperandBytes = (double)rows * K;
+  k.colOperandBytes = (double)bp.numel();
   k.flops = 2.0 * rows * N * K / 4;
   k.bytes = (double)rows * K + bp.numel() + (double)yBytes * rows * N;
   int64_t bBytes = bp.numel();
@@ -622,10 +624,12 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 8,
   k.colAlign = P;
   const int64_t wBytes = wp.numel(), tBytes = sT.numel() * 4;
-  // A row split re-reads the weights and, with many rows, dequantizes
-  // them again into a float panel: count the float bytes.
-  k.rowOperandBytes = rows >= 6 ? 4.0 * K * N : (double)wBytes;
-  k.colOperandBytes = 4.0 * rows * K;
+  // As GEMM's: the operand a row tile reads (A's rows) and the one a
+  // column tile reads (W's panels). A row split re-reads W in every tile
+  // and, with many rows, dequantizes it again into float panels: count
+  // the float bytes then.
+  k.rowOperandBytes = 4.0 * rows * K;
+  k.colOperandBytes = rows >= 6 ? 4.0 * K * N : (double)wBytes;
   k.flops = 2.0 * rows * N * K;
   k.bytes = 4.0 * rows * K + wBytes + 4.0 * rows * N;
   int as_ = *ai;
