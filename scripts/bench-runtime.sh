@@ -30,6 +30,12 @@
 # (scripts/weight-only-bench-prep.py: 302 MB of float32 weights) in
 # float32, w8 and w4 on AMK and on ONNX Runtime running the same files
 # (kept at cosine >= 0.999 with ORT); GB/s = weight bytes / median.
+# Then decoder steps (scripts/decoder-bench-prep.py): the Llama-style
+# test decoders' decode step and prefill in float32, w8 and w4 against ONNX
+# Runtime on the float model (kept when the outputs match, or reach cosine
+# 0.99 / 0.9 for w8 / w4: int4 blocks of seeded Gaussian weights put the
+# present keys of a 32-token prefill at cosine 0.95 of float; the issue's
+# int4 accuracy measure is greedy tokens over a generation, not built yet).
 # Then the microbenchmarks: machine peak (FMA loop, the runtime's GEMM,
 # triad bandwidth) and per-task dispatch overhead (10,000 empty tasks
 # alternating between 2 workers).
@@ -266,6 +272,33 @@ if /usr/bin/python3 "$root/scripts/weight-only-bench-prep.py" "$build/bin" "$w" 
 else
   fail "weight-only preparation" 1 ""
 fi
+# Decoder steps (issue 24): the Llama-style test decoders, one decode step
+# (past 128) and one prefill (32 tokens), float32 and weight-only, each
+# against ONNX Runtime running the float model on the same inputs.
+results_dec="$out/results_decoder.jsonl"; : > "$results_dec"
+w="$out/decoder"
+if /usr/bin/python3 "$root/scripts/decoder-bench-prep.py" "$w" > "$out/err.txt" 2>&1; then
+  for mname in llama_15m qwen_like; do
+    for step in decode prefill; do
+      for t in 1 2; do
+        for p in fp32 w8 w4; do
+          cos=(); [ "$p" = w8 ] && cos=(--min-cosine 0.99); [ "$p" = w4 ] && cos=(--min-cosine 0.9)
+          json=$("$build/bin/amk-run" "$w/$mname.onnx" --input-dir "$w/${mname}_$step" \
+                 --threads "$t" --precision "$p" --bench --iters "$((iters * 2))" \
+                 --warmup "$warmup" --compare-ort "${cos[@]}" --json 2>"$out/err.txt")
+          rc=$?
+          if [ $rc -ne 0 ] || [ -z "$json" ]; then
+            fail "$mname $step $p threads=$t" $rc "$json"
+          else
+            record "$results_dec" "$json" "threads=$t" "precision=$p" "step=$step" "name=$mname"
+          fi
+        done
+      done
+    done
+  done
+else
+  fail "decoder preparation" 1 ""
+fi
 "$build/bin/amk-runtime-bench" peak --threads 1 > "$out/peak1.json"
 "$build/bin/amk-runtime-bench" peak --threads 2 > "$out/peak2.json"
 "$build/bin/amk-runtime-bench" dispatch --tasks 10000 --workers 2 > "$out/dispatch.json"
@@ -448,6 +481,23 @@ for th in (1, 2):
                      + (f"{sp:.2f}x" if sp else "-") + f" | {o:.3f} | {a / o:.3f} |")
 lines.append("")
 
+# Decoder steps.
+rows_d = jsonl("results_decoder.jsonl")
+lines += ["Decoder steps (utils/zoo/export_decoder.py; decode: 1 token after 128, prefill: 32 tokens; "
+          "ORT runs the float32 model; AMK/ORT below 1 is AMK ahead; cosine: the lowest output's against ORT):", "",
+          "| model | step | threads | precision | AMK ms | ORT ms | AMK/ORT | cosine vs ORT |",
+          "|---|---|---|---|---|---|---|---|"]
+dec_summary = []
+for r in sorted(rows_d, key=lambda r: (r["name"], r["step"], r["threads"], r["precision"])):
+    a = r["runtime"]["median_ms"]; o = r["onnxruntime_latency"]["median_ms"]
+    cos = min(x.get("comparison", {}).get("cosine", float("nan")) for x in r["outputs"])
+    ok = r["ok"]
+    dec_summary.append({"model": r["name"], "step": r["step"], "threads": r["threads"],
+                        "precision": r["precision"], "amk_ms": a, "ort_ms": o, "ok": ok})
+    lines.append(f"| {r['name']} | {r['step']} | {r['threads']} | {r['precision']} | "
+                 f"{a:.3f} | {o:.3f} | {a / o:.3f} | {cos:.5f}{'' if ok else ' FAIL'} |")
+lines.append("")
+
 if fails:
     lines += ["Failed runs (not counted): " + "; ".join(f"{f['run']} (exit {f['exit']})" for f in fails), ""]
 for t in (1, 2):
@@ -461,6 +511,7 @@ json.dump({"runs": rows, "peak": peak, "dispatch": disp, "geomean_amk_over_ort":
                           "geomean_amk_over_ort_throughput": {str(t): g for t, g in tgeo.items()}},
            "compile": compile_rows, "int8": {"runs": rows_i8, "summary": int8_summary},
            "weight_only": {"runs": rows_w, "summary": wonly_summary},
+           "decoder": {"runs": rows_d, "summary": dec_summary},
            "failures": fails},
           open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(text)
