@@ -552,9 +552,13 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   // unsigned nibbles (int4 moved by +8); the zero point moves with them.
   const int64_t shift = bits == 8 ? (isUnsigned ? -128 : 0)
                                   : (isUnsigned ? 0 : 8);
+  // int4 is stored as nibbles when its groups start on multiples of 8 (the
+  // kernel unpacks 8 k at a time), else as bytes.
+  const int64_t storeBits =
+      bits == 4 && (groups == 1 || group % 8 == 0) ? 4 : 8;
   const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
-  const int64_t rowBytes = bits == 8 ? P : P / 2;
-  amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * K * rowBytes});
+  const int64_t panelBytes = storeBits == 8 ? K * P : (K + 7) / 8 * P * 4;
+  amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * panelBytes});
   amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
       zT(amk::ref::DataType::FLOAT, {panels * groups * P});
   uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
@@ -567,13 +571,14 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
     int64_t p = n / P, j = n % P;
     for (int64_t k = 0; k < K; ++k) {
       int64_t v = (int64_t)b->getDouble(transB ? n * K + k : k * N + n) + shift;
-      uint8_t *row = wd + (p * K + k) * rowBytes;
-      if (bits == 8)
-        row[j] = (uint8_t)(int8_t)v;
-      else if (j < P / 2)
-        row[j] |= (uint8_t)v;
-      else
-        row[j - P / 2] |= (uint8_t)(v << 4);
+      uint8_t *panel = wd + p * panelBytes;
+      if (storeBits == 8) {
+        panel[k * P + j] = (uint8_t)(int8_t)v;
+      } else {
+        // Word (k / 8, j) holds k..k+7 of column j, nibble k % 8.
+        uint8_t *word = panel + ((k / 8) * P + j) * 4;
+        word[(k % 8) / 2] |= (uint8_t)(v << (4 * (k % 2)));
+      }
     }
     for (int64_t q = 0; q < groups; ++q) {
       int64_t i = sIndex(q, n);
@@ -617,7 +622,7 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   k.slots = {*ai, wSlot, yi, sSlot, zSlot, biasSlot};
   if (resSlot >= 0)
     k.slots.push_back(resSlot);
-  k.ip = {rows, N, K, bits, group, act};
+  k.ip = {rows, N, K, storeBits, group, act};
   k.fp = {w.getActivationAlpha().convertToFloat(),
           w.getActivationBeta().convertToFloat(),
           w.getBeta().convertToFloat()};
@@ -636,7 +641,7 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     int64_t p0 = c0 / P, p1 = (c1 + P - 1) / P;
-    rd.push_back(span(wSlot, p0 * K * rowBytes, p1 * K * rowBytes));
+    rd.push_back(span(wSlot, p0 * panelBytes, p1 * panelBytes));
     rd.push_back(span(sSlot, p0 * groups * P * 4,
                       std::min(tBytes, p1 * groups * P * 4)));
     if (zSlot >= 0)

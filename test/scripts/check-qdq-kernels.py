@@ -244,6 +244,10 @@ CASES = [
     ("w4_gemv_residual", "wgemm",
      lambda p, b: weight_only_model(p, b, (1, 128), 128, "bits=4",
                                     bias=False, residual=True, relu=True)),
+    # K = 37: the last block holds 5 k, the last word of nibbles 5.
+    ("w4_k37_tail", "wgemm",
+     lambda p, b: weight_only_model(p, b, (2, 37), 65,
+                                    "bits=4 block-size=16 symmetric=false")),
     ("w4_gemv", "wgemm",
      lambda p, b: weight_only_model(p, b, (1, 512), 200, "bits=4")),
     ("w4_rows_asym", "wgemm",

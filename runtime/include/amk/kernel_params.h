@@ -443,10 +443,11 @@ enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
  * and [rows][N], the reduction axis cut into groups g of `group`
  * consecutive k (the whole of K for one scale per column). W is packed at
  * compile time in panels of AMK_GEMM_PANEL (64) columns, zero past N:
- * bits 8: int8 [N/64][K][64]; bits 4: [N/64][K][32] bytes, byte j holding
- * column j in its low nibble and column j + 32 in its high one, each an
- * unsigned 0..15 (signed int4 stored plus 8, its zero point moved with
- * it). S and SZ (scale x alpha, and that times the zero point) are
+ * bits 8: int8 [N/64][K][64]; bits 4: [N/64][ceil(K/8)][64] 32-bit words,
+ * word (k8, j) holding k = 8 k8 .. 8 k8 + 7 of column j, nibble k % 8 at
+ * bits 4 (k % 8), each an unsigned 0..15 (signed int4 stored plus 8, its
+ * zero point moved with it); groups of 4-bit weights start on multiples
+ * of 8 (the lowering stores others as bits 8). S and SZ (scale x alpha, and that times the zero point) are
  * float32 [N/64][groups][64]; SZ is absent when every zero point is 0.
  * Buffers A, W, Y, S, SZ (optional), BIAS (float32 [N], times beta;
  * optional), RES (float32 [rows][N], a run-time addend such as a

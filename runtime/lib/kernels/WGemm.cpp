@@ -20,6 +20,7 @@
 #include "amk/kernel_params.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -48,10 +49,13 @@ struct WParams {
         groups((ip[AMK_WG_K] + ip[AMK_WG_GROUP] - 1) / ip[AMK_WG_GROUP]),
         act(ip[AMK_WG_ACT]), actA(fp[AMK_WG_ACT_ALPHA]),
         actB(fp[AMK_WG_ACT_BETA]), resBeta(fp[AMK_WG_RES_BETA]) {}
-  /// Bytes of one packed k row of a panel.
-  int64_t rowBytes() const { return bits == 8 ? kP : kP / 2; }
+  /// Bytes of one packed panel: int8 [K][64]; int4 [K/8][64] words of 8
+  /// nibbles (k to k+7 of one column).
+  int64_t panelBytes() const {
+    return bits == 8 ? k * kP : (k + 7) / 8 * kP * 4;
+  }
   const uint8_t *panel(const uint8_t *w, int64_t p) const {
-    return w + p * k * rowBytes();
+    return w + p * panelBytes();
   }
 };
 
@@ -62,13 +66,15 @@ struct WBuffers {
   const float *s, *sz, *bias, *res;
 };
 
-/// Column j of packed k row `row` as an integer (int8, or the unsigned
+/// Weight (k, j) of a packed panel as an integer (int8, or the unsigned
 /// nibble).
-inline float weightAt(const WParams &g, const uint8_t *row, int64_t j) {
+inline float weightAt(const WParams &g, const uint8_t *panel, int64_t k,
+                      int64_t j) {
   if (g.bits == 8)
-    return (float)(int8_t)row[j];
-  uint8_t b = row[j % (kP / 2)];
-  return (float)(j < kP / 2 ? b & 15 : b >> 4);
+    return (float)(int8_t)panel[k * kP + j];
+  uint32_t word;
+  std::memcpy(&word, panel + ((k / 8) * kP + j) * 4, 4);
+  return (float)((word >> (4 * (k % 8))) & 15);
 }
 
 /// Sums of each row's activations per group: the zero points' term.
@@ -97,10 +103,9 @@ void streamPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
     for (int r = 0; r < mr; ++r)
       std::fill_n(part[r], kP, 0.f);
     for (int64_t k = k0; k < k1; ++k) {
-      const uint8_t *row = w + k * g.rowBytes();
       float wf[kP];
       for (int64_t j = 0; j < kP; ++j)
-        wf[j] = weightAt(g, row, j);
+        wf[j] = weightAt(g, w, k, j);
       for (int r = 0; r < mr; ++r)
         for (int64_t j = 0; j < kP; ++j)
           part[r][j] += a[r][k] * wf[j];
@@ -121,33 +126,54 @@ void dequantPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
   const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
   for (int64_t k = 0; k < g.k; ++k) {
     int64_t q = k / g.group;
-    const uint8_t *row = w + k * g.rowBytes();
     for (int64_t j = 0; j < kP; ++j)
-      dst[k * kP + j] = weightAt(g, row, j) * s[q * kP + j] -
+      dst[k * kP + j] = weightAt(g, w, k, j) * s[q * kP + j] -
                         (sz ? sz[q * kP + j] : 0.f);
   }
 }
 
 #if AMK_WGEMM_X86
-/// The 64 weights of packed k row `row` as four float vectors.
-template <int Bits>
+/// int8: the 64 weights of k row `row` as four float vectors.
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void
-loadWeights(const uint8_t *row, __m512 w[4]) {
-  if constexpr (Bits == 8) {
+loadInt8(const uint8_t *row, __m512 w[4]) {
+  for (int v = 0; v < 4; ++v)
+    w[v] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 16 * v))));
+}
+
+/// int4: nibble t of each of four vectors of words (k + t of 64 columns)
+/// as floats, left in place: n * 16^t for t < 7 (one mask, no shift; the
+/// activation it meets was scaled by 16^-t, exactly), n for t = 7 (one
+/// shift). Within each 32-bit lane: no cross-lane widening.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void
+nibblesInPlace(const __m512i x[4], int t, __m512 w[4]) {
+  if (t == 7) {
     for (int v = 0; v < 4; ++v)
-      w[v] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 16 * v))));
-  } else {
-    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row));
-    const __m256i m = _mm256_set1_epi8(15);
-    __m256i lo = _mm256_and_si256(x, m),
-            hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), m);
-    w[0] = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(lo)));
-    w[1] = _mm512_cvtepi32_ps(
-        _mm512_cvtepu8_epi32(_mm256_extracti128_si256(lo, 1)));
-    w[2] = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(hi)));
-    w[3] = _mm512_cvtepi32_ps(
-        _mm512_cvtepu8_epi32(_mm256_extracti128_si256(hi, 1)));
+      w[v] = _mm512_cvtepi32_ps(_mm512_srli_epi32(x[v], 28));
+    return;
+  }
+  const __m512i m = _mm512_set1_epi32(15 << (4 * t));
+  for (int v = 0; v < 4; ++v)
+    w[v] = _mm512_cvtepi32_ps(_mm512_and_si512(x[v], m));
+}
+
+/// int4 as n, for the dequantized panels.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void
+nibbles(const __m512i x[4], int t, __m512 w[4]) {
+  const __m512i m = _mm512_set1_epi32(15);
+  for (int v = 0; v < 4; ++v)
+    w[v] = _mm512_cvtepi32_ps(
+        _mm512_and_si512(_mm512_srli_epi32(x[v], 4 * t), m));
+}
+
+template <int MR>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void
+fmaRows(const __m512 wv[4], const float *const *a, int64_t k,
+        __m512 part[][4]) {
+  for (int r = 0; r < MR; ++r) {
+    __m512 av = _mm512_set1_ps(a[r][k]);
+    for (int v = 0; v < 4; ++v)
+      part[r][v] = _mm512_fmadd_ps(wv[v], av, part[r][v]);
   }
 }
 
@@ -156,32 +182,46 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 streamPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
                   const float *const *a, const float *const *asum,
                   float out[kMaxStreamRows][kP]) {
-  const int64_t rb = Bits == 8 ? kP : kP / 2;
-  const uint8_t *w = bf.w + p * g.k * rb;
+  const uint8_t *w = g.panel(bf.w, p);
   const float *s = bf.s + p * g.groups * kP;
   const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
   __m512 acc[MR][4];
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < 4; ++v)
       acc[r][v] = _mm512_setzero_ps();
-  // How far ahead of the stream to prefetch: a few rows of the panel,
-  // which the hardware prefetcher, seeing one stream per panel, can lag.
-  const int64_t ahead = 8 * rb;
   for (int64_t q = 0; q < g.groups; ++q) {
     int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
     __m512 part[MR][4];
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < 4; ++v)
         part[r][v] = _mm512_setzero_ps();
-    for (int64_t k = k0; k < k1; ++k) {
-      const uint8_t *row = w + k * rb;
-      _mm_prefetch(reinterpret_cast<const char *>(row + ahead), _MM_HINT_T0);
-      __m512 wv[4];
-      loadWeights<Bits>(row, wv);
-      for (int r = 0; r < MR; ++r) {
-        __m512 av = _mm512_set1_ps(a[r][k]);
+    if constexpr (Bits == 8) {
+      for (int64_t k = k0; k < k1; ++k) {
+        const uint8_t *row = w + k * kP;
+        // A few rows ahead of the stream: the hardware prefetcher, seeing
+        // one stream per panel, can lag.
+        _mm_prefetch(reinterpret_cast<const char *>(row + 8 * kP),
+                     _MM_HINT_T0);
+        __m512 wv[4];
+        loadInt8(row, wv);
+        fmaRows<MR>(wv, a, k, part);
+      }
+    } else {
+      // Groups of 4-bit weights start on a multiple of 8 (the lowering
+      // stores others as int8).
+      for (int64_t k8 = k0; k8 < k1; k8 += 8) {
+        const uint8_t *blk = w + (k8 / 8) * kP * 4;
+        _mm_prefetch(reinterpret_cast<const char *>(blk + 4 * kP * 4),
+                     _MM_HINT_T0);
+        __m512i x[4];
         for (int v = 0; v < 4; ++v)
-          part[r][v] = _mm512_fmadd_ps(wv[v], av, part[r][v]);
+          x[v] = _mm512_loadu_si512(blk + 64 * v);
+        int n = (int)std::min<int64_t>(8, k1 - k8);
+        for (int t = 0; t < n; ++t) {
+          __m512 wv[4];
+          nibblesInPlace(x, t, wv);
+          fmaRows<MR>(wv, a, k8 + t, part);
+        }
       }
     }
     for (int v = 0; v < 4; ++v) {
@@ -205,8 +245,7 @@ template <int Bits>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
                    float *dst) {
-  const int64_t rb = Bits == 8 ? kP : kP / 2;
-  const uint8_t *w = bf.w + p * g.k * rb;
+  const uint8_t *w = g.panel(bf.w, p);
   const float *s = bf.s + p * g.groups * kP;
   const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
   for (int64_t q = 0; q < g.groups; ++q) {
@@ -216,12 +255,29 @@ dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
       sv[v] = _mm512_loadu_ps(s + q * kP + 16 * v);
       zv[v] = sz ? _mm512_loadu_ps(sz + q * kP + 16 * v) : _mm512_setzero_ps();
     }
-    for (int64_t k = k0; k < k1; ++k) {
-      __m512 wv[4];
-      loadWeights<Bits>(w + k * rb, wv);
+    auto store = [&](int64_t k, const __m512 wv[4]) {
       for (int v = 0; v < 4; ++v)
         _mm512_storeu_ps(dst + k * kP + 16 * v,
                          _mm512_fmsub_ps(wv[v], sv[v], zv[v]));
+    };
+    if constexpr (Bits == 8) {
+      for (int64_t k = k0; k < k1; ++k) {
+        __m512 wv[4];
+        loadInt8(w + k * kP, wv);
+        store(k, wv);
+      }
+    } else {
+      for (int64_t k8 = k0; k8 < k1; k8 += 8) {
+        __m512i x[4];
+        for (int v = 0; v < 4; ++v)
+          x[v] = _mm512_loadu_si512(w + (k8 / 8) * kP * 4 + 64 * v);
+        int n = (int)std::min<int64_t>(8, k1 - k8);
+        for (int t = 0; t < n; ++t) {
+          __m512 wv[4];
+          nibbles(x, t, wv);
+          store(k8 + t, wv);
+        }
+      }
     }
   }
 }
@@ -336,6 +392,23 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
   if (bf.sz)
     for (int64_t r = r0; r < r1; ++r)
       groupSums(g, bf.a + r * g.k, sums.data() + (r - r0) * g.groups);
+  // The AVX-512 int4 path reads nibble t of a word in place (n * 16^t):
+  // its activations come scaled by 16^-t (t < 7), a power of two, so the
+  // products are the same.
+  const float *aRows = bf.a;
+  int64_t aRow0 = 0;
+#if AMK_WGEMM_X86
+  thread_local std::vector<float> scaled;
+  if (g.bits == 4 && hasAvx512()) {
+    scaled.resize((r1 - r0) * g.k);
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t k = 0; k < g.k; ++k)
+        scaled[(r - r0) * g.k + k] =
+            k % 8 == 7 ? bf.a[r * g.k + k]
+                       : std::ldexp(bf.a[r * g.k + k], -4 * (int)(k % 8));
+    aRows = scaled.data(), aRow0 = r0;
+  }
+#endif
   alignas(64) float out[kMaxStreamRows][kP];
   for (int64_t n0 = c0; n0 < c1; n0 += kP) {
     int64_t nb = std::min(kP, c1 - n0);
@@ -343,7 +416,7 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
       int mr = (int)std::min<int64_t>(kMaxStreamRows, r1 - m0);
       const float *a[kMaxStreamRows], *asum[kMaxStreamRows];
       for (int r = 0; r < mr; ++r) {
-        a[r] = bf.a + (m0 + r) * g.k;
+        a[r] = aRows + (m0 + r - aRow0) * g.k;
         asum[r] = sums.data() + (m0 + r - r0) * g.groups;
       }
       streamPanel(g, bf, n0 / kP, a, asum, mr, out);

@@ -820,7 +820,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
 
 //--- weight_only.mlir
 // Weight-only amk.wgemm on WGEMM: int4 in blocks of 32 (group 32), packed
-// in 64-column panels of 32 bytes per k (3 panels x 64 x 32 = 6144
+// in 64-column panels of words of 8 nibbles (3 panels x 8 x 64 x 4 = 6144
 // bytes); scale and scale x zero point tables of 3 panels x 2 groups x 64
 // floats (signed int4 is stored plus 8, so the zero-point table is there
 // without a zero point); the bias times beta; column tiles start on a
@@ -840,7 +840,9 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
 // CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 1536 : i64, type = tensor<384xf32>
 // CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 520 : i64, type = tensor<130xf32>, value = dense<2.000000e+00>
 // CHECK: amk_task.kernel wgemm {{{.*}}iparams = array<i64: 1, 130, 64, 4, 32, 1>, {{.*}}op = "amk.wgemm"}
-// CHECK: amk_task.task {{{.*}}tile = array<i64: 0, 1, 0, 130>
+// One row: the two workers split the columns, on a panel.
+// CHECK: amk_task.task {{{.*}}tile = array<i64: 0, 1, 0, 64>
+// CHECK: amk_task.task {{{.*}}tile = array<i64: 0, 1, 64, 130>
 // COLS-LABEL: amk_task.program @main_graph
 // COLS: tile = array<i64: 0, 1, 0, 64>
 // COLS: tile = array<i64: 0, 1, 64, 130>
