@@ -25,6 +25,23 @@ namespace amk::totask {
 
 namespace {
 
+/// K, N and the rows of A x B (B a 2-D constant, [N, K] when transposed)
+/// into Y; why not, when the shapes do not make such a product.
+const char *productShape(RankedTensorType at, RankedTensorType yt,
+                         const std::optional<amk::ref::Tensor> &b, bool transB,
+                         int64_t &K, int64_t &N, int64_t &rows) {
+  if (!b || b->rank() != 2)
+    return "B must be a 2-D constant";
+  K = at.getShape().back(), N = transB ? b->shape()[0] : b->shape()[1];
+  if ((transB ? b->shape()[1] : b->shape()[0]) != K ||
+      yt.getShape().back() != N)
+    return "the shapes of A, B and Y do not agree";
+  rows = at.getNumElements() / std::max<int64_t>(K, 1);
+  if (yt.getNumElements() != rows * N)
+    return "A's batch dimensions must be Y's (B is 2-D)";
+  return nullptr;
+}
+
 /// The values of a constant operand as doubles (an absent one is {0}).
 std::optional<SmallVector<double>> constValues(Value v) {
   SmallVector<double> out;
@@ -322,16 +339,9 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
     transB = true;
   }
   auto b = amk::getConstantTensor(B);
-  if (!b || b->rank() != 2)
-    return unsupported(op, "B must be a 2-D constant");
-  const int64_t K = at.getShape().back(),
-                N = transB ? b->shape()[0] : b->shape()[1];
-  if ((transB ? b->shape()[1] : b->shape()[0]) != K ||
-      yt.getShape().back() != N)
-    return unsupported(op, "the shapes of A, B and Y do not agree");
-  const int64_t rows = at.getNumElements() / std::max<int64_t>(K, 1);
-  if (yt.getNumElements() != rows * N)
-    return unsupported(op, "A's batch dimensions must be Y's (B is 2-D)");
+  int64_t K, N, rows;
+  if (const char *why = productShape(at, yt, b, transB, K, N, rows))
+    return unsupported(op, why);
   std::optional<SmallVector<double>> as, az, bs,
       bz = constValues(bZp ? bZp : none);
   if (integer) {
@@ -486,16 +496,9 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
     transB = true;
   }
   auto b = amk::getConstantTensor(w.getB());
-  if (!b || b->rank() != 2)
-    return unsupported(op, "B must be a 2-D constant");
-  const int64_t K = at.getShape().back(),
-                N = transB ? b->shape()[0] : b->shape()[1];
-  if ((transB ? b->shape()[1] : b->shape()[0]) != K ||
-      yt.getShape().back() != N)
-    return unsupported(op, "the shapes of A, B and Y do not agree");
-  const int64_t rows = at.getNumElements() / std::max<int64_t>(K, 1);
-  if (yt.getNumElements() != rows * N)
-    return unsupported(op, "A's batch dimensions must be Y's (B is 2-D)");
+  int64_t K, N, rows;
+  if (const char *why = productShape(at, yt, b, transB, K, N, rows))
+    return unsupported(op, why);
   auto bType = cast<IntegerType>(
       cast<RankedTensorType>(w.getB().getType()).getElementType());
   const int64_t bits = bType.getWidth();

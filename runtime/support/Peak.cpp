@@ -97,22 +97,30 @@ double measureFmaPeak(unsigned threads, uint64_t iters, int reps) {
   return total;
 }
 
+/// Seconds for `threads` threads each running body(t, lo, hi) over its
+/// share [lo, hi) of n elements, all at once.
+template <class Body>
+double timedSplit(unsigned threads, size_t n, Body body) {
+  std::vector<std::thread> ts;
+  auto t0 = Clock::now();
+  for (unsigned t = 0; t < threads; ++t)
+    ts.emplace_back([&, t] {
+      body(t, n * t / threads, n * (t + 1) / threads);
+    });
+  for (auto &t : ts)
+    t.join();
+  return seconds(t0, Clock::now());
+}
+
 double measureTriadBandwidth(unsigned threads, size_t n, int reps) {
   threads = std::max(1u, threads);
   std::vector<float> a(n), b(n, 1.f), c(n, 2.f);
   double best = 0;
   for (int rep = 0; rep < reps; ++rep) {
-    std::vector<std::thread> ts;
-    auto t0 = Clock::now();
-    for (unsigned t = 0; t < threads; ++t)
-      ts.emplace_back([&, t] {
-        size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-        for (size_t i = lo; i < hi; ++i)
-          a[i] = b[i] + 3.f * c[i];
-      });
-    for (auto &t : ts)
-      t.join();
-    double sec = seconds(t0, Clock::now());
+    double sec = timedSplit(threads, n, [&](unsigned, size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i)
+        a[i] = b[i] + 3.f * c[i];
+    });
     best = std::max(best, 3.0 * n * 4 / sec / 1e9);
   }
   if (n && a[n / 2] != 7.f)
@@ -127,21 +135,14 @@ double measureReadBandwidth(unsigned threads, size_t bytes, int reps) {
   std::vector<uint32_t> sums(threads);
   double best = 0;
   for (int rep = 0; rep < reps; ++rep) {
-    std::vector<std::thread> ts;
-    auto t0 = Clock::now();
-    for (unsigned t = 0; t < threads; ++t)
-      ts.emplace_back([&, t] {
-        size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-        // Integer sums reassociate, so the compiler vectorizes the loop
-        // with several accumulators: the loads, not the adds, set the pace.
-        uint32_t s = 0;
-        for (size_t i = lo; i < hi; ++i)
-          s += data[i];
-        sums[t] = s;
-      });
-    for (auto &t : ts)
-      t.join();
-    double sec = seconds(t0, Clock::now());
+    double sec = timedSplit(threads, n, [&](unsigned t, size_t lo, size_t hi) {
+      // Integer sums reassociate, so the compiler vectorizes the loop
+      // with several accumulators: the loads, not the adds, set the pace.
+      uint32_t s = 0;
+      for (size_t i = lo; i < hi; ++i)
+        s += data[i];
+      sums[t] = s;
+    });
     best = std::max(best, 4.0 * n / sec / 1e9);
     uint32_t total = 0;
     for (uint32_t s : sums)

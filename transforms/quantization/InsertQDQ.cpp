@@ -175,22 +175,7 @@ std::string quantizeModule(ModuleOp module, const QuantConfig &cfg,
 
   // Names of the new nodes and initializers (the exporter needs unique
   // ones): derived from the tensor they quantize.
-  llvm::StringSet<> used;
-  module.walk([&](Operation *op) {
-    llvm::StringRef n = onnx::getNodeName(op);
-    if (!n.empty())
-      used.insert(n);
-    for (Value r : op->getResults())
-      if (llvm::StringRef t = onnx::getTensorName(r); !t.empty())
-        used.insert(t);
-  });
-  auto fresh = [&](const std::string &base) {
-    std::string name = base;
-    for (int k = 1; used.contains(name); ++k)
-      name = base + "_" + std::to_string(k);
-    used.insert(name);
-    return name;
-  };
+  FreshNames fresh(module);
   auto nodeLoc = [&](const std::string &node, const std::string &output) {
     return onnx::makeNodeLoc(ctx, "amk-insert-qdq", fresh(node),
                              {fresh(output)});

@@ -213,6 +213,23 @@ private:
     return bias;
   }
 
+  /// The product's attributes on the new amk.qgemm/amk.wgemm: the
+  /// weight's scale axis, perm_b for a transposed weight, alpha, beta and
+  /// amk.gemm's activation.
+  static void addGemmAttrs(OpBuilder &b, OperationState &state,
+                           Operation *from, int64_t axis, bool transB,
+                           float alpha, float beta) {
+    state.addAttribute("axis", b.getI64IntegerAttr(axis));
+    if (transB)
+      state.addAttribute("perm_b", b.getDenseI64ArrayAttr({1, 0}));
+    state.addAttribute("alpha", b.getF32FloatAttr(alpha));
+    state.addAttribute("beta", b.getF32FloatAttr(beta));
+    for (StringRef name :
+         {"activation", "activation_alpha", "activation_beta"})
+      if (Attribute attr = from->getAttr(name))
+        state.addAttribute(name, attr);
+  }
+
   /// MatMul, Gemm and amk.gemm with a constant 2-D weight whose scale is
   /// per tensor or per output column, and a bias that is none or one
   /// float per column.
@@ -285,15 +302,7 @@ private:
                        bias ? bias : none, q ? q.getYScale() : none,
                        q ? q.getYZeroPoint() : none});
     state.addTypes(q ? q.getY().getType() : yt);
-    state.addAttribute("axis", b.getI64IntegerAttr(axis));
-    if (transB)
-      state.addAttribute("perm_b", b.getDenseI64ArrayAttr({1, 0}));
-    state.addAttribute("alpha", b.getF32FloatAttr(alpha));
-    state.addAttribute("beta", b.getF32FloatAttr(beta));
-    for (StringRef name :
-         {"activation", "activation_alpha", "activation_beta"})
-      if (Attribute attr = op->getAttr(name))
-        state.addAttribute(name, attr);
+    addGemmAttrs(b, state, op, axis, transB, alpha, beta);
     quantOut = static_cast<bool>(q);
     replace(op, state, q);
     return success();
@@ -362,18 +371,10 @@ private:
     state.addOperands({op->getOperand(0), bdq.getX(), bdq.getXScale(),
                        bdq.getXZeroPoint(), bias ? bias : none});
     state.addTypes(yt);
-    state.addAttribute("axis", b.getI64IntegerAttr(axis));
+    addGemmAttrs(b, state, op, axis, transB, alpha, beta);
     if (bdq.getBlockSize() > 0)
       state.addAttribute("block_size",
                          b.getI64IntegerAttr(bdq.getBlockSize()));
-    if (transB)
-      state.addAttribute("perm_b", b.getDenseI64ArrayAttr({1, 0}));
-    state.addAttribute("alpha", b.getF32FloatAttr(alpha));
-    state.addAttribute("beta", b.getF32FloatAttr(beta));
-    for (StringRef name :
-         {"activation", "activation_alpha", "activation_beta"})
-      if (Attribute attr = op->getAttr(name))
-        state.addAttribute(name, attr);
     replace(op, state, {});
     ++weightOnlyDone;
     return success();

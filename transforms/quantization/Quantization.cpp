@@ -259,6 +259,24 @@ std::string amk::quant::valueName(Value v) {
          " of " + v.getDefiningOp()->getName().getStringRef().str();
 }
 
+FreshNames::FreshNames(ModuleOp module) {
+  module.walk([&](Operation *op) {
+    if (llvm::StringRef n = onnx::getNodeName(op); !n.empty())
+      used.insert(n);
+    for (Value r : op->getResults())
+      if (llvm::StringRef t = onnx::getTensorName(r); !t.empty())
+        used.insert(t);
+  });
+}
+
+std::string FreshNames::operator()(const std::string &base) {
+  std::string name = base;
+  for (int k = 1; used.contains(name); ++k)
+    name = base + "_" + std::to_string(k);
+  used.insert(name);
+  return name;
+}
+
 namespace {
 
 bool isFloatTensor(Value v) {

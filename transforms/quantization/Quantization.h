@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -104,6 +105,18 @@ QuantTargets selectTargets(mlir::ModuleOp module, const QuantConfig &config);
 
 /// The ONNX tensor name of a value ("" if none), for reports and errors.
 std::string valueName(mlir::Value v);
+
+/// Names for the nodes and initializers a pass adds: the exporter needs
+/// them unique, so each is `base`, or `base_K` for the first K free among
+/// the module's node and tensor names and those already given.
+class FreshNames {
+public:
+  explicit FreshNames(mlir::ModuleOp module);
+  std::string operator()(const std::string &base);
+
+private:
+  llvm::StringSet<> used;
+};
 
 /// Streaming statistics of one tensor: min/max, then (second pass, once
 /// the range is known) a histogram of |x| over [0, absmax] with `bins`

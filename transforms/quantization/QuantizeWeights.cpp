@@ -73,14 +73,7 @@ public:
           need, opset));
       return signalPassFailure();
     }
-    llvm::StringSet<> used;
-    module.walk([&](Operation *op) {
-      if (llvm::StringRef n = onnx::getNodeName(op); !n.empty())
-        used.insert(n);
-      for (Value r : op->getResults())
-        if (llvm::StringRef t = onnx::getTensorName(r); !t.empty())
-          used.insert(t);
-    });
+    amk::quant::FreshNames fresh(module);
     SmallVector<Operation *> products;
     module.walk([&](Operation *op) {
       if (isa<onnx::MatMulOp, onnx::GemmOp, amk::fused::GemmOp>(op))
@@ -88,7 +81,7 @@ public:
     });
     int64_t done = 0, bytesBefore = 0, bytesAfter = 0;
     for (Operation *op : products)
-      if (succeeded(rewrite(op, block, used, bytesBefore, bytesAfter)))
+      if (succeeded(rewrite(op, block, fresh, bytesBefore, bytesAfter)))
         ++done;
     numProducts = done;
     amk::PassCounters::add(this, "products", done,
@@ -126,7 +119,8 @@ private:
     return false;
   }
 
-  LogicalResult rewrite(Operation *op, int64_t block, llvm::StringSet<> &used,
+  LogicalResult rewrite(Operation *op, int64_t block,
+                        amk::quant::FreshNames &fresh,
                         int64_t &bytesBefore, int64_t &bytesAfter) {
     FailureOr<bool> transB = weightLayout(op);
     if (failed(transB))
@@ -192,13 +186,6 @@ private:
         }
       }
     MLIRContext *ctx = op->getContext();
-    auto fresh = [&](const std::string &base) {
-      std::string name = base;
-      for (int k = 1; used.contains(name); ++k)
-        name = base + "_" + std::to_string(k);
-      used.insert(name);
-      return name;
-    };
     std::string base = amk::quant::valueName(wv);
     auto initLoc = [&](const std::string &name) {
       return onnx::makeInitializerLoc(ctx, "amk-quantize-weights",
