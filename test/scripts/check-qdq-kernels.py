@@ -16,7 +16,9 @@ MatMulInteger or ConvInteger -> Cast -> Mul) too, and weight-only
 products (a float input times a DequantizeLinear of int8 or int4
 constants, per column or in blocks along K, written by
 amk-quantize-weights; amk.wgemm), whose portable run also sets
-AMK_NO_AVX512=1. Pass: the program uses the integer kernel; float results match to 1e-5
+AMK_NO_AVX512=1, and ONNX Runtime's com.microsoft.MatMulNBits (checked
+against ONNX Runtime only: the interpreter has no contrib ops). Pass: the
+program uses the integer kernel; float results match to 1e-5
 of the output's scale; a requantized result differs by at most one
 quantization step on at most 1% of its elements (a float sum landing on a
 rounding tie). ONNX Runtime runs every model too and must agree to cosine
@@ -248,6 +250,16 @@ CASES = [
     ("w4_k37_tail", "wgemm",
      lambda p, b: weight_only_model(p, b, (2, 37), 65,
                                     "bits=4 block-size=16 symmetric=false")),
+    # ONNX Runtime's MatMulNBits: no reference kernel (a contrib op), so
+    # both runs are checked against ONNX Runtime at 1e-4 of scale.
+    ("nbits4_gemv_zp", "wgemm-ort",
+     lambda p: nbits_model(p, (1, 1, 96), 96, 70, 32)),
+    ("nbits4_rows_nozp", "wgemm-ort",
+     lambda p: nbits_model(p, (1, 9, 200), 200, 130, 32, zp=False)),
+    ("nbits4_b16_odd_blocks", "wgemm-ort",
+     lambda p: nbits_model(p, (3, 80), 80, 64, 16, bias=False)),
+    ("nbits8_zp", "wgemm-ort",
+     lambda p: nbits_model(p, (2, 64), 64, 33, 32, bits=8)),
     ("w4_gemv", "wgemm",
      lambda p, b: weight_only_model(p, b, (1, 512), 200, "bits=4")),
     ("w4_rows_asym", "wgemm",
@@ -305,6 +317,45 @@ def weight_only_model(path, bin_dir, shape, N, options, op="MatMul",
          f"amk-quantize-weights{{{options}}})", "-o", path])
 
 
+def nbits_model(path, shape, K, N, block, bits=4, zp=True, bias=True):
+    """ONNX Runtime's weight-only contrib op com.microsoft.MatMulNBits:
+    B as [N][blocks][block * bits / 8] bytes (low bits first), scales per
+    (column, block), zero points packed the same way (2^(bits-1) when
+    absent)."""
+    nb, per = (K + block - 1) // block, 8 // bits
+    q = RNG.integers(0, 1 << bits, (N, nb * block)).astype(np.uint8)
+    packed = np.zeros((N, nb * block // per), np.uint8)
+    for i in range(per):
+        packed |= (q[:, i::per] << (bits * i)).astype(np.uint8)
+    inits = [nh.from_array(packed.reshape(N, nb, block * bits // 8), "B"),
+             nh.from_array((RNG.random(N * nb) * 0.02 + 0.005)
+                           .astype(np.float32), "scales")]
+    ins = ["A", "B", "scales", ""]
+    if zp:
+        z = RNG.integers(0, 1 << bits, (N, -(-nb // per) * per)).astype(
+            np.uint8)
+        zk = np.zeros((N, z.shape[1] // per), np.uint8)
+        for i in range(per):
+            zk |= (z[:, i::per] << (bits * i)).astype(np.uint8)
+        inits.append(nh.from_array(zk.reshape(-1), "zp"))
+        ins[3] = "zp"
+    if bias:
+        inits.append(nh.from_array(RNG.standard_normal(N).astype(np.float32),
+                                   "bias"))
+        ins += ["", "bias"]
+    node = h.make_node("MatMulNBits", ins, ["Y"], domain="com.microsoft",
+                       K=K, N=N, bits=bits, block_size=block)
+    g = h.make_graph([node], "nbits",
+                     [h.make_tensor_value_info("A", T.FLOAT, list(shape))],
+                     [h.make_tensor_value_info("Y", T.FLOAT,
+                                               list(shape[:-1]) + [N])],
+                     inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 21),
+                                       h.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 10
+    onnx.save(m, path)
+
+
 def run(cmd, env=None):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
@@ -330,8 +381,23 @@ def main():
         problems = []
         ir = run([amk_opt, str(model), "--pass-pipeline=builtin.module("
                   "amk-graph-opt,amk-schedule-megakernel{workers=2})"])
+        ort_only = kernel.endswith("-ort")
+        kernel = kernel.removesuffix("-ort")
         if f"kernel {kernel} " not in ir:
             problems.append(f"no {kernel} kernel in the program")
+        if ort_only:
+            for label, env in (("avx512", None),
+                               ("portable", dict(os.environ, AMK_NO_VNNI="1",
+                                                 AMK_NO_AVX512="1"))):
+                out = run([amk_run, str(model), "--seed", "3", "--threads",
+                           "2", "--compare-ort"], env)
+                if "MISMATCH" in out or " ok vs onnxruntime" not in out:
+                    problems.append(f"{label} vs ONNX Runtime: " +
+                                    out.strip().splitlines()[-1])
+            status = "ok" if not problems else "FAIL " + "; ".join(problems)
+            failed += bool(problems)
+            print(f"qdq-kernels {name} ({kernel}): {status}", flush=True)
+            continue
         ref = work / name / "ref"
         run([amk_run, str(model), "--reference", "--seed", "3",
              "--output-dir", str(ref), "--output-format", "npy"])

@@ -113,6 +113,22 @@ public:
         convs.push_back(op);
     });
     int64_t done = 0, qout = 0, gemms = 0;
+    if (weightOnly) {
+      // ONNX Runtime's 4-bit (and 8-bit) weight format, a contrib op.
+      SmallVector<onnx::GenericOp> nbits;
+      getOperation().walk([&](onnx::GenericOp g) {
+        if (g.getDomain() == "com.microsoft" && g.getOpType() == "MatMulNBits")
+          nbits.push_back(g);
+      });
+      for (onnx::GenericOp g : nbits) {
+        std::string why;
+        if (succeeded(rewriteMatMulNBits(g, why)))
+          ++gemms;
+        else
+          amk::emitPassRemark(this, g, amk::RemarkKind::Missed, "Float",
+                              "com.microsoft.MatMulNBits: " + why);
+      }
+    }
     for (Operation *op : convs) {
       bool quantOut = false,
            isQLinear = isa<onnx::QLinearConvOp, onnx::QLinearMatMulOp>(op);
@@ -381,6 +397,109 @@ private:
   }
 
   int64_t weightOnlyDone = 0;
+
+  /// com.microsoft.MatMulNBits (ONNX Runtime's weight-only format: B as
+  /// [N][blocks][block_size * bits / 8] bytes, low bits first; scales per
+  /// (column, block); zero points packed the same way, 2^(bits-1) when
+  /// absent) with constant weights: amk.wgemm on the unpacked uint4/uint8
+  /// weights, [N, K] read through perm_b. ONNX Runtime may quantize A at
+  /// its accuracy_level 4; amk.wgemm computes in float.
+  LogicalResult rewriteMatMulNBits(onnx::GenericOp g, std::string &why) {
+    auto attr = [&](StringRef name) -> int64_t {
+      auto a = g.getOnnxAttrs().getAs<IntegerAttr>(name);
+      return a ? a.getInt() : -1;
+    };
+    int64_t K = attr("K"), N = attr("N"), bits = attr("bits"),
+            block = attr("block_size");
+    if (bits < 0)
+      bits = 4;
+    auto ins = g.getInputs();
+    auto input = [&](unsigned i) {
+      return i < ins.size() && !amk::isNone(ins[i]) ? ins[i] : Value();
+    };
+    if (K <= 0 || N <= 0 || block <= 0 || (bits != 4 && bits != 8))
+      return why = "needs K, N, block_size and bits 4 or 8", failure();
+    if (g.getOutputs().size() != 1 || ins.size() < 3)
+      return why = "expects A, B and scales in, Y out", failure();
+    if (input(4))
+      return why = "g_idx (act-order) is not implemented", failure();
+    Value a = ins[0];
+    auto at = dyn_cast<RankedTensorType>(a.getType());
+    if (!at || !at.getElementType().isF32() || at.getRank() < 2 ||
+        at.getShape().back() != K)
+      return why = "A must be float32 of rank >= 2 ending in K", failure();
+    auto bt = amk::getConstantTensor(ins[1]);
+    auto st = amk::getConstantTensor(ins[2]);
+    const int64_t blocks = (K + block - 1) / block,
+                  blob = block * bits / 8;
+    if (!bt || bt->numel() != N * blocks * blob ||
+        bt->dtype() != amk::ref::DataType::UINT8)
+      return why = "B must be a constant uint8 [N, blocks, blob]", failure();
+    if (!st || st->numel() != N * blocks ||
+        st->dtype() != amk::ref::DataType::FLOAT)
+      return why = "scales must be N x blocks float32 constants", failure();
+    std::optional<amk::ref::Tensor> zt;
+    const int64_t zpRow = (blocks * bits + 7) / 8;
+    if (Value z = input(3)) {
+      zt = amk::getConstantTensor(z);
+      if (!zt || zt->dtype() != amk::ref::DataType::UINT8 ||
+          zt->numel() != N * zpRow)
+        return why = "zero points must be packed uint8 constants (float "
+                     "zero points are not implemented)",
+               failure();
+    }
+    Value bias = input(5);
+    if (bias && !floatBiasValue(bias, N))
+      return why = "its bias is not one float constant per column", failure();
+    auto dt = bits == 4 ? amk::ref::DataType::UINT4 : amk::ref::DataType::UINT8;
+    amk::ref::Tensor q(dt, {N, K}), s(amk::ref::DataType::FLOAT, {N, blocks}),
+        zp(dt, {N, blocks});
+    const int64_t mask = (1 << bits) - 1, perByte = 8 / bits;
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t k = 0; k < K; ++k) {
+        int64_t j = k / block, i = k % block;
+        int64_t byte = bt->getInt((n * blocks + j) * blob + i / perByte);
+        q.setInt(n * K + k, (byte >> (bits * (i % perByte))) & mask);
+      }
+      for (int64_t j = 0; j < blocks; ++j) {
+        s.setDouble(n * blocks + j, st->getDouble(n * blocks + j));
+        int64_t z = int64_t(1) << (bits - 1);
+        if (zt)
+          z = (zt->getInt(n * zpRow + j / perByte) >>
+               (bits * (j % perByte))) & mask;
+        zp.setInt(n * blocks + j, z);
+      }
+    }
+    SmallVector<int64_t> yShape(at.getShape());
+    yShape.back() = N;
+    auto yt = RankedTensorType::get(yShape, at.getElementType());
+    OpBuilder b(g);
+    Value none = amk::getNoneValue(b, g.getLoc());
+    OperationState state(g.getLoc(), amk::fused::WGemmOp::getOperationName());
+    state.addOperands({a, amk::createConstant(b, g.getLoc(), q),
+                       amk::createConstant(b, g.getLoc(), s),
+                       amk::createConstant(b, g.getLoc(), zp),
+                       bias ? bias : none});
+    state.addTypes(yt);
+    addGemmAttrs(b, state, g, 1, /*transB=*/true, 1.f, 1.f);
+    state.addAttribute("block_size", b.getI64IntegerAttr(block));
+    Operation *w = b.create(state);
+    Value out = g.getOutputs()[0];
+    if (out.getType() != yt)
+      return w->erase(), why = "its result type is not A's shape with N last",
+             failure();
+    out.replaceAllUsesWith(w->getResult(0));
+    g->erase();
+    ++weightOnlyDone;
+    return success();
+  }
+
+  /// Whether `v` is one float32 constant per column (N of them).
+  static bool floatBiasValue(Value v, int64_t n) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.getElementType().isF32() && t.getNumElements() == n &&
+           amk::getConstantTensor(v);
+  }
 
   /// Conv's attributes (and amk.conv's activation) on the new op.
   static void copyConvAttrs(Operation *from, OperationState &st) {

@@ -281,3 +281,30 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     return %g : tensor<2x4xf32>
   }
 }
+
+// -----
+
+// ONNX Runtime's MatMulNBits (a com.microsoft node, kept as onnx.Generic):
+// the packed nibbles, low first, unpack into uint4 [N, K] read through
+// perm_b (column 0: 1 2 3 4, column 1: 5 6 7 8, the block's padding
+// dropped), the scales and the packed zero points (3 and 10) per (column,
+// block), blocks along axis 1. With weight-only=false it stays as it is.
+// CHECK-LABEL: func.func @matmul_nbits(
+// CHECK-DAG: dense<{{\[\[}}1, 2, 3, 4], [5, 6, 7, 8]]> : tensor<2x4xui4>
+// CHECK-DAG: dense<{{\[\[}}5.000000e-01], [2.500000e-01]]> : tensor<2x1xf32>
+// CHECK-DAG: dense<{{\[\[}}3], [10]]> : tensor<2x1xui4>
+// CHECK: "amk.wgemm"(%arg0, {{.*}}) <{alpha = 1.000000e+00 : f32, axis = 1 : i64, beta = 1.000000e+00 : f32, block_size = 16 : i64, perm_b = array<i64: 1, 0>}> : (tensor<3x4xf32>, tensor<2x4xui4>, tensor<2x1xf32>, tensor<2x1xui4>, none) -> tensor<3x2xf32>
+// CHECK-NOT: onnx.Generic
+// NOWO-LABEL: func.func @matmul_nbits(
+// NOWO: "onnx.Generic"
+// STATS: LowerQDQ
+// STATS: (S) 1 weight-only
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : i64}} {
+  func.func @matmul_nbits(%a: tensor<3x4xf32>) -> tensor<3x2xf32> {
+    %b = "onnx.Constant"() <{value = dense<[[[33, 67, 0, 0, 0, 0, 0, 0]], [[101, 135, 0, 0, 0, 0, 0, 0]]]> : tensor<2x1x8xui8>}> : () -> tensor<2x1x8xui8>
+    %s = "onnx.Constant"() <{value = dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %z = "onnx.Constant"() <{value = dense<[3, 10]> : tensor<2xui8>}> : () -> tensor<2xui8>
+    %y = "onnx.Generic"(%a, %b, %s, %z) <{domain = "com.microsoft", onnx_attrs = {K = 4 : i64, N = 2 : i64, bits = 4 : i64, block_size = 16 : i64}, op_type = "MatMulNBits", region_names = []}> : (tensor<3x4xf32>, tensor<2x1x8xui8>, tensor<2xf32>, tensor<2xui8>) -> tensor<3x2xf32>
+    return %y : tensor<3x2xf32>
+  }
+}
