@@ -9,6 +9,7 @@
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{fuse-bias-softmax=false})' | FileCheck %s --check-prefix=NOBSM --implicit-check-not='"amk.bias_softmax"'
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{group-elementwise=false})' | FileCheck %s --check-prefix=NOEW --implicit-check-not='"amk.fused_elementwise"'
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{fuse-gemm=false})' | FileCheck %s --check-prefix=NOGEMM
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{lower-qdq=false})' | FileCheck %s --check-prefix=NOQDQ
 
 // And the graph still computes the same outputs (reference interpreter),
 // with the defaults, for the npu-like target at opset 17, and with every
@@ -413,5 +414,34 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %mh = "onnx.Mul"(%ex, %half) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
     %ch = "onnx.Sub"(%mh, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
     return %ch : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+//--- qdq.mlir
+// A QDQ product (8-bit input and weights) becomes amk.qgemm and a float
+// input times quantized weights amk.wgemm; lower-qdq=false leaves both to
+// amk-emulate-qdq (float products on the dequantized values).
+// RUN: amk-run %t/qdq.mlir %{same}
+// CHECK-LABEL: func.func @qdq(
+// CHECK: "amk.qgemm"
+// CHECK: "amk.wgemm"
+// NOQDQ-LABEL: func.func @qdq(
+// NOQDQ-NOT: amk.qgemm
+// NOQDQ-NOT: amk.wgemm
+// NOQDQ: return
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @qdq(%aq: tensor<3x4xui8>, %x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+    %none = onnx.NoValue
+    %s = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<10> : tensor<ui8>}> : () -> tensor<ui8>
+    %a = "onnx.DequantizeLinear"(%aq, %s, %z) : (tensor<3x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x4xf32>
+    %w = "onnx.Constant"() <{value = dense<[[1, -2], [3, 4], [-5, 6], [7, 8]]> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+    %ws = "onnx.Constant"() <{value = dense<[0.5, 0.25]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %wd = "onnx.DequantizeLinear"(%w, %ws, %none) <{axis = 1 : i64}> : (tensor<4x2xi8>, tensor<2xf32>, none) -> tensor<4x2xf32>
+    %m = "onnx.MatMul"(%a, %wd) : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+    %n = "onnx.MatMul"(%x, %wd) : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+    return %m, %n : tensor<3x2xf32>, tensor<3x2xf32>
   }
 }
