@@ -71,3 +71,39 @@ func.func @not_elementwise(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %f : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @wgemm_weight_bits(%a: tensor<3x4xf32>, %b: tensor<4x2xi16>, %s: tensor<2xf32>) -> tensor<3x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{B must be an 8- or 4-bit integer}}
+  %y = "amk.wgemm"(%a, %b, %s, %none, %none) : (tensor<3x4xf32>, tensor<4x2xi16>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @wgemm_block_scale(%a: tensor<3x64xf32>, %b: tensor<64x2xi4>, %s: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{B_scale has shape [3, 2] but B [64, 2] with axis 0 and block_size 32 needs [2, 2]}}
+  %y = "amk.wgemm"(%a, %b, %s, %none, %none) <{axis = 0 : i64, block_size = 32 : i64}> : (tensor<3x64xf32>, tensor<64x2xi4>, tensor<3x2xf32>, none, none) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @wgemm_zero_point_type(%a: tensor<3x4xf32>, %b: tensor<4x2xi8>, %s: tensor<2xf32>, %z: tensor<2xui8>) -> tensor<3x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{B_zero_point must have B's type and B_scale's shape}}
+  %y = "amk.wgemm"(%a, %b, %s, %z, %none) : (tensor<3x4xf32>, tensor<4x2xi8>, tensor<2xf32>, tensor<2xui8>, none) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @wgemm_inner(%a: tensor<3x5xf32>, %b: tensor<4x2xi8>, %s: tensor<2xf32>) -> tensor<3x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{inner dimensions disagree: 5 vs 4}}
+  %y = "amk.wgemm"(%a, %b, %s, %none, %none) : (tensor<3x5xf32>, tensor<4x2xi8>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

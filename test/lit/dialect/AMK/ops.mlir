@@ -26,3 +26,15 @@ func.func @ops(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %a: tensor<2x4x
   }) : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %c, %g, %e, %n, %t, %s, %f : tensor<1x4x6x6xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }
+
+// amk.wgemm: int4 weights in blocks of 32 along K with zero points and a
+// residual, and int8 per column through perm_b.
+// CHECK-LABEL: func.func @wgemm
+// CHECK: "amk.wgemm"{{.*}}block_size = 32
+// CHECK: "amk.wgemm"{{.*}}perm_b = array<i64: 1, 0>
+func.func @wgemm(%a: tensor<3x64xf32>, %b4: tensor<64x2xui4>, %s4: tensor<2x2xf32>, %z4: tensor<2x2xui4>, %r: tensor<3x2xf32>, %b8: tensor<2x64xi8>, %s8: tensor<2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %none = "onnx.NoValue"() : () -> none
+  %y = "amk.wgemm"(%a, %b4, %s4, %z4, %r) <{axis = 0 : i64, block_size = 32 : i64, activation = "relu"}> : (tensor<3x64xf32>, tensor<64x2xui4>, tensor<2x2xf32>, tensor<2x2xui4>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %w = "amk.wgemm"(%a, %b8, %s8, %none, %none) <{axis = 0 : i64, perm_b = array<i64: 1, 0>}> : (tensor<3x64xf32>, tensor<2x64xi8>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
+  return %y, %w : tensor<3x2xf32>, tensor<3x2xf32>
+}
