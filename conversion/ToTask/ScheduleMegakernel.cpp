@@ -308,6 +308,15 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::GatherOp op) { return lowerGather(op); })
       .Case([&](onnx::BatchNormalizationOp op) { return lowerBatchNorm(op); })
       .Case([&](onnx::WhereOp op) { return lowerWhere(op); })
+      .Case<onnx::GenericOp>([&](onnx::GenericOp g) {
+        if (g.getDomain() == "com.microsoft" && g.getOpType() == "MatMulNBits")
+          return unsupported(
+              g, "ONNX Runtime's MatMulNBits runs as amk.wgemm when "
+                 "amk-lower-qdq (in amk-graph-opt) rewrites it: constant "
+                 "weights, 4 or 8 bits, packed uint8 zero points, no g_idx; "
+                 "--remarks-filter=amk-lower-qdq says why this one was not");
+        return unsupported(g, "no runtime kernel implements this op");
+      })
       .Default([&](Operation *op) { return lowerElementwise(op); });
 }
 

@@ -84,11 +84,17 @@ StringRef getTensorName(Value value) {
 
 std::string describeOp(Operation *op) {
   StringRef name = getNodeName(op);
-  StringRef opType = op->getName().stripDialect();
-  if (auto generic = dyn_cast<GenericOp>(op))
-    opType = generic.getOpType();
+  std::string opType = op->getName().stripDialect().str();
+  std::string full = op->getName().getStringRef().str();
+  if (auto generic = dyn_cast<GenericOp>(op)) {
+    // A node without a typed op is named by its own domain and type.
+    opType = generic.getDomain().empty() || generic.getDomain() == "ai.onnx"
+                 ? generic.getOpType().str()
+                 : (generic.getDomain() + "." + generic.getOpType()).str();
+    full = opType;
+  }
   if (name.empty())
-    return ("op '" + op->getName().getStringRef() + "'").str();
+    return "op '" + full + "'";
   return ("node '" + name + "' (" + opType + ")").str();
 }
 

@@ -846,3 +846,20 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
 // COLS-LABEL: amk_task.program @main_graph
 // COLS: tile = array<i64: 0, 1, 0, 64>
 // COLS: tile = array<i64: 0, 1, 64, 130>
+
+// -----
+
+//--- nbits_error.mlir
+// A MatMulNBits amk-lower-qdq did not rewrite (here: g_idx) is refused by
+// its domain and type, saying what it needs.
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : i64}} {
+  func.func @nbits_gidx(%a: tensor<3x4xf32>) -> tensor<3x2xf32> {
+    %none = onnx.NoValue
+    %b = "onnx.Constant"() <{value = dense<0> : tensor<2x1x8xui8>}> : () -> tensor<2x1x8xui8>
+    %s = "onnx.Constant"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %g = "onnx.Constant"() <{value = dense<0> : tensor<4xi32>}> : () -> tensor<4xi32>
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'com.microsoft.MatMulNBits': ONNX Runtime's MatMulNBits runs as amk.wgemm when amk-lower-qdq (in amk-graph-opt) rewrites it}}
+    %y = "onnx.Generic"(%a, %b, %s, %none, %g) <{domain = "com.microsoft", onnx_attrs = {K = 4 : i64, N = 2 : i64, bits = 4 : i64, block_size = 16 : i64}, op_type = "MatMulNBits", region_names = []}> : (tensor<3x4xf32>, tensor<2x1x8xui8>, tensor<2xf32>, none, tensor<4xi32>) -> tensor<3x2xf32>
+    return %y : tensor<3x2xf32>
+  }
+}
