@@ -211,8 +211,7 @@ LogicalResult Scheduler::lowerQConv(Operation *op) {
   MLIRContext *ctx = op->getContext();
   std::string base = amk::onnx::getTensorName(Wv).str();
   auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
-    auto type = RankedTensorType::get(t.shape(), et);
-    return newConstTensor(type, t.toAttr(ctx), base + suffix.str());
+    return newConstTensor(t, et, base + suffix.str());
   };
   Builder b(ctx);
   int wSlot = constOf(wp, b.getIntegerType(8), ".qconv");
@@ -418,8 +417,7 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
   std::string base = amk::onnx::getTensorName(B).str();
   Builder bld(ctx);
   auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
-    auto type = RankedTensorType::get(t.shape(), et);
-    return newConstTensor(type, t.toAttr(ctx), base + suffix.str());
+    return newConstTensor(t, et, base + suffix.str());
   };
   int bSlot = constOf(bp, bld.getIntegerType(8), ".qgemm");
   int wzSlot = constOf(wzT, bld.getI32Type(), ".qgemm_wz");
@@ -596,8 +594,7 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   std::string base = amk::onnx::getTensorName(w.getB()).str();
   Builder bld(ctx);
   auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
-    auto type = RankedTensorType::get(t.shape(), et);
-    return newConstTensor(type, t.toAttr(ctx), base + suffix.str());
+    return newConstTensor(t, et, base + suffix.str());
   };
   int wSlot = constOf(wp, bld.getIntegerType(8), ".wgemm");
   int sSlot = constOf(sT, bld.getF32Type(), ".wgemm_scale");
@@ -659,6 +656,12 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
     wr.push_back(rect(yi, (r0 * N + c0) * 4, (c1 - c0) * 4, N * 4, r1 - r0));
   };
   return success();
+}
+
+int Scheduler::newConstTensor(const amk::ref::Tensor &t, Type elementType,
+                              StringRef name) {
+  auto type = RankedTensorType::get(t.shape(), elementType);
+  return newConstTensor(type, t.toAttr(elementType.getContext()), name);
 }
 
 /// DynamicQuantizeLinear: one task (the scale needs every element).

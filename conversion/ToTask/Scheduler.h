@@ -27,6 +27,10 @@
 #include <string>
 #include <vector>
 
+namespace amk::ref {
+class Tensor;
+} // namespace amk::ref
+
 namespace amk::totask {
 
 using mlir::ArrayRef;
@@ -184,6 +188,10 @@ private:
   // Graph to kernels.
   FailureOr<int> getTensor(Value v, Operation *user);
   int newConstTensor(RankedTensorType type, ElementsAttr value,
+                     StringRef name);
+  /// A constant a lowering built (packed weights, epilogue tables): `t`'s
+  /// values stored as `elementType`.
+  int newConstTensor(const amk::ref::Tensor &t, Type elementType,
                      StringRef name);
   int defineOutput(Value v);
   int newArenaTensor(RankedTensorType type, StringRef name);

@@ -20,7 +20,6 @@
 #include "amk/kernel_params.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -39,6 +38,11 @@ constexpr int64_t kP = AMK_GEMM_PANEL; // Columns per panel.
 /// streaming path converts every weight once per kMaxStreamRows rows.
 constexpr int64_t kDequantRows = 6;
 constexpr int kMaxStreamRows = 3;
+/// 16^-t for nibble t < 7 of an int4 word (read in place as n * 16^t), 1
+/// for nibble 7 (shifted down): powers of two, so the products are exact.
+constexpr float kNibbleScale[8] = {1.f,        1.f / 16,       1.f / 256,
+                                   1.f / 4096, 1.f / 65536,    1.f / 1048576,
+                                   1.f / 16777216, 1.f};
 
 struct WParams {
   int64_t rows, n, k, bits, group, groups, act;
@@ -64,6 +68,15 @@ struct WBuffers {
   const uint8_t *w;
   float *y;
   const float *s, *sz, *bias, *res;
+};
+
+/// Panel p's scale and scale x zero point tables ([groups][64]; the
+/// second null when every zero point is 0).
+struct PanelTables {
+  const float *s, *sz;
+  PanelTables(const WParams &g, const WBuffers &bf, int64_t p)
+      : s(bf.s + p * g.groups * kP),
+        sz(bf.sz ? bf.sz + p * g.groups * kP : nullptr) {}
 };
 
 /// Weight (k, j) of a packed panel as an integer (int8, or the unsigned
@@ -93,8 +106,7 @@ void streamPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
                          const float *const *a, const float *const *asum,
                          int mr, float out[kMaxStreamRows][kP]) {
   const uint8_t *w = g.panel(bf.w, p);
-  const float *s = bf.s + p * g.groups * kP;
-  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  const auto [s, sz] = PanelTables(g, bf, p);
   for (int r = 0; r < mr; ++r)
     std::fill_n(out[r], kP, 0.f);
   float part[kMaxStreamRows][kP];
@@ -122,8 +134,7 @@ void streamPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
 void dequantPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
                           float *dst) {
   const uint8_t *w = g.panel(bf.w, p);
-  const float *s = bf.s + p * g.groups * kP;
-  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  const auto [s, sz] = PanelTables(g, bf, p);
   for (int64_t k = 0; k < g.k; ++k) {
     int64_t q = k / g.group;
     for (int64_t j = 0; j < kP; ++j)
@@ -183,8 +194,7 @@ streamPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
                   const float *const *a, const float *const *asum,
                   float out[kMaxStreamRows][kP]) {
   const uint8_t *w = g.panel(bf.w, p);
-  const float *s = bf.s + p * g.groups * kP;
-  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  const auto [s, sz] = PanelTables(g, bf, p);
   __m512 acc[MR][4];
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < 4; ++v)
@@ -246,8 +256,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
                    float *dst) {
   const uint8_t *w = g.panel(bf.w, p);
-  const float *s = bf.s + p * g.groups * kP;
-  const float *sz = bf.sz ? bf.sz + p * g.groups * kP : nullptr;
+  const auto [s, sz] = PanelTables(g, bf, p);
   for (int64_t q = 0; q < g.groups; ++q) {
     int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
     __m512 sv[4], zv[4];
@@ -404,8 +413,7 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
     for (int64_t r = r0; r < r1; ++r)
       for (int64_t k = 0; k < g.k; ++k)
         scaled[(r - r0) * g.k + k] =
-            k % 8 == 7 ? bf.a[r * g.k + k]
-                       : std::ldexp(bf.a[r * g.k + k], -4 * (int)(k % 8));
+            bf.a[r * g.k + k] * kNibbleScale[k % 8];
     aRows = scaled.data(), aRow0 = r0;
   }
 #endif
