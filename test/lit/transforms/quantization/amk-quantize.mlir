@@ -45,6 +45,16 @@
 // DYN: "amk.qgemm"
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=dynamic data-dir=%t/calib})' 2>&1 | FileCheck %s --check-prefix=DYNDATA
 // DYNDATA: error: amk-quantize: precision dynamic needs no data-dir
+// Weight-only: the Gemm's weights int8 per column (w8) or int4 in blocks of
+// 32 (w4), its input float: amk.wgemm; the convolutions stay float.
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=w8})' | FileCheck %s --check-prefix=W8
+// W8-LABEL: func.func @main_graph(
+// W8: "amk.conv"
+// W8: "amk.wgemm"({{.*}}) <{alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<1x16xf32>, tensor<10x16xi8>
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=w4})' | FileCheck %s --check-prefix=W4
+// W4: "amk.wgemm"({{.*}}block_size = 32 : i64{{.*}}tensor<10x16xi4>
+// RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=w8 data-dir=%t/calib})' 2>&1 | FileCheck %s --check-prefix=W8DATA
+// W8DATA: error: amk-quantize: precision w8 needs no data-dir: only the weights are quantized
 
 // Bad options fail when the pipeline is parsed.
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=int4})' 2>&1 | FileCheck %s --check-prefix=BADP
