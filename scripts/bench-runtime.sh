@@ -94,6 +94,21 @@ for kv in sys.argv[1:]:
     r[k] = v
 print(json.dumps(r))' "$@" >> "$file"
 }
+# Runs amk-run with the arguments after `--` (adding --json) and appends its
+# result with the fields to FILE, or counts a failure named WHAT.
+bench_run() { # file, what, fields..., --, amk-run arguments...
+  local file=$1 what=$2 json rc fields=()
+  shift 2
+  while [ "$1" != -- ]; do fields+=("$1"); shift; done
+  shift
+  json=$("$build/bin/amk-run" "$@" --json 2>"$out/err.txt")
+  rc=$?
+  if [ $rc -ne 0 ] || [ -z "$json" ]; then
+    fail "$what" $rc "$json"
+  else
+    record "$file" "$json" "${fields[@]}"
+  fi
+}
 for m in "${models[@]}"; do
   [ -f "$m" ] || { echo "missing $m (run scripts/build.sh zoo zoo-large)"; exit 2; }
   inputs=()
@@ -201,34 +216,19 @@ for mname in "${int8_models[@]}"; do
   d="${m%_op*.onnx}_inputs"
   [ -d "$d" ] && inputs=(--input-dir "$d")
   for t in 1 2; do
-    json=$("$build/bin/amk-run" "$m" "${inputs[@]}" --seed 7 --threads "$t" \
-           --precision int8 --calibration-data "$w/calib" --bench --iters "$iters" \
-           --warmup "$warmup" --check-reference --min-cosine 0.99 --json 2>"$out/err.txt")
-    rc=$?
-    if [ $rc -ne 0 ] || [ -z "$json" ]; then
-      fail "$mname int8 threads=$t" $rc "$json"
-    else
-      record "$results_int8" "$json" "threads=$t" "kind=precision-int8" "name=$mname"
-    fi
-    json=$("$build/bin/amk-run" "$w/qdq.onnx" "${inputs[@]}" --seed 7 --threads "$t" \
-           --bench --iters "$iters" --warmup "$warmup" --compare-ort --min-cosine 0.999 \
-           --json 2>"$out/err.txt")
-    rc=$?
-    if [ $rc -ne 0 ] || [ -z "$json" ]; then
-      fail "$mname qdq.onnx threads=$t" $rc "$json"
-    else
-      record "$results_int8" "$json" "threads=$t" "kind=qdq-file" "name=$mname"
-    fi
+    bench_run "$results_int8" "$mname int8 threads=$t" "threads=$t" \
+      "kind=precision-int8" "name=$mname" -- "$m" "${inputs[@]}" --seed 7 \
+      --threads "$t" --precision int8 --calibration-data "$w/calib" --bench \
+      --iters "$iters" --warmup "$warmup" --check-reference --min-cosine 0.99
+    bench_run "$results_int8" "$mname qdq.onnx threads=$t" "threads=$t" \
+      "kind=qdq-file" "name=$mname" -- "$w/qdq.onnx" "${inputs[@]}" --seed 7 \
+      --threads "$t" --bench --iters "$iters" --warmup "$warmup" --compare-ort \
+      --min-cosine 0.999
     [ -f "$w/dynamic.onnx" ] || continue
-    json=$("$build/bin/amk-run" "$w/dynamic.onnx" "${inputs[@]}" --seed 7 --threads "$t" \
-           --bench --iters "$iters" --warmup "$warmup" --compare-ort --min-cosine 0.999 \
-           --json 2>"$out/err.txt")
-    rc=$?
-    if [ $rc -ne 0 ] || [ -z "$json" ]; then
-      fail "$mname dynamic.onnx threads=$t" $rc "$json"
-    else
-      record "$results_int8" "$json" "threads=$t" "kind=dynamic-file" "name=$mname"
-    fi
+    bench_run "$results_int8" "$mname dynamic.onnx threads=$t" "threads=$t" \
+      "kind=dynamic-file" "name=$mname" -- "$w/dynamic.onnx" "${inputs[@]}" \
+      --seed 7 --threads "$t" --bench --iters "$iters" --warmup "$warmup" \
+      --compare-ort --min-cosine 0.999
   done
 done
 # Weight-only: --precision w8/w4 on the zoo's transformers, then the
@@ -242,15 +242,10 @@ for mname in "${wonly_models[@]}"; do
   for t in 1 2; do
     for p in w8 w4; do
       cos=0.99; [ "$p" = w4 ] && cos=0.95
-      json=$("$build/bin/amk-run" "$m" "${inputs[@]}" --seed 7 --threads "$t" \
-             --precision "$p" --bench --iters "$iters" --warmup "$warmup" \
-             --check-reference --min-cosine "$cos" --json 2>"$out/err.txt")
-      rc=$?
-      if [ $rc -ne 0 ] || [ -z "$json" ]; then
-        fail "$mname $p threads=$t" $rc "$json"
-      else
-        record "$results_wonly" "$json" "threads=$t" "kind=precision-$p" "name=$mname"
-      fi
+      bench_run "$results_wonly" "$mname $p threads=$t" "threads=$t" \
+        "kind=precision-$p" "name=$mname" -- "$m" "${inputs[@]}" --seed 7 \
+        --threads "$t" --precision "$p" --bench --iters "$iters" \
+        --warmup "$warmup" --check-reference --min-cosine "$cos"
     done
   done
 done
@@ -258,15 +253,10 @@ w="$out/wonly"
 if /usr/bin/python3 "$root/scripts/weight-only-bench-prep.py" "$build/bin" "$w" > "$out/err.txt" 2>&1; then
   for t in 1 2; do
     for p in float w8 w4; do
-      json=$("$build/bin/amk-run" "$w/$p.onnx" --seed 7 --threads "$t" --bench \
-             --iters "$((iters * 3))" --warmup "$warmup" --compare-ort --min-cosine 0.999 \
-             --json 2>"$out/err.txt")
-      rc=$?
-      if [ $rc -ne 0 ] || [ -z "$json" ]; then
-        fail "mlp_stack $p threads=$t" $rc "$json"
-      else
-        record "$results_wonly" "$json" "threads=$t" "kind=stack-$p" "name=mlp_stack"
-      fi
+      bench_run "$results_wonly" "mlp_stack $p threads=$t" "threads=$t" \
+        "kind=stack-$p" "name=mlp_stack" -- "$w/$p.onnx" --seed 7 --threads "$t" \
+        --bench --iters "$((iters * 3))" --warmup "$warmup" --compare-ort \
+        --min-cosine 0.999
     done
   done
 else
@@ -283,15 +273,10 @@ if /usr/bin/python3 "$root/scripts/decoder-bench-prep.py" "$w" > "$out/err.txt" 
       for t in 1 2; do
         for p in fp32 w8 w4; do
           cos=(); [ "$p" = w8 ] && cos=(--min-cosine 0.99); [ "$p" = w4 ] && cos=(--min-cosine 0.9)
-          json=$("$build/bin/amk-run" "$w/$mname.onnx" --input-dir "$w/${mname}_$step" \
-                 --threads "$t" --precision "$p" --bench --iters "$((iters * 2))" \
-                 --warmup "$warmup" --compare-ort "${cos[@]}" --json 2>"$out/err.txt")
-          rc=$?
-          if [ $rc -ne 0 ] || [ -z "$json" ]; then
-            fail "$mname $step $p threads=$t" $rc "$json"
-          else
-            record "$results_dec" "$json" "threads=$t" "precision=$p" "step=$step" "name=$mname"
-          fi
+          bench_run "$results_dec" "$mname $step $p threads=$t" "threads=$t" \
+            "precision=$p" "step=$step" "name=$mname" -- "$w/$mname.onnx" \
+            --input-dir "$w/${mname}_$step" --threads "$t" --precision "$p" --bench \
+            --iters "$((iters * 2))" --warmup "$warmup" --compare-ort "${cos[@]}"
         done
       done
     done
