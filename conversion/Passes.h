@@ -20,7 +20,7 @@
 namespace amk {
 
 /// amk-schedule-megakernel's conv-kernel option.
-enum class ConvKernel { Auto, Direct, Im2col };
+enum class ConvKernel { Auto, Direct, Im2col, Winograd };
 /// amk-schedule-megakernel's policy option.
 enum class SchedulePolicy { EarliestFinish, RoundRobin };
 

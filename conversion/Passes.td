@@ -48,16 +48,26 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            /*default=*/"::amk::ConvKernel::Auto",
            "Kernel for group-1 convolutions: direct (register tiles over "
            "weights packed at compile time), im2col (implicit GEMM on "
-           "libxsmm, columns packed per block at run time), or auto (direct "
-           "where it applies: float weights, column stride 1 or 2; 1x1 "
-           "stride-1 convolutions stay GEMMs unless their output channels "
-           "are a multiple of 32) [tune: auto|direct|im2col]",
+           "libxsmm, columns packed per block at run time), winograd "
+           "(Winograd F(m x m, 3 x 3) for 3x3 stride-1 convolutions, direct "
+           "elsewhere), or auto (Winograd where the cost model expects it "
+           "to beat the direct kernel, direct where it applies: float "
+           "weights, column stride 1 or 2; 1x1 stride-1 convolutions stay "
+           "GEMMs unless their output channels are a multiple of 32) "
+           "[tune: auto|direct|im2col|winograd]",
            [{::llvm::cl::values(
              clEnumValN(::amk::ConvKernel::Auto, "auto", "direct where it pays"),
              clEnumValN(::amk::ConvKernel::Direct, "direct",
                         "direct wherever it applies"),
              clEnumValN(::amk::ConvKernel::Im2col, "im2col",
-                        "implicit GEMM"))}]>,
+                        "implicit GEMM"),
+             clEnumValN(::amk::ConvKernel::Winograd, "winograd",
+                        "Winograd for every 3x3 stride-1 convolution"))}]>,
+    Option<"winogradTile", "winograd-tile", "int64_t", /*default=*/"0",
+           "Output tile of the Winograd convolutions: 2 (F(2x2, 3x3)), 4 "
+           "(F(4x4, 3x3)) or 0 (the cost model picks per layer: 4 where "
+           "the tiles are many, 2 where transformed weights would be read "
+           "for few tiles) [tune: 0|2|4]">,
     Option<"policy", "policy", "::amk::SchedulePolicy",
            /*default=*/"::amk::SchedulePolicy::EarliestFinish",
            "List-scheduling policy: eft (earliest finish time) or "

@@ -11,6 +11,7 @@
 
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
+#include "runtime/lib/kernels/Winograd.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -58,6 +59,37 @@ ConvGeometry ConvGeometry::of(Operation *op, Value weight) {
     g.ph = g.pw = 0;
   }
   return g;
+}
+
+/// The Winograd output tile (2 or 4) for a 3x3 stride-1 convolution, or 0
+/// where the direct kernel is expected to be faster. Each candidate costs
+/// its arithmetic or its weight stream, whichever is longer (a batch-1
+/// layer reads its weights once), plus the transformed tiles' round trips
+/// through cache; F(4x4) has 4x fewer multiplies than direct but 4x the
+/// weight bytes, so it wins where the tiles are many and F(2x2) where a
+/// small plane meets many channels (ResNet's 7x7 layers). `force` leaves
+/// out the direct kernel.
+static int64_t chooseWinogradTile(const ConvGeometry &g, double peakGflops,
+                                  double memGbps, bool force) {
+  const double peak = peakGflops * 0.9, B = AMK_CONV_OC_BLOCK;
+  const double ocp = std::ceil(g.oc / B) * B;
+  double best = force ? INFINITY
+                      : std::max(2.0 * g.n * g.oc * g.oh * g.ow * g.c * 9 / peak,
+                                 4.0 * g.oc * g.c * 9 / memGbps);
+  int64_t choice = 0;
+  for (int64_t m : {4, 2}) {
+    double a2 = (m + 2) * (m + 2);
+    double tiles = g.n * std::ceil(g.oh / (double)m) * std::ceil(g.ow / (double)m);
+    double gemm = 2.0 * a2 * tiles * g.c * ocp / (peak * 0.95);
+    double weights = 4.0 * a2 * g.c * ocp / memGbps;
+    // Transformed inputs and products, written once and read once, at
+    // about four times the memory bandwidth (they mostly stay in L2).
+    double transforms = 4.0 * a2 * tiles * (g.c + ocp) * 2 / (4 * memGbps);
+    double ns = std::max(gemm, weights) + transforms;
+    if (ns < best)
+      best = ns, choice = m;
+  }
+  return choice;
 }
 
 LogicalResult Scheduler::lowerConv(Operation *op) {
@@ -159,7 +191,37 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   }
   bool depthwise = group == C && group > 1 && OC % C == 0;
   int wSlot = *wi;
-  if (direct) {
+  // Winograd: 3x3, stride and dilation 1, constant float weights.
+  int64_t wino = 0;
+  if (direct && KH == 3 && KW == 3 && sh == 1 && sw == 1 && dh == 1 &&
+      dw == 1 && (opts.convKernel == amk::ConvKernel::Auto ||
+                  opts.convKernel == amk::ConvKernel::Winograd)) {
+    bool force = opts.convKernel == amk::ConvKernel::Winograd;
+    wino = opts.winogradTile
+               ? opts.winogradTile
+               : chooseWinogradTile(g, opts.peakGflops, opts.memGbps, force);
+    // A forced tile size still yields to the direct kernel under `auto`
+    // when the cost model rejects Winograd altogether.
+    if (!force && opts.winogradTile &&
+        !chooseWinogradTile(g, opts.peakGflops, opts.memGbps, false))
+      wino = 0;
+  }
+  if (wino) {
+    auto value = amk::getConstantTensor(w);
+    if (!value)
+      return unsupported(op, "cannot read the constant weights");
+    int64_t n = amk::rt::winograd::transformedWeightFloats(wino, OC, C);
+    amk::ref::Tensor packed(value->dtype(), {n / AMK_CONV_OC_BLOCK,
+                                             AMK_CONV_OC_BLOCK});
+    amk::rt::winograd::transformWeights(wino, OC, C, value->data<float>(),
+                                        packed.data<float>());
+    auto type = RankedTensorType::get({n / AMK_CONV_OC_BLOCK,
+                                       AMK_CONV_OC_BLOCK},
+                                      wt.getElementType());
+    wSlot = newConstTensor(type, packed.toAttr(op->getContext()),
+                           amk::onnx::getTensorName(w).str() + ".winograd" +
+                               std::to_string(wino));
+  } else if (direct) {
     // [ceil(OC/32)][C][KH][KW][32]: each tap's 32 output channels are two
     // vectors, and a block's taps are read in order.
     auto value = amk::getConstantTensor(w);
@@ -182,9 +244,11 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
                            amk::onnx::getTensorName(w).str() + ".direct");
   }
   KOp &k = newKOp(op, depthwise ? AMK_RT_K_DWCONV : AMK_RT_K_CONV);
-  k.variant = direct ? 2 : (!depthwise && group == 1) ? 1 : 0;
+  k.variant = wino ? 3 : direct ? 2 : (!depthwise && group == 1) ? 1 : 0;
   k.slots = {*xi, wSlot, yi, bi, zi};
-  k.ip.assign(AMK_SP_NUM_IPARAMS, 0);
+  k.ip.assign(wino ? AMK_CONV_NUM_IPARAMS : AMK_SP_NUM_IPARAMS, 0);
+  if (wino)
+    k.ip[AMK_CONV_WINOGRAD_M] = wino;
   int64_t *ip = k.ip.data();
   ip[AMK_SP_N] = N, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W,
   ip[AMK_SP_OC] = OC, ip[AMK_SP_KH] = KH, ip[AMK_SP_KW] = KW,
@@ -200,6 +264,14 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
     k.cols = P, k.colTiling = true, k.rowAlign = 32, k.colAlign = 64;
     k.rowOperandBytes = 4.0 * OC * K;
     k.colOperandBytes = 4.0 * N * C * H * W * KH * KW;
+  } else if (k.variant == 3) {
+    // Column tiles are whole rows of output tiles. `flops` stays the
+    // direct convolution's, so reported GFLOP/s are effective ones.
+    k.bytes = 4.0 * (N * C * H * W + tensors[wSlot].bytes / 4 + N * OC * P);
+    k.cols = P, k.colTiling = true, k.rowAlign = AMK_CONV_OC_BLOCK,
+    k.colAlign = wino * OW;
+    k.rowOperandBytes = tensors[wSlot].bytes;
+    k.colOperandBytes = 4.0 * N * C * H * W;
   } else if (k.variant == 2) {
     // Column tiles are whole output rows (the register tiles run along a
     // row); row tiles whole 32-channel blocks.

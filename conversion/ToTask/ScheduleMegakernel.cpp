@@ -402,6 +402,12 @@ struct ScheduleMegakernelPass
                        "1024]");
       return signalPassFailure();
     }
+    if (winogradTile != 0 && winogradTile != 2 && winogradTile != 4) {
+      module.emitError("amk-schedule-megakernel: winograd-tile must be 0 "
+                       "(the cost model picks), 2 or 4, not ")
+          << static_cast<int64_t>(winogradTile);
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     if (funcs.size() != 1) {
       module.emitError("amk-schedule-megakernel: expected one graph "
@@ -412,7 +418,7 @@ struct ScheduleMegakernelPass
     amk::ScheduleMegakernelOptions o;
     o.workers = workers, o.tasksPerWorker = std::max<int64_t>(1, tasksPerWorker);
     o.minTaskNs = minTaskNs, o.tileRows = tileRows, o.tileCols = tileCols;
-    o.convKernel = convKernel;
+    o.convKernel = convKernel, o.winogradTile = winogradTile;
     o.policy = policy, o.syncNs = syncNs, o.peakGflops = peakGflops,
     o.memGbps = memGbps;
     Scheduler s(module, funcs[0], o);

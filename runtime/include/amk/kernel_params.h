@@ -134,8 +134,13 @@ enum {
  * GEMM, W [OC][C*KH*KW] times input columns packed per block on the fly,
  * on libxsmm microkernels. Variant 2 (group 1, stride 1 or 2): direct,
  * on W packed as [ceil(OC/32)][C][KH][KW][32] (zero past OC), 14 pixels x
- * 32 channels per register tile. */
+ * 32 channels per register tile. Variant 3 (3x3, stride 1, dilation 1,
+ * group 1): Winograd F(m x m, 3 x 3), m = iparam AMK_CONV_WINOGRAD_M (2 or
+ * 4), on W transformed at compile time as [(m+2)^2][ceil(OC/32)][C][32]
+ * (runtime/lib/kernels/Winograd.h); column tiles are whole rows of m-row
+ * output tiles. */
 #define AMK_CONV_OC_BLOCK 32
+enum { AMK_CONV_WINOGRAD_M = AMK_SP_NUM_IPARAMS, AMK_CONV_NUM_IPARAMS };
 /* POOL: buffers X, Y. Rows: N*C. Modes past 4 are the other reductions,
  * over the window's in-bounds elements: */
 enum { AMK_POOL_L1 = 5, AMK_POOL_L2 = 6, AMK_POOL_SUM_SQUARE = 7,

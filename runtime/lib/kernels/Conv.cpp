@@ -2,7 +2,8 @@
 //
 // Part of AMK. The CONV kind, by variant: 0, direct loops for any group
 // count; 1, implicit GEMM on libxsmm blocks; 2, the register-tiled direct
-// convolution on packed weights, in DirectConv.cpp for its size.
+// convolution on packed weights, in DirectConv.cpp for its size; 3,
+// Winograd F(m x m, 3 x 3), in WinogradConv.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,6 +141,10 @@ bool KernelImpl<AMK_RT_K_CONV>::run(const KernelCall &call, const int64_t *tile,
     directConvTile(call, tile);
     return true;
   }
+  if (call.kernel->variant == 3) {
+    winogradConvTile(call, tile);
+    return true;
+  }
   convTile(call, tile);
   return true;
 }
@@ -154,6 +159,16 @@ bool KernelImpl<AMK_RT_K_CONV>::check(const amk_rt_kernel &k, const int64_t *ip,
     error = "kernel '" + std::string(k.name ? k.name : "") +
             "': the direct convolution needs group 1 and a column stride "
             "of 1 or 2";
+    return false;
+  }
+  if (k.variant == 3 &&
+      (k.num_iparams < AMK_CONV_NUM_IPARAMS || ip[AMK_SP_GROUP] != 1 ||
+       ip[AMK_SP_KH] != 3 || ip[AMK_SP_KW] != 3 || ip[AMK_SP_SH] != 1 ||
+       ip[AMK_SP_SW] != 1 || ip[AMK_SP_DH] != 1 || ip[AMK_SP_DW] != 1 ||
+       (ip[AMK_CONV_WINOGRAD_M] != 2 && ip[AMK_CONV_WINOGRAD_M] != 4))) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': the Winograd convolution needs a 3x3 filter, stride and "
+            "dilation 1, group 1 and an output tile of 2 or 4";
     return false;
   }
   return true;

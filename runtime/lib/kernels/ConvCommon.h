@@ -64,6 +64,9 @@ inline void convEpilogue(float *y, int64_t P, int64_t channel,
 /// (DirectConv.cpp).
 void directConvTile(const KernelCall &call, const int64_t *tile);
 
+/// CONV variant 3, Winograd F(m x m, 3 x 3) (WinogradConv.cpp).
+void winogradConvTile(const KernelCall &call, const int64_t *tile);
+
 } // namespace amk::rt
 
 #endif // AMK_RUNTIME_KERNELS_CONVCOMMON_H

@@ -12,13 +12,19 @@
 // (variant 1, unpacked weights), direct takes the 1x1 conv too.
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=im2col},amk-validate-task-program)' | FileCheck %s --check-prefix=IM2COL
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=direct},amk-validate-task-program)' | FileCheck %s --check-prefix=DIRECT
-// RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd})' 2>&1 | FileCheck %s --check-prefix=BADCONV
+// RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=fft})' 2>&1 | FileCheck %s --check-prefix=BADCONV
+// conv-kernel=winograd forces Winograd on every 3x3 stride-1 convolution
+// (the cost model picks the tile size), winograd-tile picks F(2x2, 3x3).
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{winograd-tile=2},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO2
+// RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{winograd-tile=3})' 2>&1 | FileCheck %s --check-prefix=BADTILE
 // Op features without a kernel are compile-time errors naming op and
 // feature: the expected-error cases below, under every run above.
 
 // BADPOLICY: for the --policy option: Cannot find option named 'random'!
 // BADPOLICY: failed to add `amk-schedule-megakernel` with options `policy=random`
-// BADCONV: for the --conv-kernel option: Cannot find option named 'winograd'!
+// BADCONV: for the --conv-kernel option: Cannot find option named 'fft'!
+// BADTILE: winograd-tile must be 0 (the cost model picks), 2 or 4, not 3
 
 // The compiled program gives the reference interpreter's outputs with 1
 // and 2 workers, threaded and on the single-thread executor. amk-run takes
@@ -31,6 +37,9 @@
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col})' | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/winograd.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/winograd.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 winograd-tile=2 min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/winograd.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 conv-kernel=winograd winograd-tile=4})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
@@ -155,6 +164,40 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %g = "onnx.Gemm"(%f, %wf, %bf) <{transB = 1 : i64}> : (tensor<1x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<1x10xf32>
     %s = "onnx.Softmax"(%g) <{axis = -1 : i64}> : (tensor<1x10xf32>) -> tensor<1x10xf32>
     return %s : tensor<1x10xf32>
+  }
+}
+
+// -----
+
+//--- winograd.mlir
+// 3x3 stride-1 convolutions with enough channels and pixels: Winograd
+// F(4x4, 3x3) (variant 3) by default, its weights transformed at compile
+// time into 36 points x 2 blocks of 32 channels x C rows of 32.
+// CHECK-LABEL: amk_task.program @winograd attributes
+// CHECK: kind = "const", name = "{{.*}}.winograd4", {{.*}}type = tensor<2304x32xf32>
+// CHECK: kind = "const", name = "{{.*}}.winograd4", {{.*}}type = tensor<2880x32xf32>
+// CHECK: amk_task.kernel conv {{{.*}}iparams = array<i64: 1, 32, 24, 24, 40, 3, 3, 24, 24, 1, 1, 1, 1, 1, 1, 1, 1, 4>{{.*}}variant = 3 : i64}
+// CHECK: amk_task.kernel conv {{{.*}}variant = 3 : i64}
+// The direct kernel where it is asked for; F(2x2, 3x3) has 16 points.
+// DIRECT-LABEL: amk_task.program @winograd attributes
+// DIRECT-NOT: winograd
+// DIRECT: amk_task.kernel conv {{{.*}}variant = 2 : i64}
+// WINO2-LABEL: amk_task.program @winograd attributes
+// WINO2: kind = "const", name = "{{.*}}.winograd2", {{.*}}type = tensor<1024x32xf32>
+// WINO2: amk_task.kernel conv {{{.*}}array<i64: 1, 32, 24, 24, 40, 3, 3, 24, 24, 1, 1, 1, 1, 1, 1, 1, 1, 2>{{.*}}variant = 3 : i64}
+// Forced Winograd also takes the 3-channel convolution of @cnn_mlp above.
+// WINO-LABEL: amk_task.program @cnn_mlp attributes
+// WINO: kind = "const", name = "{{.*}}.winograd{{[24]}}"
+// WINO: amk_task.kernel conv {{{.*}}variant = 3 : i64}
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @winograd(%x: tensor<1x32x24x24xf32> {onnx.name = "x"}) -> (tensor<1x40x24x24xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.02> : tensor<40x32x3x3xf32>}> : () -> tensor<40x32x3x3xf32>
+    %b1 = "onnx.Constant"() <{value = dense<0.1> : tensor<40xf32>}> : () -> tensor<40xf32>
+    %w2 = "onnx.Constant"() <{value = dense<-0.01> : tensor<40x40x3x3xf32>}> : () -> tensor<40x40x3x3xf32>
+    %c = "amk.conv"(%x, %w1, %b1, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<1x32x24x24xf32>, tensor<40x32x3x3xf32>, tensor<40xf32>, none) -> tensor<1x40x24x24xf32>
+    %r = "amk.conv"(%c, %w2, %none, %c) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x40x24x24xf32>, tensor<40x40x3x3xf32>, none, tensor<1x40x24x24xf32>) -> tensor<1x40x24x24xf32>
+    return %r : tensor<1x40x24x24xf32>
   }
 }
 
