@@ -68,6 +68,15 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "(F(4x4, 3x3)) or 0 (the cost model picks per layer: 4 where "
            "the tiles are many, 2 where transformed weights would be read "
            "for few tiles) [tune: 0|2|4]">,
+    Option<"fuseBlocks", "fuse-blocks", "bool", /*default=*/"true",
+           "Run each 1x1 expansion -> 3x3 depthwise -> 1x1 projection chain "
+           "(MobileNetV2's inverted-residual block, the expansion optional) "
+           "as one kernel over output row strips whose expanded activation "
+           "stays in cache [tune: true|false]">,
+    Option<"fuseBlocksMinBytes", "fuse-blocks-min-bytes", "int64_t",
+           /*default=*/"1572864",
+           "fuse-blocks takes a chain only when its depthwise input (the "
+           "expanded activation) is at least this many bytes">,
     Option<"policy", "policy", "::amk::SchedulePolicy",
            /*default=*/"::amk::SchedulePolicy::EarliestFinish",
            "List-scheduling policy: eft (earliest finish time) or "

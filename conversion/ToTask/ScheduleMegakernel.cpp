@@ -211,6 +211,10 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
                                  " is not a static tensor the runtime "
                                  "handles");
   }
+  if (absorbed.contains(op))
+    return success();
+  if (blocks.count(op))
+    return lowerInvertedResidual(op);
   auto softmaxAxis = [](Operation *op, int64_t axis) {
     int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
     return axis < 0 ? axis + rank : axis;
@@ -336,6 +340,7 @@ LogicalResult Scheduler::lowerView(Operation *op) {
 }
 
 LogicalResult Scheduler::run() {
+  findInvertedResiduals();
   for (Operation &op : func.getBody().front())
     if (failed(lowerOp(&op)))
       return failure();
@@ -419,6 +424,7 @@ struct ScheduleMegakernelPass
     o.workers = workers, o.tasksPerWorker = std::max<int64_t>(1, tasksPerWorker);
     o.minTaskNs = minTaskNs, o.tileRows = tileRows, o.tileCols = tileCols;
     o.convKernel = convKernel, o.winogradTile = winogradTile;
+    o.fuseBlocks = fuseBlocks, o.fuseBlocksMinBytes = fuseBlocksMinBytes;
     o.policy = policy, o.syncNs = syncNs, o.peakGflops = peakGflops,
     o.memGbps = memGbps;
     Scheduler s(module, funcs[0], o);

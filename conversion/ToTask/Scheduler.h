@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <functional>
@@ -184,6 +185,13 @@ private:
   DenseMap<Value, int> tensorOf;
   std::vector<KOp> kops;
   std::vector<Task> tasks;
+  /// Inverted-residual blocks (fuse-blocks), by their depthwise op; the
+  /// expansions and projections they absorbed lower to nothing.
+  struct InvertedResidual {
+    Operation *expand = nullptr, *project = nullptr;
+  };
+  DenseMap<Operation *, InvertedResidual> blocks;
+  llvm::DenseSet<Operation *> absorbed;
 
   // Graph to kernels.
   FailureOr<int> getTensor(Value v, Operation *user);
@@ -200,6 +208,8 @@ private:
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerView(Operation *op);
   LogicalResult lowerConv(Operation *op);
+  void findInvertedResiduals();
+  LogicalResult lowerInvertedResidual(Operation *dw);
   LogicalResult lowerQConv(Operation *op);
   LogicalResult lowerQGemm(Operation *op);
   LogicalResult lowerWGemm(Operation *op);

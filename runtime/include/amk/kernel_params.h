@@ -141,6 +141,20 @@ enum {
  * output tiles. */
 #define AMK_CONV_OC_BLOCK 32
 enum { AMK_CONV_WINOGRAD_M = AMK_SP_NUM_IPARAMS, AMK_CONV_NUM_IPARAMS };
+/* INVERTED_RESIDUAL: MobileNetV2's block as one kernel over output row
+ * strips, so the expanded activation stays in cache
+ * (amk-schedule-megakernel{fuse-blocks}): E = act1(W1 X + b1) [N][CE][H][W]
+ * (1x1 expansion; without W1, E = X), D = act2(dw3x3(E) + bd) (depthwise,
+ * pad 1, stride S) [N][CE][OH][OW], Y = act3(W3 D + b3 + R)
+ * [N][CO][OH][OW]. Buffers X, W1 [CE][C], B1 [CE], WD [CE][9], BD [CE],
+ * W3 [CO][CE], B3 [CO], R (Y's shape), Y; W1, B1, BD, B3 and R optional.
+ * Rows: N*OH (output rows). fparams: alpha and beta of act1, act2, act3. */
+enum { AMK_IR_N, AMK_IR_C, AMK_IR_H, AMK_IR_W, AMK_IR_CE, AMK_IR_CO,
+       AMK_IR_OH, AMK_IR_OW, AMK_IR_STRIDE, AMK_IR_ACT1, AMK_IR_ACT2,
+       AMK_IR_ACT3, AMK_IR_NUM_IPARAMS };
+enum { AMK_IR_X, AMK_IR_W1, AMK_IR_B1, AMK_IR_WD, AMK_IR_BD, AMK_IR_W3,
+       AMK_IR_B3, AMK_IR_R, AMK_IR_Y, AMK_IR_NUM_BUFFERS };
+
 /* POOL: buffers X, Y. Rows: N*C. Modes past 4 are the other reductions,
  * over the window's in-bounds elements: */
 enum { AMK_POOL_L1 = 5, AMK_POOL_L2 = 6, AMK_POOL_SUM_SQUARE = 7,

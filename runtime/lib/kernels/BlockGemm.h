@@ -59,6 +59,11 @@ struct BlockKernels {
 bool blockGemm(const float *A, int64_t lda, const float *B, int64_t ldb,
                float *C, int64_t ldc, int64_t M, int64_t N, int64_t K);
 
+/// The same with the leading dimensions of `bk`, whose kernels stay
+/// looked up across calls (a kernel that multiplies row by row).
+bool blockGemm(BlockKernels &bk, const float *A, const float *B, float *C,
+               int64_t M, int64_t N, int64_t K);
+
 } // namespace amk::rt
 
 #endif // AMK_RUNTIME_KERNELS_BLOCKGEMM_H

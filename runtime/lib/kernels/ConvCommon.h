@@ -11,8 +11,11 @@
 
 #include "runtime/lib/Kernels.h"
 
+#include "runtime/lib/kernels/Vector.h"
+
 #include "amk/kernel_params.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace amk::rt {
@@ -58,6 +61,48 @@ inline void convEpilogue(float *y, int64_t P, int64_t channel,
     for (int64_t i = 0; i < P; ++i)
       y[i] += res[i];
   applyActivation(y, P, act, fp[0], fp[1]);
+}
+
+/// One output plane of a 3x3 depthwise convolution, stride SW (1 or 2),
+/// dilation 1, from the zero-padded input plane (readable 32 floats past
+/// its end): every 16-pixel block of an output row is nine vector FMAs on
+/// one register of accumulators, then the bias and a ReLU/Clip, then one
+/// store. The taps are added in the generic loop's order. DWCONV and the
+/// fused inverted-residual block share it.
+template <int SW>
+inline void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
+                int64_t ow, const float *wk, float bias, int act, float lo,
+                float hi, float *y, const char *next, int64_t nextBytes) {
+  constexpr int64_t V = 16;
+  // The taps in registers: `y` may alias `wk` for all the compiler knows,
+  // so it would reload them after every store.
+  V16 wv[9];
+  for (int t = 0; t < 9; ++t)
+    wv[t] = (V16){} + wk[t];
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    prefetchShare(next, nextBytes, oy, oh);
+    const float *r0 = plane + oy * sh * PW;
+    float *yr = y + oy * ow;
+    for (int64_t ox0 = 0; ox0 < ow; ox0 += V) {
+      V16 acc = {};
+      const float *src = r0 + ox0 * SW;
+      for (int ky = 0; ky < 3; ++ky, src += PW)
+        for (int kx = 0; kx < 3; ++kx) {
+          V16 x = SW == 1 ? loadV16(src + kx) : loadV16Stride2(src + kx);
+          acc += wv[ky * 3 + kx] * x;
+        }
+      acc += bias;
+      if (act == AMK_OP_RELU) {
+        V16 zero = {};
+        acc = acc > zero ? acc : zero;
+      } else if (act == AMK_OP_CLIP) {
+        V16 l = lo - (V16){}, h = hi - (V16){};
+        acc = acc < l ? l : acc;
+        acc = acc > h ? h : acc;
+      }
+      storeV16(yr + ox0, acc, std::min(V, ow - ox0));
+    }
+  }
 }
 
 /// CONV variant 2, the direct convolution on packed weights

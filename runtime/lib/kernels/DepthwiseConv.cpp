@@ -23,42 +23,6 @@ namespace amk::rt {
 
 namespace {
 
-/// One output plane of a 3x3 depthwise convolution, stride SW (1 or 2),
-/// dilation 1, from the zero-padded input plane (readable 32 floats past
-/// its end): every 16-pixel block of an output row is nine vector FMAs on
-/// one register of accumulators, then the bias and a ReLU/Clip, then one
-/// store. The taps are added in the generic loop's order.
-template <int SW>
-void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
-                int64_t ow, const float *wk, float bias, int act, float lo,
-                float hi, float *y, const char *next, int64_t nextBytes) {
-  constexpr int64_t V = 16;
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    prefetchShare(next, nextBytes, oy, oh);
-    const float *r0 = plane + oy * sh * PW;
-    float *yr = y + oy * ow;
-    for (int64_t ox0 = 0; ox0 < ow; ox0 += V) {
-      V16 acc = {};
-      const float *src = r0 + ox0 * SW;
-      for (int ky = 0; ky < 3; ++ky, src += PW)
-        for (int kx = 0; kx < 3; ++kx) {
-          V16 x = SW == 1 ? loadV16(src + kx) : loadV16Stride2(src + kx);
-          acc += wk[ky * 3 + kx] * x;
-        }
-      acc += bias;
-      if (act == AMK_OP_RELU) {
-        V16 zero = {};
-        acc = acc > zero ? acc : zero;
-      } else if (act == AMK_OP_CLIP) {
-        V16 l = lo - (V16){}, h = hi - (V16){};
-        acc = acc < l ? l : acc;
-        acc = acc > h ? h : acc;
-      }
-      storeV16(yr + ox0, acc, std::min(V, ow - ox0));
-    }
-  }
-}
-
 /// Depthwise: output channel o reads input channel o / multiplier. The
 /// input plane is copied once into a zero-padded buffer so the inner loops
 /// carry no bounds checks and vectorize.

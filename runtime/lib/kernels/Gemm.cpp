@@ -179,6 +179,12 @@ bool blockGemm(const float *A, int64_t lda, const float *B, int64_t ldb,
                float *C, int64_t ldc, int64_t M, int64_t N, int64_t K) {
   BlockKernels bk;
   bk.lda = lda, bk.ldb = ldb, bk.ldc = ldc;
+  return blockGemm(bk, A, B, C, M, N, K);
+}
+
+bool blockGemm(BlockKernels &bk, const float *A, const float *B, float *C,
+               int64_t M, int64_t N, int64_t K) {
+  const int64_t lda = bk.lda, ldb = bk.ldb, ldc = bk.ldc;
   for (int64_t m0 = 0; m0 < M; m0 += kRowBlock) {
     int64_t mb = std::min(kRowBlock, M - m0);
     for (int64_t n0 = 0; n0 < N; n0 += kColBlock) {

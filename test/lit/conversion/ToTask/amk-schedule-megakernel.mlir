@@ -18,6 +18,10 @@
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{winograd-tile=2},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO2
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{winograd-tile=3})' 2>&1 | FileCheck %s --check-prefix=BADTILE
+// fuse-blocks runs expand -> depthwise -> project chains whose expanded
+// activation reaches fuse-blocks-min-bytes as one kernel.
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{fuse-blocks-min-bytes=0},amk-validate-task-program)' | FileCheck %s --check-prefix=FUSE
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{fuse-blocks=false fuse-blocks-min-bytes=0},amk-validate-task-program)' | FileCheck %s --check-prefix=NOFUSE
 // Op features without a kernel are compile-time errors naming op and
 // feature: the expected-error cases below, under every run above.
 
@@ -40,6 +44,8 @@
 // RUN: amk-run %t/winograd.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/winograd.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 winograd-tile=2 min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/winograd.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 conv-kernel=winograd winograd-tile=4})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 fuse-blocks-min-bytes=0 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 fuse-blocks-min-bytes=0})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
@@ -198,6 +204,43 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %c = "amk.conv"(%x, %w1, %b1, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<1x32x24x24xf32>, tensor<40x32x3x3xf32>, tensor<40xf32>, none) -> tensor<1x40x24x24xf32>
     %r = "amk.conv"(%c, %w2, %none, %c) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x40x24x24xf32>, tensor<40x40x3x3xf32>, none, tensor<1x40x24x24xf32>) -> tensor<1x40x24x24xf32>
     return %r : tensor<1x40x24x24xf32>
+  }
+}
+
+// -----
+
+//--- inverted_residual.mlir
+// Two MobileNetV2-style blocks: expand (1x1, Clip) -> depthwise 3x3
+// (Clip) -> project (1x1) + the block input, then a block without
+// expansion (depthwise stride 2, ReLU -> project). The first block's
+// projection is not taken as the second block's expansion.
+// CHECK-LABEL: amk_task.program @inverted_residual attributes
+// CHECK-NOT: inverted_residual {
+// CHECK: amk_task.kernel dwconv
+// FUSE-LABEL: amk_task.program @inverted_residual attributes
+// FUSE: amk_task.kernel inverted_residual {buffers = array<i64: 0, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, -1, 0, [[Y:[0-9]+]]>, fparams = array<f32: 0.000000e+00, 6.000000e+00, 0.000000e+00, 6.000000e+00, 0.000000e+00, 0.000000e+00>, iparams = array<i64: 1, 8, 20, 18, 24, 8, 20, 18, 1, 2, 2, 0>
+// FUSE: amk_task.kernel inverted_residual {buffers = array<i64: [[Y]], -1, -1, {{[0-9]+}}, -1, {{[0-9]+}}, -1, -1, {{[0-9]+}}>, {{.*}}iparams = array<i64: 1, 8, 20, 18, 8, 16, 10, 9, 2, 0, 1, 0>
+// FUSE-NOT: amk_task.kernel
+// FUSE: amk_task.task
+// NOFUSE-LABEL: amk_task.program @inverted_residual attributes
+// NOFUSE-NOT: inverted_residual {
+// NOFUSE: amk_task.kernel dwconv
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @inverted_residual(%x: tensor<1x8x20x18xf32> {onnx.name = "x"}) -> (tensor<1x16x10x9xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.3> : tensor<24x8x1x1xf32>}> : () -> tensor<24x8x1x1xf32>
+    %b1 = "onnx.Constant"() <{value = dense<0.1> : tensor<24xf32>}> : () -> tensor<24xf32>
+    %wd = "onnx.Constant"() <{value = dense<0.2> : tensor<24x1x3x3xf32>}> : () -> tensor<24x1x3x3xf32>
+    %bd = "onnx.Constant"() <{value = dense<-0.3> : tensor<24xf32>}> : () -> tensor<24xf32>
+    %w3 = "onnx.Constant"() <{value = dense<-0.05> : tensor<8x24x1x1xf32>}> : () -> tensor<8x24x1x1xf32>
+    %wd2 = "onnx.Constant"() <{value = dense<0.15> : tensor<8x1x3x3xf32>}> : () -> tensor<8x1x3x3xf32>
+    %w4 = "onnx.Constant"() <{value = dense<0.25> : tensor<16x8x1x1xf32>}> : () -> tensor<16x8x1x1xf32>
+    %e = "amk.conv"(%x, %w1, %b1, %none) <{activation = "clip", activation_alpha = 0.0 : f32, activation_beta = 6.0 : f32}> : (tensor<1x8x20x18xf32>, tensor<24x8x1x1xf32>, tensor<24xf32>, none) -> tensor<1x24x20x18xf32>
+    %d = "amk.conv"(%e, %wd, %bd, %none) <{group = 24 : i64, pads = array<i64: 1, 1, 1, 1>, activation = "clip", activation_alpha = 0.0 : f32, activation_beta = 6.0 : f32}> : (tensor<1x24x20x18xf32>, tensor<24x1x3x3xf32>, tensor<24xf32>, none) -> tensor<1x24x20x18xf32>
+    %p = "amk.conv"(%d, %w3, %none, %x) : (tensor<1x24x20x18xf32>, tensor<8x24x1x1xf32>, none, tensor<1x8x20x18xf32>) -> tensor<1x8x20x18xf32>
+    %d2 = "amk.conv"(%p, %wd2, %none, %none) <{group = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, activation = "relu"}> : (tensor<1x8x20x18xf32>, tensor<8x1x3x3xf32>, none, none) -> tensor<1x8x10x9xf32>
+    %y = "amk.conv"(%d2, %w4, %none, %none) : (tensor<1x8x10x9xf32>, tensor<16x8x1x1xf32>, none, none) -> tensor<1x16x10x9xf32>
+    return %y : tensor<1x16x10x9xf32>
   }
 }
 
