@@ -174,8 +174,8 @@ void winogradMicroTile(const float *v, int64_t cs, int64_t C, const float *u,
   V16 acc[R][2] = {};
   for (int64_t c = 0; c < C; ++c, v += cs, u += kOcBlock) {
     V16 w0 = loadV16(u), w1 = loadV16(u + 16);
-    __builtin_prefetch(u + 16 * kOcBlock);
-    __builtin_prefetch(u + 16 * kOcBlock + 16);
+    __builtin_prefetch(u + 48 * kOcBlock);
+    __builtin_prefetch(u + 48 * kOcBlock + 16);
 #pragma clang loop unroll(full)
     for (int j = 0; j < R; ++j) {
       float x = v[j];
@@ -326,10 +326,17 @@ template <int M>
           float *yo = Y + (k.img * OC + o) * P;
           V16 v = y[q];
           if (res) {
-            const float *ro = res + (k.img * OC + o) * P;
-            for (int64_t rr = 0; rr < M && oy + rr < s.oh; ++rr)
-              for (int64_t c = 0; c < cnt; ++c)
-                v[rr * M + c] += ro[(oy + rr) * s.ow + ox + c];
+            // The residual's M x M pixels as one vector (row copies, not
+            // lane inserts, which cost a shuffle each).
+            const float *ro = res + (k.img * OC + o) * P + oy * s.ow + ox;
+            alignas(64) float rb[16] = {};
+            for (int64_t rr = 0; rr < M && oy + rr < s.oh; ++rr) {
+              if (cnt == M)
+                std::memcpy(rb + rr * M, ro + rr * s.ow, M * sizeof(float));
+              else
+                std::memcpy(rb + rr * M, ro + rr * s.ow, cnt * sizeof(float));
+            }
+            v += loadV16(rb);
           }
           if (s.mode == AMK_OP_RELU) {
             v = v > 0 ? v : 0;
