@@ -73,13 +73,15 @@ static int64_t chooseWinogradTile(const ConvGeometry &g, double peakGflops,
                                   double memGbps, bool force) {
   const double peak = peakGflops * 0.9, B = AMK_CONV_OC_BLOCK;
   const double ocp = std::ceil(g.oc / B) * B;
-  double best = force ? INFINITY
-                      : std::max(2.0 * g.n * g.oc * g.oh * g.ow * g.c * 9 / peak,
-                                 4.0 * g.oc * g.c * 9 / memGbps);
+  double best = force
+                    ? INFINITY
+                    : std::max(2.0 * g.n * g.oc * g.oh * g.ow * g.c * 9 / peak,
+                               4.0 * g.oc * g.c * 9 / memGbps);
   int64_t choice = 0;
   for (int64_t m : {4, 2}) {
     double a2 = (m + 2) * (m + 2);
-    double tiles = g.n * std::ceil(g.oh / (double)m) * std::ceil(g.ow / (double)m);
+    double tiles =
+        g.n * std::ceil(g.oh / (double)m) * std::ceil(g.ow / (double)m);
     double gemm = 2.0 * a2 * tiles * g.c * ocp / (peak * 0.95);
     double weights = 4.0 * a2 * g.c * ocp / memGbps;
     // Transformed inputs and products, written once and read once, at
@@ -194,8 +196,9 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   // Winograd: 3x3, stride and dilation 1, constant float weights.
   int64_t wino = 0;
   if (direct && KH == 3 && KW == 3 && sh == 1 && sw == 1 && dh == 1 &&
-      dw == 1 && (opts.convKernel == amk::ConvKernel::Auto ||
-                  opts.convKernel == amk::ConvKernel::Winograd)) {
+      dw == 1 &&
+      (opts.convKernel == amk::ConvKernel::Auto ||
+       opts.convKernel == amk::ConvKernel::Winograd)) {
     bool force = opts.convKernel == amk::ConvKernel::Winograd;
     wino = opts.winogradTile
                ? opts.winogradTile
@@ -211,13 +214,12 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
     if (!value)
       return unsupported(op, "cannot read the constant weights");
     int64_t n = amk::rt::winograd::transformedWeightFloats(wino, OC, C);
-    amk::ref::Tensor packed(value->dtype(), {n / AMK_CONV_OC_BLOCK,
-                                             AMK_CONV_OC_BLOCK});
+    amk::ref::Tensor packed(value->dtype(),
+                            {n / AMK_CONV_OC_BLOCK, AMK_CONV_OC_BLOCK});
     amk::rt::winograd::transformWeights(wino, OC, C, value->data<float>(),
                                         packed.data<float>());
-    auto type = RankedTensorType::get({n / AMK_CONV_OC_BLOCK,
-                                       AMK_CONV_OC_BLOCK},
-                                      wt.getElementType());
+    auto type = RankedTensorType::get(
+        {n / AMK_CONV_OC_BLOCK, AMK_CONV_OC_BLOCK}, wt.getElementType());
     wSlot = newConstTensor(type, packed.toAttr(op->getContext()),
                            amk::onnx::getTensorName(w).str() + ".winograd" +
                                std::to_string(wino));

@@ -70,9 +70,9 @@ void Scheduler::findInvertedResiduals() {
       continue;
     ConvGeometry g = ConvGeometry::of(dw, dw->getOperand(1));
     // A padded 3x3 depthwise convolution of stride 1 or 2.
-    if (g.group != g.c || g.oc != g.c || g.kh != 3 || g.kw != 3 ||
-        g.dh != 1 || g.dw != 1 || g.sh != g.sw || (g.sh != 1 && g.sh != 2) ||
-        g.ph != 1 || g.pw != 1 || g.oh != (g.h - 1) / g.sh + 1 ||
+    if (g.group != g.c || g.oc != g.c || g.kh != 3 || g.kw != 3 || g.dh != 1 ||
+        g.dw != 1 || g.sh != g.sw || (g.sh != 1 && g.sh != 2) || g.ph != 1 ||
+        g.pw != 1 || g.oh != (g.h - 1) / g.sh + 1 ||
         g.ow != (g.w - 1) / g.sw + 1)
       continue;
     Operation *project = soleUser(dw);
@@ -157,10 +157,11 @@ LogicalResult Scheduler::lowerInvertedResidual(Operation *dw) {
   auto [a3, c3] = actParams(project);
   k.fp = {a1, c1, a2, c2, a3, c3};
   k.rows = N * OH;
-  k.flops = 2.0 * N *
-            ((expand ? CE * C * H * W : 0) + CE * 9 * OH * OW + CO * CE * OH * OW);
-  k.bytes = 4.0 * (N * C * H * W + N * CO * OH * OW +
-                   (expand ? CE * C : 0) + CE * 9 + CO * CE);
+  k.flops =
+      2.0 * N *
+      ((expand ? CE * C * H * W : 0) + CE * 9 * OH * OW + CO * CE * OH * OW);
+  k.bytes = 4.0 * (N * C * H * W + N * CO * OH * OW + (expand ? CE * C : 0) +
+                   CE * 9 + CO * CE);
   // A task's output rows read the input rows their depthwise taps need
   // (one more above and below), every channel.
   const int xs = *xi, rs = *ri;

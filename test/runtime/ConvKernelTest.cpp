@@ -241,8 +241,8 @@ TEST(Runtime, WinogradConvMatchesNaive) {
   for (const Case &c : cases) {
     const int64_t OH = c.h + c.padBegin + c.padEnd - 2;
     const int64_t OW = c.w + c.padBegin + c.padEnd - 2, P = OH * OW;
-    std::vector<float> X(c.n * c.c * c.h * c.w), Wt(c.oc * c.c * 9),
-        bias(c.oc), R(c.n * c.oc * P);
+    std::vector<float> X(c.n * c.c * c.h * c.w), Wt(c.oc * c.c * 9), bias(c.oc),
+        R(c.n * c.oc * P);
     for (auto *v : {&Wt, &bias, &R})
       for (float &f : *v)
         f = dist(rng);
@@ -315,8 +315,8 @@ TEST(Runtime, WinogradConvMatchesNaive) {
           }
     for (int64_t at = 0; at < rows * P; ++at)
       ASSERT_NEAR(Y[at], ref[at], 1e-4 * scale)
-          << "m " << c.m << " c " << c.c << " oc " << c.oc << " " << c.h
-          << "x" << c.w << " dist " << c.dist << " at " << at;
+          << "m " << c.m << " c " << c.c << " oc " << c.oc << " " << c.h << "x"
+          << c.w << " dist " << c.dist << " at " << at;
   }
 }
 

@@ -71,8 +71,9 @@ inline void convEpilogue(float *y, int64_t P, int64_t channel,
 /// fused inverted-residual block share it.
 template <int SW>
 inline void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
-                int64_t ow, const float *wk, float bias, int act, float lo,
-                float hi, float *y, const char *next, int64_t nextBytes) {
+                       int64_t ow, const float *wk, float bias, int act,
+                       float lo, float hi, float *y, const char *next,
+                       int64_t nextBytes) {
   constexpr int64_t V = 16;
   // The taps in registers: `y` may alias `wk` for all the compiler knows,
   // so it would reload them after every store.

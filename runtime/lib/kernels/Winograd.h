@@ -37,9 +37,9 @@ template <> struct Matrices<2> {
 
 template <> struct Matrices<4> {
   static constexpr int A = 6;
-  static constexpr float BT[6][6] = {
-      {4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-      {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  static constexpr float BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                     {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                     {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
   static constexpr double G[6][3] = {{1.0 / 4, 0, 0},
                                      {-1.0 / 6, -1.0 / 6, -1.0 / 6},
                                      {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -62,8 +62,8 @@ inline int64_t transformedWeightFloats(int m, int64_t OC, int64_t C) {
 /// u[xi][o / 32][c][o % 32] = (G w[o][c] GT)[xi], zero past OC, computed in
 /// double. Each transform point's 32-channel block is then one contiguous
 /// C x 32 panel, the order the kernel's register tiles stream it in.
-template <int M> void transformWeights(int64_t OC, int64_t C, const float *w,
-                                       float *u) {
+template <int M>
+void transformWeights(int64_t OC, int64_t C, const float *w, float *u) {
   using T = Matrices<M>;
   constexpr int A = T::A;
   const int64_t B = AMK_CONV_OC_BLOCK, blocks = (OC + B - 1) / B;
@@ -74,8 +74,8 @@ template <int M> void transformWeights(int64_t OC, int64_t C, const float *w,
       double gg[A][3];
       for (int i = 0; i < A; ++i)
         for (int k = 0; k < 3; ++k)
-          gg[i][k] = T::G[i][0] * g[k] + T::G[i][1] * g[3 + k] +
-                     T::G[i][2] * g[6 + k];
+          gg[i][k] =
+              T::G[i][0] * g[k] + T::G[i][1] * g[3 + k] + T::G[i][2] * g[6 + k];
       for (int i = 0; i < A; ++i)
         for (int j = 0; j < A; ++j) {
           double v = gg[i][0] * T::G[j][0] + gg[i][1] * T::G[j][1] +

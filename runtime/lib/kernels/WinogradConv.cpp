@@ -85,8 +85,7 @@ template <> struct Transform1D<2> {
   // BT = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
   static void in(const V16 *x, int xs, V16 *y, int ys) {
     V16 d0 = x[0], d1 = x[xs], d2 = x[2 * xs], d3 = x[3 * xs];
-    y[0] = d0 - d2, y[ys] = d1 + d2, y[2 * ys] = d2 - d1,
-    y[3 * ys] = d1 - d3;
+    y[0] = d0 - d2, y[ys] = d1 + d2, y[2 * ys] = d2 - d1, y[3 * ys] = d1 - d3;
   }
   // AT = [1 1 1 0; 0 1 -1 -1]
   static void out(const V16 *x, int xs, V16 *y, int ys) {
@@ -99,8 +98,8 @@ template <> struct Transform1D<4> {
   // BT rows: 4 0 -5 0 1 0 | 0 -4 -4 1 1 0 | 0 4 -4 -1 1 0 |
   //          0 -2 -1 2 1 0 | 0 2 -1 -2 1 0 | 0 4 0 -5 0 1
   static void in(const V16 *x, int xs, V16 *y, int ys) {
-    V16 d0 = x[0], d1 = x[xs], d2 = x[2 * xs], d3 = x[3 * xs],
-        d4 = x[4 * xs], d5 = x[5 * xs];
+    V16 d0 = x[0], d1 = x[xs], d2 = x[2 * xs], d3 = x[3 * xs], d4 = x[4 * xs],
+        d5 = x[5 * xs];
     V16 s34 = d3 + d4, s12 = d1 + d2, t43 = d4 - d3, t12 = d1 - d2;
     V16 t42 = d4 - d2, t31 = d3 - d1;
     y[0] = d0 * 4.f + (d4 - d2 * 5.f);
@@ -112,8 +111,8 @@ template <> struct Transform1D<4> {
   }
   // AT rows: 1 1 1 1 1 0 | 0 1 -1 2 -2 0 | 0 1 1 4 4 0 | 0 1 -1 8 -8 1
   static void out(const V16 *x, int xs, V16 *y, int ys) {
-    V16 a = x[xs] + x[2 * xs], b = x[xs] - x[2 * xs],
-        c = x[3 * xs] + x[4 * xs], d = x[3 * xs] - x[4 * xs];
+    V16 a = x[xs] + x[2 * xs], b = x[xs] - x[2 * xs], c = x[3 * xs] + x[4 * xs],
+        d = x[3 * xs] - x[4 * xs];
     y[0] = x[0] + a + c;
     y[ys] = b + d * 2.f;
     y[2 * ys] = a + c * 4.f;
@@ -257,10 +256,9 @@ template <int M>
   for (int64_t c = 0; c < C; ++c)
     for (int64_t tr = 0; tr < k.rows; ++tr)
       for (int64_t t0 = 0; t0 < k.TW; t0 += 16)
-        transformInput<M>(buf.in.data() + (c * k.nr + tr * M) * rowFloats + t0,
-                          rowFloats, k.L,
-                          buf.v.data() + c * A * A * k.ts + tr * k.TW + t0,
-                          k.ts);
+        transformInput<M>(
+            buf.in.data() + (c * k.nr + tr * M) * rowFloats + t0, rowFloats,
+            k.L, buf.v.data() + c * A * A * k.ts + tr * k.TW + t0, k.ts);
 }
 
 /// Products, m[block][Tc][xi][32] (a tile's points together for the
@@ -281,8 +279,8 @@ template <int M>
       float *mo = buf.m.data() + (b * k.Tc * A * A + xi) * kOcBlock;
       for (int64_t i = 0; i < pieces; ++i) {
         int64_t a = k.Tc * i / pieces, e = k.Tc * (i + 1) / pieces;
-        micro[e - a - 1](vx + a, A * A * k.ts, C, u,
-                         mo + a * A * A * kOcBlock, A * A * kOcBlock);
+        micro[e - a - 1](vx + a, A * A * k.ts, C, u, mo + a * A * A * kOcBlock,
+                         A * A * kOcBlock);
       }
     }
   }
@@ -397,7 +395,18 @@ void winogradTile(const KernelCall &call, const Spatial &s,
     const int64_t chunkRows = ceilDiv(tr1 - tr0, chunks);
     for (int64_t cr0 = tr0; cr0 < tr1; cr0 += chunkRows) {
       const int64_t rows = std::min(chunkRows, tr1 - cr0), Tc = rows * TW;
-      Chunk k{s,  img, m0, m1, b0, nb, cr0, rows, TW, L, Tc, (rows - 1) * M + A,
+      Chunk k{s,
+              img,
+              m0,
+              m1,
+              b0,
+              nb,
+              cr0,
+              rows,
+              TW,
+              L,
+              Tc,
+              (rows - 1) * M + A,
               ceilDiv(Tc, 16) * 16 + 16};
       copyRows<M>(k, X + img * C * s.h * s.w, buf);
       transformInputs<M>(k, buf);
