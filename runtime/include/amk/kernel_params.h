@@ -149,33 +149,11 @@ enum { AMK_CONV_WINOGRAD_M = AMK_SP_NUM_IPARAMS, AMK_CONV_NUM_IPARAMS };
  * [N][CO][OH][OW]. Buffers X, W1 [CE][C], B1 [CE], WD [CE][9], BD [CE],
  * W3 [CO][CE], B3 [CO], R (Y's shape), Y; W1, B1, BD, B3 and R optional.
  * Rows: N*OH (output rows). fparams: alpha and beta of act1, act2, act3. */
-enum {
-  AMK_IR_N,
-  AMK_IR_C,
-  AMK_IR_H,
-  AMK_IR_W,
-  AMK_IR_CE,
-  AMK_IR_CO,
-  AMK_IR_OH,
-  AMK_IR_OW,
-  AMK_IR_STRIDE,
-  AMK_IR_ACT1,
-  AMK_IR_ACT2,
-  AMK_IR_ACT3,
-  AMK_IR_NUM_IPARAMS
-};
-enum {
-  AMK_IR_X,
-  AMK_IR_W1,
-  AMK_IR_B1,
-  AMK_IR_WD,
-  AMK_IR_BD,
-  AMK_IR_W3,
-  AMK_IR_B3,
-  AMK_IR_R,
-  AMK_IR_Y,
-  AMK_IR_NUM_BUFFERS
-};
+enum { AMK_IR_N, AMK_IR_C, AMK_IR_H, AMK_IR_W, AMK_IR_CE, AMK_IR_CO,
+       AMK_IR_OH, AMK_IR_OW, AMK_IR_STRIDE, AMK_IR_ACT1, AMK_IR_ACT2,
+       AMK_IR_ACT3, AMK_IR_NUM_IPARAMS };
+enum { AMK_IR_X, AMK_IR_W1, AMK_IR_B1, AMK_IR_WD, AMK_IR_BD, AMK_IR_W3,
+       AMK_IR_B3, AMK_IR_R, AMK_IR_Y, AMK_IR_NUM_BUFFERS };
 
 /* POOL: buffers X, Y. Rows: N*C. Modes past 4 are the other reductions,
  * over the window's in-bounds elements: */
