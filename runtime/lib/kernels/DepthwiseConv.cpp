@@ -50,8 +50,7 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
     if (key != loaded) {
       const float *x = X + key * s.h * s.w;
       for (int64_t iy = 0; iy < s.h; ++iy)
-        std::memcpy(plane.data() + (iy + s.ph) * PW + s.pw, x + iy * s.w,
-                    s.w * sizeof(float));
+        copyFloats(plane.data() + (iy + s.ph) * PW + s.pw, x + iy * s.w, s.w);
       loaded = key;
     }
     const float *wk = W + o * s.kh * s.kw;

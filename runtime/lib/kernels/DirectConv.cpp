@@ -196,7 +196,7 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
           }
           int64_t lo = std::min(s.pw, PW), n = std::min(s.w, PW - lo);
           std::fill_n(dst, lo, 0.f);
-          std::memcpy(dst + lo, x + (c * s.h + iy) * s.w, n * sizeof(float));
+          copyFloats(dst + lo, x + (c * s.h + iy) * s.w, n);
           std::fill(dst + lo + n, dst + PW, 0.f);
         }
       // Row oy0 of the output starts at padded row 0.

@@ -128,8 +128,7 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
           }
         } else {
           for (int64_t ch = 0; ch < k.ce; ++ch)
-            std::memcpy(row + ch * cap * PW, x + ch * HW + iy * k.w,
-                        k.w * sizeof(float));
+            copyFloats(row + ch * cap * PW, x + ch * HW + iy * k.w, k.w);
         }
         for (int64_t ch = 0; ch < k.ce; ++ch) {
           float *e = row + ch * cap * PW;

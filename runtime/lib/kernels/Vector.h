@@ -150,6 +150,31 @@ inline void storeV16(float *p, V16 v, int64_t n) {
 #endif
 }
 
+/// The first n <= 16 floats at p, zero beyond (a masked load: nothing past
+/// p[n - 1] is read).
+inline V16 loadV16(const float *p, int64_t n) {
+  if (n == 16)
+    return loadV16(p);
+#ifdef __AVX512F__
+  return (V16)_mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1), p);
+#else
+  float t[16] = {};
+  std::memcpy(t, p, n * sizeof(float));
+  return loadV16(t);
+#endif
+}
+
+/// dst[0..n) = src[0..n) by vectors: the convolutions copy many short
+/// rows (7 to 112 floats), where a library memcpy call costs more than the
+/// copy.
+inline void copyFloats(float *dst, const float *src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    storeV16(dst + i, loadV16(src + i), 16);
+  if (i < n)
+    storeV16(dst + i, loadV16(src + i, n - i), n - i);
+}
+
 /// p[0], p[2], ..., p[30] (reads p[0..31]).
 inline V16 loadV16Stride2(const float *p) {
   V16 a = loadV16(p), b = loadV16(p + 16);

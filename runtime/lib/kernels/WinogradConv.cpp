@@ -239,7 +239,7 @@ template <int M>
       const int64_t lo = std::min(s.pw, rowFloats),
                     n = std::min(s.w, rowFloats - lo);
       std::fill_n(row, lo, 0.f);
-      std::memcpy(row + lo, x + (c * s.h + iy) * s.w, n * sizeof(float));
+      copyFloats(row + lo, x + (c * s.h + iy) * s.w, n);
       std::fill(row + lo + n, row + rowFloats, 0.f);
       for (int64_t t = 0; t < k.L; t += 16)
         splitPhases<M>(row + t * M, dst + t, k.L);
