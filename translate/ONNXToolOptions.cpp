@@ -12,6 +12,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cctype>
+
 namespace cl = llvm::cl;
 
 namespace {
@@ -72,6 +74,43 @@ amk::ONNXExportOptions amk::getONNXExportOptionsFromCL() {
   return o;
 }
 
+std::string amk::checkResourceBlobAlignment(llvm::StringRef text,
+                                            llvm::StringRef bufferName) {
+  size_t section = text.find("{-#");
+  if (section == llvm::StringRef::npos ||
+      text.find("dialect_resources", section) == llvm::StringRef::npos)
+    return "";
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    c = (char)std::tolower((unsigned char)c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  for (size_t at = text.find("\"0x", section); at != llvm::StringRef::npos;
+       at = text.find("\"0x", at + 3)) {
+    llvm::StringRef digits = text.substr(at + 3, 8);
+    if (digits.size() < 8)
+      break;
+    uint32_t align = 0;
+    bool ok = true;
+    for (int i = 0; i < 4 && ok; ++i) {
+      int hi = hex(digits[2 * i]), lo = hex(digits[2 * i + 1]);
+      ok = hi >= 0 && lo >= 0;
+      align |= (uint32_t)(ok ? hi * 16 + lo : 0) << (8 * i);
+    }
+    // Other malformed blobs are MLIR's to report.
+    if (ok && align == 0) {
+      size_t line = text.take_front(at).count('\n') + 1;
+      return (bufferName + ":" + llvm::Twine(line) +
+              ": error: a dialect resource blob's first 4 bytes are its "
+              "alignment, and they are 0 here; the alignment must be a "
+              "power of two (e.g. \"0x04000000...\" for 4)")
+          .str();
+    }
+  }
+  return "";
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> amk::loadModelFile(llvm::StringRef path,
                                                      mlir::MLIRContext *ctx,
                                                      llvm::SourceMgr &sm) {
@@ -80,6 +119,11 @@ mlir::OwningOpRef<mlir::ModuleOp> amk::loadModelFile(llvm::StringRef path,
     if (!buf) {
       llvm::errs() << "error: cannot read '" << path
                    << "': " << buf.getError().message() << "\n";
+      return nullptr;
+    }
+    std::string bad = checkResourceBlobAlignment((*buf)->getBuffer(), path);
+    if (!bad.empty()) {
+      llvm::errs() << bad << "\n";
       return nullptr;
     }
     sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());

@@ -29,6 +29,14 @@ ONNXExportOptions getONNXExportOptionsFromCL();
 /// `.mlirbc`, parsed through `sm` so diagnostics show the source) or an
 /// ONNX file imported with the command line's import options. Null after
 /// a diagnostic (or an "error: cannot read" on stderr).
+/// Checks MLIR text before MLIR parses it: a hex blob in a
+/// `dialect_resources` section whose first 4 bytes (its alignment) are 0
+/// makes MLIR 22's parser allocate with alignment 0 and abort (an upstream
+/// bug, docs/security.md). Returns an error naming the buffer, the line and
+/// the blob, or an empty string.
+std::string checkResourceBlobAlignment(llvm::StringRef text,
+                                       llvm::StringRef bufferName);
+
 mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(llvm::StringRef path,
                                                 mlir::MLIRContext *ctx,
                                                 llvm::SourceMgr &sm);

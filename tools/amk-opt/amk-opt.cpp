@@ -165,6 +165,12 @@ int main(int argc, char **argv) {
       llvm::errs() << error << "\n";
       return EXIT_FAILURE;
     }
+    std::string bad = amk::checkResourceBlobAlignment(
+        input->getBuffer(), inputFile == "-" ? "<stdin>" : inputFile);
+    if (!bad.empty()) {
+      llvm::errs() << bad << "\n";
+      return EXIT_FAILURE;
+    }
   }
 
   if (!onnxOut) {
