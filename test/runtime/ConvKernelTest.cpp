@@ -27,6 +27,20 @@ using amk::rt::test::Session;
 
 namespace {
 
+/// The activations the convolution kernels fuse, in double, with their
+/// parameters (Clip's bounds, HardSwish's alpha and beta).
+double activate(double v, int64_t act, double alpha, double beta) {
+  if (act == AMK_OP_CLIP)
+    return std::min(std::max(v, alpha), beta);
+  if (act == AMK_OP_RELU)
+    return std::max(v, 0.0);
+  if (act == AMK_OP_SIGMOID)
+    return 1 / (1 + std::exp(-v));
+  if (act == AMK_OP_HARD_SWISH)
+    return v * std::min(std::max(v * alpha + beta, 0.0), 1.0);
+  return v;
+}
+
 /// Depthwise convolution against a naive loop: the 3x3 stride 1/2 fast
 /// path (odd widths for the partial last vector, fused Clip, a residual,
 /// a HardSwish it does not fuse) and the generic path (5x5, dilation 2).
@@ -91,12 +105,7 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
           int64_t at = (o * OH + oy) * OW + ox;
           if (c.residual)
             acc += R[at];
-          if (c.act == AMK_OP_CLIP)
-            acc = std::min(std::max(acc, 0.0), 6.0);
-          else if (c.act == AMK_OP_RELU)
-            acc = std::max(acc, 0.0);
-          else if (c.act == AMK_OP_HARD_SWISH)
-            acc = acc * std::min(std::max(acc * alpha + beta, 0.0), 1.0);
+          acc = activate(acc, c.act, alpha, beta);
           ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
               << "k " << c.k << " stride " << c.stride << " at " << o << ","
               << oy << "," << ox;
@@ -192,14 +201,7 @@ TEST(Runtime, DirectConvMatchesNaive) {
           int64_t at = o * P + oy * OW + ox;
           if (c.residual)
             acc += R[at];
-          if (c.act == AMK_OP_CLIP)
-            acc = std::min(std::max(acc, (double)alpha), (double)beta);
-          else if (c.act == AMK_OP_RELU)
-            acc = std::max(acc, 0.0);
-          else if (c.act == AMK_OP_SIGMOID)
-            acc = 1 / (1 + std::exp(-acc));
-          else if (c.act == AMK_OP_HARD_SWISH)
-            acc = acc * std::min(std::max(acc * alpha + beta, 0.0), 1.0);
+          acc = activate(acc, c.act, alpha, beta);
           ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
               << "k " << c.k << " stride " << c.stride << " oc " << c.oc
               << " at " << o << "," << oy << "," << ox;
@@ -304,12 +306,7 @@ TEST(Runtime, WinogradConvMatchesNaive) {
             int64_t at = (img * c.oc + o) * P + oy * OW + ox;
             if (c.residual)
               acc += R[at];
-            if (c.act == AMK_OP_CLIP)
-              acc = std::min(std::max(acc, (double)alpha), (double)beta);
-            else if (c.act == AMK_OP_RELU)
-              acc = std::max(acc, 0.0);
-            else if (c.act == AMK_OP_SIGMOID)
-              acc = 1 / (1 + std::exp(-acc));
+            acc = activate(acc, c.act, alpha, beta);
             ref[at] = acc;
             scale = std::max(scale, std::fabs(acc));
           }
