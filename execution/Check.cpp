@@ -177,6 +177,16 @@ nlohmann::ordered_json amk::runtimeJSON(const ModelRun &run, bool bench,
       latency["gflops_per_s"] =
           *p.flops / latency["median_ms"].get<double>() / 1e6;
   }
+  if (!p.nodeFlops.empty()) {
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::object();
+    for (const auto &[name, f] : p.nodeFlops)
+      nodes[name] = f;
+    latency["node_flops"] = std::move(nodes);
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::object();
+    for (const auto &[name, k] : p.nodeKernels)
+      kernels[name] = k;
+    latency["node_kernels"] = std::move(kernels);
+  }
   return latency;
 }
 

@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 
 using namespace mlir;
 using namespace amk;
@@ -381,6 +382,28 @@ static ProgramStats statsOf(task::ProgramOp program,
       s.constBytes = c.getInt();
     if (auto f = stats.getAs<FloatAttr>("flops"))
       s.flops = f.getValueAsDouble();
+    if (auto kf = stats.getAs<DenseF64ArrayAttr>("kernel_flops")) {
+      llvm::ArrayRef<double> values = kf.asArrayRef();
+      std::map<std::string, double> byName;
+      std::vector<std::string> order;
+      size_t i = 0;
+      for (auto k : program.getBody().getOps<task::KernelOp>()) {
+        if (i >= values.size())
+          break;
+        std::string name = k.getName().str();
+        if (!byName.count(name))
+          order.push_back(name);
+        byName[name] += values[i++];
+        std::string kernel = (task::stringifyKernelKind(k.getKind()) + "/" +
+                              llvm::Twine(k.getVariant()))
+                                 .str();
+        std::string &kinds = s.nodeKernels[name];
+        if (kinds.find(kernel) == std::string::npos)
+          kinds += (kinds.empty() ? "" : ", ") + kernel;
+      }
+      for (const std::string &n : order)
+        s.nodeFlops.push_back({n, byName[n]});
+    }
   }
   return s;
 }

@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -195,6 +196,10 @@ struct ProgramStats {
   std::optional<uint64_t> tensorBytes;
   std::optional<int64_t> constBytes;
   std::optional<double> flops;
+  /// FLOPs per ONNX node (the kernels' `name`, summed over its kernels).
+  std::vector<std::pair<std::string, double>> nodeFlops;
+  /// The kernels each node runs on, as "kind/variant" ("conv/3").
+  std::map<std::string, std::string> nodeKernels;
 };
 
 struct ModelRun {

@@ -343,6 +343,36 @@ std::string amk::tune::breakdownMarkdown(const Breakdown &b,
        << fmt(achieved) << " GFLOP/s = " << fmt(100 * achieved / attainable)
        << "% of the attainable " << fmt(attainable) << " GFLOP/s.\n";
   }
+  if (roof && !roof->nodeFlops.empty() && roof->peakGflops > 0) {
+    // A node's tasks run on one worker each, so its time summed over
+    // workers is compared with one core's peak. Winograd convolutions
+    // count the direct convolution's FLOPs (effective rates, which can
+    // exceed the peak).
+    double corePeak = roof->peakGflops / std::max(1u, roof->workers);
+    os << "\nPer layer (nodes above " << fmt(100 * threshold, 0)
+       << "% as above, at most 30; GFLOP/s over the node's time summed over "
+          "workers, against one core's FMA peak of "
+       << fmt(corePeak) << " GFLOP/s):\n\n"
+       << "| node | kernel/variant | ms | GFLOP | GFLOP/s | % of peak |\n"
+          "|---|---|---|---|---|---|\n";
+    unsigned rows = 0;
+    for (auto &[n, us] : nodes) {
+      if (rows == 30 || (rows && us / capacity < threshold))
+        break;
+      auto f = roof->nodeFlops.find(n);
+      if (f == roof->nodeFlops.end() || f->second <= 0 || us <= 0)
+        continue;
+      double gflops = f->second / (us * 1e3);
+      auto kernel = roof->nodeKernels.find(n);
+      os << "| `" << n << "` | "
+         << (kernel != roof->nodeKernels.end() ? kernel->second
+                                               : b.nodeCategory.at(n))
+         << " | "
+         << fmt(us / 1e3, 3) << " | " << fmt(f->second / 1e9, 3) << " | "
+         << fmt(gflops) << " | " << fmt(100 * gflops / corePeak) << "% |\n";
+      ++rows;
+    }
+  }
   if (!svgPrefix.empty()) {
     std::vector<std::pair<std::string, double>> bars;
     for (auto &[c, us] : cats)

@@ -43,6 +43,11 @@ struct Roofline {
   double flops = 0, bytes = 0; ///< Per inference.
   double seconds = 0;          ///< Measured latency.
   double peakGflops = 0, bandwidthGbps = 0;
+  unsigned workers = 1; ///< The peak above is for this many threads.
+  /// FLOPs per ONNX node (amk-run's `node_flops`): the per-layer table.
+  std::map<std::string, double> nodeFlops;
+  /// Kernel kind and variant per node (amk-run's `node_kernels`).
+  std::map<std::string, std::string> nodeKernels;
 };
 
 /// Markdown for a breakdown: the category table (share of threads x

@@ -144,9 +144,11 @@ void Scheduler::emit() {
     makespan = std::max(makespan, t.finish);
     work += t.cost;
   }
+  SmallVector<double> kernelFlops;
   for (KOp &k : kops) {
     flops += k.flops;
     bytes += k.bytes;
+    kernelFlops.push_back(k.flops);
   }
   program.setStatsAttr(b.getDictionaryAttr({
       b.getNamedAttr("tasks", b.getI64IntegerAttr(tasks.size())),
@@ -156,6 +158,8 @@ void Scheduler::emit() {
       b.getNamedAttr("modelled_makespan_ns", b.getF64FloatAttr(makespan)),
       b.getNamedAttr("modelled_work_ns", b.getF64FloatAttr(work)),
       b.getNamedAttr("flops", b.getF64FloatAttr(flops)),
+      // Per kernel, in kernel order: amk-report's per-layer roofline.
+      b.getNamedAttr("kernel_flops", b.getDenseF64ArrayAttr(kernelFlops)),
       b.getNamedAttr("bytes", b.getF64FloatAttr(bytes)),
   }));
 }

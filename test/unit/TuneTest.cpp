@@ -415,6 +415,38 @@ TEST(TuneReport, NestedSpansAreCountedOnce) {
   EXPECT_EQ(md.find("`mm`"), std::string::npos) << md; // 4/24 < 20%.
 }
 
+TEST(TuneReport, PerLayerRateAgainstOneCore) {
+  // Two workers; node "a" ran 1000 us in all (two tiles), "b" 500 us. With a
+  // 2-thread peak of 200 GFLOP/s, one core's is 100: a's 50 MFLOP in 1 ms
+  // is 50 GFLOP/s, 50% of it.
+  const char *trace = R"({"traceEvents":[
+    {"ph":"X","tid":0,"ts":0,"dur":500,"name":"a","cat":"conv"},
+    {"ph":"X","tid":1,"ts":0,"dur":500,"name":"a","cat":"conv"},
+    {"ph":"X","tid":0,"ts":500,"dur":500,"name":"b","cat":"gemm"}]})";
+  auto b = analyzeTrace(trace);
+  ASSERT_TRUE(!!b) << llvm::toString(b.takeError());
+  Roofline roof;
+  roof.flops = 75e6, roof.bytes = 1e6, roof.seconds = 1e-3;
+  roof.peakGflops = 200, roof.bandwidthGbps = 20, roof.workers = 2;
+  roof.nodeFlops = {{"a", 50e6}, {"b", 25e6}};
+  roof.nodeKernels = {{"a", "conv/3"}};
+  auto md = breakdownMarkdown(*b, &roof, 0.1, "");
+  EXPECT_NE(md.find("one core's FMA peak of 100.0 GFLOP/s"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `a` | conv/3 | 1.000 | 0.050 | 50.0 | 50.0% |"),
+            std::string::npos)
+      << md;
+  // No kernel given: the category instead.
+  EXPECT_NE(md.find("| `b` | compute | 0.500 | 0.025 | 50.0 | 50.0% |"),
+            std::string::npos)
+      << md;
+  // Without node FLOPs there is no per-layer table.
+  roof.nodeFlops.clear();
+  EXPECT_EQ(breakdownMarkdown(*b, &roof, 0.1, "").find("Per layer"),
+            std::string::npos);
+}
+
 TEST(TuneReport, SpansThatTouchAreSiblings) {
   // Rounded timestamps: the conv's printed end is a hair after the next
   // task's start. The second task is not nested (and clipped) in the first.

@@ -84,6 +84,15 @@ int main(int argc, char **argv) {
                            : 0);
     roof->seconds = ms / 1e3;
     unsigned workers = (unsigned)std::max(1.0, num("workers"));
+    roof->workers = workers;
+    if (rt.contains("node_flops") && rt["node_flops"].is_object())
+      for (auto &[name, f] : rt["node_flops"].items())
+        if (f.is_number())
+          roof->nodeFlops[name] = f.get<double>();
+    if (rt.contains("node_kernels") && rt["node_kernels"].is_object())
+      for (auto &[name, k] : rt["node_kernels"].items())
+        if (k.is_string())
+          roof->nodeKernels[name] = k.get<std::string>();
     roof->peakGflops = amk::rt::measureFmaPeak(workers, 5'000'000, 3);
     roof->bandwidthGbps = amk::rt::measureTriadBandwidth(workers, 16u << 20, 3);
     if (roof->flops <= 0 || roof->seconds <= 0)
