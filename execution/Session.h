@@ -27,8 +27,8 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

@@ -367,9 +367,9 @@ std::string amk::tune::breakdownMarkdown(const Breakdown &b,
       os << "| `" << n << "` | "
          << (kernel != roof->nodeKernels.end() ? kernel->second
                                                : b.nodeCategory.at(n))
-         << " | "
-         << fmt(us / 1e3, 3) << " | " << fmt(f->second / 1e9, 3) << " | "
-         << fmt(gflops) << " | " << fmt(100 * gflops / corePeak) << "% |\n";
+         << " | " << fmt(us / 1e3, 3) << " | " << fmt(f->second / 1e9, 3)
+         << " | " << fmt(gflops) << " | " << fmt(100 * gflops / corePeak)
+         << "% |\n";
       ++rows;
     }
   }

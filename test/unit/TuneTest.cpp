@@ -431,8 +431,7 @@ TEST(TuneReport, PerLayerRateAgainstOneCore) {
   roof.nodeFlops = {{"a", 50e6}, {"b", 25e6}};
   roof.nodeKernels = {{"a", "conv/3"}};
   auto md = breakdownMarkdown(*b, &roof, 0.1, "");
-  EXPECT_NE(md.find("one core's FMA peak of 100.0 GFLOP/s"),
-            std::string::npos)
+  EXPECT_NE(md.find("one core's FMA peak of 100.0 GFLOP/s"), std::string::npos)
       << md;
   EXPECT_NE(md.find("| `a` | conv/3 | 1.000 | 0.050 | 50.0 | 50.0% |"),
             std::string::npos)
