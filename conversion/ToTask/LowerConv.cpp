@@ -199,15 +199,12 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
       dw == 1 &&
       (opts.convKernel == amk::ConvKernel::Auto ||
        opts.convKernel == amk::ConvKernel::Winograd)) {
+    // A fixed tile size replaces the cost model's, but under `auto` a layer
+    // the cost model gives to the direct kernel stays direct.
     bool force = opts.convKernel == amk::ConvKernel::Winograd;
-    wino = opts.winogradTile
-               ? opts.winogradTile
-               : chooseWinogradTile(g, opts.peakGflops, opts.memGbps, force);
-    // A forced tile size still yields to the direct kernel under `auto`
-    // when the cost model rejects Winograd altogether.
-    if (!force && opts.winogradTile &&
-        !chooseWinogradTile(g, opts.peakGflops, opts.memGbps, false))
-      wino = 0;
+    wino = chooseWinogradTile(g, opts.peakGflops, opts.memGbps, force);
+    if (wino && opts.winogradTile)
+      wino = opts.winogradTile;
   }
   if (wino) {
     auto value = amk::getConstantTensor(w);

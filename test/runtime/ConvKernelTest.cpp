@@ -27,6 +27,23 @@ using amk::rt::test::Session;
 
 namespace {
 
+/// The spatial iparams (AMK_SP_*) of a square-kernel group-1 convolution
+/// with equal strides, dilations and begin pads, `extra` slots after them.
+std::vector<int64_t> convParams(int64_t n, int64_t c, int64_t h, int64_t w,
+                                int64_t oc, int64_t k, int64_t oh, int64_t ow,
+                                int64_t stride, int64_t pad, int64_t dil,
+                                int64_t act, int64_t extra = 0) {
+  std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS + extra, 0);
+  ip[AMK_SP_N] = n, ip[AMK_SP_C] = c, ip[AMK_SP_H] = h, ip[AMK_SP_W] = w;
+  ip[AMK_SP_OC] = oc, ip[AMK_SP_KH] = ip[AMK_SP_KW] = k;
+  ip[AMK_SP_OH] = oh, ip[AMK_SP_OW] = ow;
+  ip[AMK_SP_SH] = ip[AMK_SP_SW] = stride;
+  ip[AMK_SP_PH] = ip[AMK_SP_PW] = pad;
+  ip[AMK_SP_DH] = ip[AMK_SP_DW] = dil;
+  ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = act;
+  return ip;
+}
+
 /// The activations the convolution kernels fuse, in double, with their
 /// parameters (Clip's bounds, HardSwish's alpha and beta).
 double activate(double v, int64_t act, double alpha, double beta) {
@@ -159,15 +176,8 @@ TEST(Runtime, DirectConvMatchesNaive) {
     uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, c.oc, OH, OW}, 4);
     uint32_t wb = b.addConstant(packed.data(), packed.size() * 4);
     uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
-    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
-    ip[AMK_SP_N] = 1, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h;
-    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = c.oc;
-    ip[AMK_SP_KH] = ip[AMK_SP_KW] = c.k;
-    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
-    ip[AMK_SP_SH] = ip[AMK_SP_SW] = c.stride;
-    ip[AMK_SP_PH] = ip[AMK_SP_PW] = c.padBegin;
-    ip[AMK_SP_DH] = ip[AMK_SP_DW] = c.dil;
-    ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = c.act;
+    std::vector<int64_t> ip = convParams(1, c.c, c.h, c.w, c.oc, c.k, OH, OW,
+                                         c.stride, c.padBegin, c.dil, c.act);
     float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 0.75f : 0.5f;
     uint32_t k = b.addKernel(AMK_RT_K_CONV, 2,
@@ -262,15 +272,9 @@ TEST(Runtime, WinogradConvMatchesNaive) {
     uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {c.n, c.oc, OH, OW}, 4);
     uint32_t wb = b.addConstant(packed.data(), packed.size() * 4);
     uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
-    std::vector<int64_t> ip(AMK_CONV_NUM_IPARAMS, 0);
-    ip[AMK_SP_N] = c.n, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h;
-    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = c.oc;
-    ip[AMK_SP_KH] = ip[AMK_SP_KW] = 3;
-    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
-    ip[AMK_SP_SH] = ip[AMK_SP_SW] = 1;
-    ip[AMK_SP_PH] = ip[AMK_SP_PW] = c.padBegin;
-    ip[AMK_SP_DH] = ip[AMK_SP_DW] = 1;
-    ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = c.act;
+    std::vector<int64_t> ip =
+        convParams(c.n, c.c, c.h, c.w, c.oc, 3, OH, OW, 1, c.padBegin, 1, c.act,
+                   AMK_CONV_NUM_IPARAMS - AMK_SP_NUM_IPARAMS);
     ip[AMK_CONV_WINOGRAD_M] = c.m;
     float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 0.75f : 0.5f;

@@ -16,6 +16,7 @@
 #include "amk/kernel_params.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace amk::rt {
@@ -48,15 +49,28 @@ struct ConvBuffers {
 };
 
 /// Adds the bias of `channel` and the residual to P outputs, then applies
-/// the activation.
+/// the activation; ReLU and Clip in the same pass (the fused
+/// inverted-residual block calls this per channel and row, where a second
+/// pass and a call per row would cost as much as the work).
 inline void convEpilogue(float *y, int64_t P, int64_t channel,
                          const float *bias, const float *res, int act,
                          const float *fp) {
-  if (bias) {
-    float b = bias[channel];
-    for (int64_t i = 0; i < P; ++i)
-      y[i] += b;
+  const float b = bias ? bias[channel] : 0.f;
+  if (act == AMK_OP_RELU || act == AMK_OP_CLIP || act == AMK_OP_NONE) {
+    const float lo = act == AMK_OP_RELU   ? 0.f
+                     : act == AMK_OP_CLIP ? fp[0]
+                                          : -INFINITY;
+    const float hi = act == AMK_OP_CLIP ? fp[1] : INFINITY;
+    if (res)
+      for (int64_t i = 0; i < P; ++i)
+        y[i] = std::min(std::max(y[i] + b + res[i], lo), hi);
+    else
+      for (int64_t i = 0; i < P; ++i)
+        y[i] = std::min(std::max(y[i] + b, lo), hi);
+    return;
   }
+  for (int64_t i = 0; i < P; ++i)
+    y[i] += b;
   if (res)
     for (int64_t i = 0; i < P; ++i)
       y[i] += res[i];

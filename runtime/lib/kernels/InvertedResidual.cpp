@@ -18,7 +18,6 @@
 #include "amk/kernel_params.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -40,26 +39,6 @@ struct Block {
         ow(ip[AMK_IR_OW]), s(ip[AMK_IR_STRIDE]), act1((int)ip[AMK_IR_ACT1]),
         act2((int)ip[AMK_IR_ACT2]), act3((int)ip[AMK_IR_ACT3]) {}
 };
-
-/// Adds b (if any) to y[0..n), then the activation: ReLU and Clip in
-/// the same pass over the row (called per channel and row, so a separate
-/// activation call would cost as much as the work).
-void biasActivation(float *y, int64_t n, const float *b, int act,
-                    const float *fp) {
-  const float v = b ? *b : 0.f;
-  if (act == AMK_OP_RELU || act == AMK_OP_CLIP || act == AMK_OP_NONE) {
-    const float lo = act == AMK_OP_RELU   ? 0.f
-                     : act == AMK_OP_CLIP ? fp[0]
-                                          : -INFINITY;
-    const float hi = act == AMK_OP_CLIP ? fp[1] : INFINITY;
-    for (int64_t i = 0; i < n; ++i)
-      y[i] = std::min(std::max(y[i] + v, lo), hi);
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    y[i] += v;
-  applyActivation(y, n, act, fp[0], fp[1]);
-}
 
 bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
                           std::string &error) {
@@ -133,7 +112,7 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
         for (int64_t ch = 0; ch < k.ce; ++ch) {
           float *e = row + ch * cap * PW;
           if (W1)
-            biasActivation(e, k.w, B1 ? B1 + ch : nullptr, k.act1, fp);
+            convEpilogue(e, k.w, ch, B1, nullptr, k.act1, fp);
           e[-1] = 0.f;
           std::fill(e + k.w, e - 1 + PW, 0.f);
         }
@@ -163,15 +142,10 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
                 "': libxsmm has no kernel for the projection";
         return false;
       }
-      for (int64_t o = 0; o < k.co; ++o) {
-        float *yo = y + o * P;
-        if (R) {
-          const float *ro = R + img * k.co * P + o * P + oy0 * k.ow;
-          for (int64_t i = 0; i < ns * k.ow; ++i)
-            yo[i] += ro[i];
-        }
-        biasActivation(yo, ns * k.ow, B3 ? B3 + o : nullptr, k.act3, fp + 4);
-      }
+      for (int64_t o = 0; o < k.co; ++o)
+        convEpilogue(y + o * P, ns * k.ow, o, B3,
+                     R ? R + img * k.co * P + o * P + oy0 * k.ow : nullptr,
+                     k.act3, fp + 4);
     }
     r += oyB - oyA;
   }
