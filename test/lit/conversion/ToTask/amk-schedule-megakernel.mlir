@@ -285,6 +285,21 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 
 // -----
 
+//--- quantize_blocked.mlir
+// QuantizeLinear with block_size (opset 21): the runtime's QUANTIZE has
+// per-tensor and per-axis scales only.
+module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @quantize_blocked(%x: tensor<2x4xf32>) -> tensor<2x4xi8> {
+    %s = "onnx.Constant"() <{value = dense<0.5> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+    %z = "onnx.Constant"() <{value = dense<0> : tensor<2x2xi8>}> : () -> tensor<2x2xi8>
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.QuantizeLinear': blocked quantization is not implemented}}
+    %y = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 1 : i64, block_size = 2 : i64}> : (tensor<2x4xf32>, tensor<2x2xf32>, tensor<2x2xi8>) -> tensor<2x4xi8>
+    return %y : tensor<2x4xi8>
+  }
+}
+
+// -----
+
 //--- topk.mlir
 // An op no runtime kernel implements.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
