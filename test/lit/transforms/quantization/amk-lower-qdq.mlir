@@ -174,11 +174,14 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK-NOT: amk.q
 // CHECK: "onnx.Conv"
 // CHECK: "onnx.MatMul"
+// CHECK: "onnx.Gemm"
 // REMARK: remark: {{.*}}Float{{.*}}op 'onnx.Conv': its input is not a per-tensor DequantizeLinear of an 8-bit tensor
 // REMARK: remark: {{.*}}Float{{.*}}op 'onnx.MatMul': its weight's scale is neither per tensor nor per output column
+// A Gemm with transA: the integer kernels read A's rows as they are.
+// REMARK: remark: {{.*}}Float{{.*}}op 'onnx.Gemm': transA is not implemented on the integer kernels
 // REMARK-NOT: remark
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
-  func.func @no_match(%x: tensor<1x1x2x2xf32>, %aq: tensor<3x4xui8>) -> (tensor<1x1x2x2xf32>, tensor<3x2xf32>, tensor<1x1x2x2xf32>) {
+  func.func @no_match(%x: tensor<1x1x2x2xf32>, %aq: tensor<3x4xui8>, %atq: tensor<4x3xui8>) -> (tensor<1x1x2x2xf32>, tensor<3x2xf32>, tensor<1x1x2x2xf32>, tensor<3x2xf32>) {
     %none = onnx.NoValue
     %w = "onnx.Constant"() <{value = dense<3> : tensor<1x1x1x1xi8>}> : () -> tensor<1x1x1x1xi8>
     %ws = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
@@ -192,7 +195,11 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     %m = "onnx.MatMul"(%a, %wd2) : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
     %wf = "onnx.Constant"() <{value = dense<2.0> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
     %f = "onnx.Conv"(%x, %wf, %none) : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, none) -> tensor<1x1x2x2xf32>
-    return %c, %m, %f : tensor<1x1x2x2xf32>, tensor<3x2xf32>, tensor<1x1x2x2xf32>
+    %at = "onnx.DequantizeLinear"(%atq, %s, %none) : (tensor<4x3xui8>, tensor<f32>, none) -> tensor<4x3xf32>
+    %w3 = "onnx.Constant"() <{value = dense<1> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
+    %wd3 = "onnx.DequantizeLinear"(%w3, %ws, %none) : (tensor<4x2xi8>, tensor<f32>, none) -> tensor<4x2xf32>
+    %g = "onnx.Gemm"(%at, %wd3, %none) <{transA = 1 : i64}> : (tensor<4x3xf32>, tensor<4x2xf32>, none) -> tensor<3x2xf32>
+    return %c, %m, %f, %g : tensor<1x1x2x2xf32>, tensor<3x2xf32>, tensor<1x1x2x2xf32>, tensor<3x2xf32>
   }
 }
 
