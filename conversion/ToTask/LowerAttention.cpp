@@ -38,12 +38,19 @@ LogicalResult Scheduler::lowerAttention(Operation *op) {
       !qt.getElementType().isF32())
     return unsupported(op, "only float32 Q, K, V of equal rank are "
                            "implemented");
-  if (qt.getShape().drop_back(2) != kt.getShape().drop_back(2) ||
-      qt.getShape().drop_back(2) != vt.getShape().drop_back(2))
+  // Grouped-query attention: K and V have H / G heads (dimension -3).
+  int64_t group = 1;
+  if (r >= 3 && kt.getShape().drop_back(2) == vt.getShape().drop_back(2) &&
+      kt.getDimSize(r - 3) > 0 && qt.getDimSize(r - 3) > kt.getDimSize(r - 3) &&
+      qt.getDimSize(r - 3) % kt.getDimSize(r - 3) == 0 &&
+      qt.getShape().drop_back(3) == kt.getShape().drop_back(3))
+    group = qt.getDimSize(r - 3) / kt.getDimSize(r - 3);
+  else if (qt.getShape().drop_back(2) != kt.getShape().drop_back(2) ||
+           qt.getShape().drop_back(2) != vt.getShape().drop_back(2))
     return unsupported(op, "broadcast batch dimensions in attention are not "
-                           "implemented");
+                           "implemented (only grouped key/value heads)");
   int64_t BH = product(qt.getShape().drop_back(2));
-  int64_t H = r >= 4 ? qt.getDimSize(r - 3) : 1, B = BH / H;
+  int64_t H = r >= 3 ? qt.getDimSize(r - 3) : 1, B = BH / H;
   int64_t S = qt.getDimSize(r - 2), D = qt.getDimSize(r - 1);
   int64_t T = keyT ? kt.getDimSize(r - 1) : kt.getDimSize(r - 2);
   int64_t DV = vt.getDimSize(r - 1);
@@ -78,24 +85,28 @@ LogicalResult Scheduler::lowerAttention(Operation *op) {
   (void)yt;
   KOp &k = newKOp(op, AMK_RT_K_ATTENTION);
   k.slots = {*qi, *ki, *vi, yi, mi};
-  k.ip = {B, H, S, T, D, DV, keyT, ms[0], ms[1], ms[2], ms[3]};
+  k.ip = {B, H, S, T, D, DV, keyT, ms[0], ms[1], ms[2], ms[3], group};
   k.fp = {floatAttr(op, "scale", 1.f / std::sqrt((float)D))};
   k.rows = BH, k.cols = S, k.colTiling = true;
   k.colAlign = 8;
   // A split over heads reads each head's keys and values once; a split
   // over queries re-reads them in every tile.
-  k.rowOperandBytes = 4.0 * BH * T * (D + DV);
+  int64_t BHK = BH / group;
+  k.rowOperandBytes = 4.0 * BHK * T * (D + DV);
   k.colOperandBytes = 0;
   k.flops = 2.0 * BH * S * T * (D + DV);
-  k.bytes = 4.0 * BH * (S * D + T * D + T * DV + S * DV);
+  k.bytes = 4.0 * (BH * (S * D + S * DV) + BHK * (T * D + T * DV));
   int qs = *qi, ks = *ki, vs = *vi;
   int64_t maskBytes = mi >= 0 ? tensors[mi].bytes : 0;
+  // Rows [r0, r1) of B*H read key/value heads kv(r0) .. kv(r1 - 1).
+  auto kvRow = [=](int64_t bh) { return bh / H * (H / group) + bh % H / group; };
   k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     rd.push_back(rect(qs, (r0 * S + c0) * D * 4, (c1 - c0) * D * 4,
                       S * D * 4, r1 - r0));
-    rd.push_back(span(ks, r0 * T * D * 4, r1 * T * D * 4));
-    rd.push_back(span(vs, r0 * T * DV * 4, r1 * T * DV * 4));
+    int64_t k0 = kvRow(r0), k1 = kvRow(r1 - 1) + 1;
+    rd.push_back(span(ks, k0 * T * D * 4, k1 * T * D * 4));
+    rd.push_back(span(vs, k0 * T * DV * 4, k1 * T * DV * 4));
     if (mi >= 0)
       rd.push_back(whole(mi, maskBytes));
     wr.push_back(rect(yi, (r0 * S + c0) * DV * 4, (c1 - c0) * DV * 4,

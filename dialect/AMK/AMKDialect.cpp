@@ -274,6 +274,17 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("Q and K disagree on the head dimension");
   if (staticMismatch(ks, v.getDimSize(v.getRank() - 2)))
     return emitOpError("K and V disagree on the sequence length");
+  // Grouped heads: Q's head count a multiple of K's and V's.
+  if (q.getRank() >= 3 && k.getRank() == q.getRank() &&
+      v.getRank() == q.getRank()) {
+    int64_t hq = q.getDimSize(q.getRank() - 3);
+    for (int64_t hk : {k.getDimSize(k.getRank() - 3),
+                       v.getDimSize(v.getRank() - 3)})
+      if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) &&
+          hk != 1 && hk != hq && (hk > hq || hq % hk))
+        return emitOpError("Q's ")
+               << hq << " heads are not a multiple of K's or V's " << hk;
+  }
   return success();
 }
 

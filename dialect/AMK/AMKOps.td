@@ -246,6 +246,10 @@ def AMK_AttentionOp : AMK_Op<"attention", [Pure]> {
     batch dimensions broadcast as MatMul does. `K'` is K when
     `key_transposed` (K given as [..., D, S]), else K with its last two
     axes swapped. `Mask` is additive and optional.
+
+    Grouped-query attention: K and V may have fewer heads (dimension -3)
+    than Q, a divisor `Hkv` of its `H`; query head h then reads key/value
+    head `h / (H / Hkv)`.
   }];
   let arguments = (ins
     AnyRankedTensor:$Q,

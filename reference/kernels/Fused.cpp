@@ -331,11 +331,40 @@ LogicalResult layerNormK(KernelContext &ctx) {
   return success();
 }
 
+/// `t` with its heads (dimension -3) repeated to `heads`, head h of the
+/// result being head h / (heads / H) of `t`: grouped-query attention's
+/// key/value heads as the MatMuls of the definition need them.
+static Tensor repeatHeads(const Tensor &t, int64_t heads) {
+  int64_t r = t.rank(), h = t.shape()[r - 3];
+  if (h == heads || h == 1)
+    return t;
+  std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
+  shape[r - 3] = heads;
+  Tensor y(t.dtype(), shape);
+  int64_t block = t.shape()[r - 2] * t.shape()[r - 1];
+  int64_t outer = t.numel() / (h * block), group = heads / h;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < heads; ++i)
+      copyElements(t, (o * h + i / group) * block, y, (o * heads + i) * block,
+                   block);
+  return y;
+}
+
 /// amk.attention: softmax(scale * Q K' + Mask) V.
 LogicalResult attentionK(KernelContext &ctx) {
-  const Tensor &q = ctx.in(0), &k = ctx.in(1), &v = ctx.in(2);
-  if (q.rank() < 2 || k.rank() < 2 || v.rank() < 2)
+  const Tensor &q = ctx.in(0);
+  if (q.rank() < 2 || ctx.in(1).rank() < 2 || ctx.in(2).rank() < 2)
     return ctx.error("Q, K and V must have rank >= 2");
+  Tensor k = ctx.in(1), v = ctx.in(2);
+  if (q.rank() >= 3 && k.rank() == q.rank() && v.rank() == q.rank()) {
+    int64_t hq = q.shape()[q.rank() - 3];
+    for (Tensor *t : {&k, &v}) {
+      int64_t hk = t->shape()[t->rank() - 3];
+      if (hk != 1 && hk != hq && (hk > hq || hq % hk))
+        return ctx.error("Q's heads are not a multiple of K's or V's");
+      *t = repeatHeads(*t, hq);
+    }
+  }
   bool keyTransposed = true;
   if (auto a = dyn_cast_or_null<BoolAttr>(ctx.attr("key_transposed")))
     keyTransposed = a.getValue();

@@ -126,9 +126,18 @@ def FuseAttention : Pass<"amk-fuse-attention", "mlir::ModuleOp"> {
     MatMul(Softmax(MatMul(Q, K') * s [+ mask]), V), with the scale as Mul
     or Div by a constant on the scores or on Q, becomes `amk.attention`
     when its inner values have no other use.
+
+    Grouped-query attention: when K or V is the key/value heads repeated
+    to the query heads (`Reshape(Expand|Tile(Unsqueeze(kv, 2)))` from
+    `[B, Hkv, T, D]` to `[B, Hkv * G, T, D]`, as exporters write
+    `repeat_kv`), and K possibly transposed after, the attention reads
+    `kv` itself with its fewer heads (query head h reads head h / G): no
+    copy of the keys and values per step. Only static shapes are matched.
   }];
   let statistics = [
     Statistic<"numFused", "fused", "amk.attention ops created">,
+    Statistic<"numGrouped", "grouped", "key/value head repeats folded into "
+              "amk.attention (grouped-query attention)">,
   ];
   let dependentDialects = ["amk::fused::AMKDialect"];
 }

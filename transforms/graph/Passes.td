@@ -153,6 +153,55 @@ def BindShapes : Pass<"amk-bind-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+def KVCache : Pass<"amk-kv-cache", "mlir::ModuleOp"> {
+  let summary = "Turn a decoder's past/present Concat into a write into a "
+                "cache at a run-time position";
+  let description = [{
+    A decoder exported in Hugging Face Optimum's interface takes the keys
+    and values of the tokens seen so far as inputs (`past_key_values.N.*`,
+    `[batch, heads, past, head_dim]`) and returns them with the new
+    token's appended (`present.N.* = Concat(past, new, axis=2)`). Run as
+    it stands, every decode step has a new past length, so a static
+    program would be recompiled per token, and the Concat copies the whole
+    cache each step.
+
+    After amk-bind-shapes has fixed the shapes of a one-token step
+    (sequence 1, past `T - 1`, attention mask `T`), this pass makes the
+    program serve every step of a context of `T` tokens:
+    - each past input that feeds only such a Concat becomes a cache of
+      `T` slots (its type gets the Concat's result extent);
+    - the Concat becomes `ScatterND(cache, indices, new)`, which writes the
+      new rows at slot `cache_position` (a new `tensor<1xi64>` input named
+      by `position-input`, appended to the signature) and leaves the other
+      slots as they are: an ONNX graph, so the interpreter and ONNX Runtime
+      run the result too.
+
+    The caller keeps the cache: it passes slot contents for positions
+    below `cache_position`, an attention mask with ones at
+    `[0, cache_position]` and zeros elsewhere (the zero slots are masked
+    out of the softmax exactly), and `position_ids = cache_position`. When
+    the present output's buffer is the cache input's own (amk-run
+    `--generate` binds them so), the runtime's ScatterND writes only the
+    new rows: nothing else is copied per token.
+
+    The rewrite is exact only for one new token: a causal model computes
+    its mask as if the new tokens were the last `S` slots, so `S > 1`
+    (a prefill) must run the model as given. A Concat whose appended
+    extent is not 1, a past input with other users, shapes that are not
+    static, or a graph with no such Concat is an error naming the input.
+  }];
+  let options = [
+    Option<"positionInput", "position-input", "std::string",
+           /*default=*/"\"cache_position\"",
+           "Name of the added input holding the slot the new token's keys "
+           "and values are written to">,
+  ];
+  let statistics = [
+    Statistic<"numCaches", "caches", "past/present pairs turned into "
+              "in-place cache writes">,
+  ];
+}
+
 def SpeculateIf : Pass<"amk-speculate-if", "mlir::ModuleOp"> {
   let summary = "Run both branches of an If and select the result";
   let description = [{

@@ -57,6 +57,10 @@ SymbolicShapes::inferFused(Operation *op) {
     auto batch = broadcast({Dims(xd->begin(), xd->end() - 2),
                             Dims(kd->begin(), kd->end() - 2),
                             Dims(v->begin(), v->end() - 2)});
+    // Grouped key/value heads (fewer than Q's) do not broadcast: the
+    // result has Q's batch dimensions.
+    if (!batch && xd->size() == kd->size())
+      batch = Dims(xd->begin(), xd->end() - 2);
     if (!batch)
       return std::nullopt;
     batch->push_back((*xd)[xd->size() - 2]);

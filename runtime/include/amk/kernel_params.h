@@ -345,13 +345,14 @@ enum { AMK_SOFTMAX_VARIANT_PLAIN = 0, AMK_SOFTMAX_VARIANT_LOG = 1,
  * iparams: rows, cols, rms. fparams: epsilon. Rows: rows. */
 enum { AMK_LN_ROWS, AMK_LN_COLS, AMK_LN_RMS, AMK_LN_NUM_IPARAMS };
 
-/* ATTENTION: buffers Q, K, V, O, mask (opt). Q [B,H,S,D], K [B,H,T,D] or
- * [B,H,D,T] when key_transposed, V [B,H,T,DV], O [B,H,S,DV]; the mask is
- * added to the scores with strides (elements; 0 broadcasts).
- * fparams: scale. Rows: B*H; columns: S. */
+/* ATTENTION: buffers Q, K, V, O, mask (opt). Q [B,H,S,D], K [B,H/G,T,D]
+ * or [B,H/G,D,T] when key_transposed, V [B,H/G,T,DV], O [B,H,S,DV]: query
+ * head h reads key/value head h / G (G = group, 1 but for grouped-query
+ * attention). The mask is added to the scores with strides (elements; 0
+ * broadcasts). fparams: scale. Rows: B*H; columns: S. */
 enum { AMK_ATT_B, AMK_ATT_H, AMK_ATT_S, AMK_ATT_T, AMK_ATT_D, AMK_ATT_DV,
        AMK_ATT_KEY_TRANSPOSED, AMK_ATT_MASK_SB, AMK_ATT_MASK_SH,
-       AMK_ATT_MASK_SS, AMK_ATT_MASK_ST, AMK_ATT_NUM_IPARAMS };
+       AMK_ATT_MASK_SS, AMK_ATT_MASK_ST, AMK_ATT_GROUP, AMK_ATT_NUM_IPARAMS };
 
 /* COPY (strided N-D copy: Transpose, Slice, Concat parts, Expand):
  * buffers X, Y. iparams: elem_bytes, rank, src_offset, dst_offset,

@@ -10,6 +10,7 @@
 #include "runtime/lib/kernels/BlockGemm.h"
 #include "runtime/lib/kernels/KernelImpl.h"
 #include "runtime/lib/kernels/Softmax.h"
+#include "runtime/lib/kernels/Vector.h"
 
 #include "amk/kernel_params.h"
 
@@ -32,28 +33,47 @@ bool attentionTile(const KernelCall &call, const int64_t *tile,
   float *O = static_cast<float *>(call.buffers[3]);
   const float *mask = static_cast<const float *>(call.buffers[4]);
   float scale = call.fp[0];
+  int64_t group = ip[AMK_ATT_GROUP], HK = H / group;
   int64_t rows = tile[3] - tile[2];
   thread_local std::vector<float> scores, kT;
   scores.resize(rows * T);
-  if (!kt)
+  if (!kt && rows > 1)
     kT.resize(D * T);
   for (int64_t bh = tile[0]; bh < tile[1]; ++bh) {
-    int64_t b = bh / H, h = bh % H;
+    int64_t b = bh / H, h = bh % H, kvh = b * HK + h / group;
     const float *q = Q + (bh * S + tile[2]) * D;
-    const float *k = Kp + bh * T * D;
-    const float *v = V + bh * T * DV;
+    const float *k = Kp + kvh * T * D;
+    const float *v = V + kvh * T * DV;
     float *o = O + (bh * S + tile[2]) * DV;
-    // Keys as [D][T]: scores = Q K^T is then a plain row-major product.
-    const float *kd = k;
-    if (!kt) {
-      for (int64_t t = 0; t < T; ++t)
-        for (int64_t d = 0; d < D; ++d)
-          kT[d * T + t] = k[t * D + d];
-      kd = kT.data();
-    }
-    if (!blockGemm(q, D, kd, T, scores.data(), T, rows, T, D)) {
-      error = "libxsmm has no kernel for the attention scores";
-      return false;
+    if (!kt && rows == 1) {
+      // One query (a decode step): the scores are K q, one dot product
+      // per key row, read straight from the cache.
+      for (int64_t t = 0; t < T; ++t) {
+        const float *kr = k + t * D;
+        V16 acc = {};
+        int64_t d = 0;
+        for (; d + 16 <= D; d += 16)
+          acc += loadV16(kr + d) * loadV16(q + d);
+        if (d < D)
+          acc += loadV16(kr + d, D - d) * loadV16(q + d, D - d);
+        float s = 0;
+        for (int l = 0; l < 16; ++l)
+          s += acc[l];
+        scores[t] = s;
+      }
+    } else {
+      // Keys as [D][T]: scores = Q K^T is then a plain row-major product.
+      const float *kd = k;
+      if (!kt) {
+        for (int64_t t = 0; t < T; ++t)
+          for (int64_t d = 0; d < D; ++d)
+            kT[d * T + t] = k[t * D + d];
+        kd = kT.data();
+      }
+      if (!blockGemm(q, D, kd, T, scores.data(), T, rows, T, D)) {
+        error = "libxsmm has no kernel for the attention scores";
+        return false;
+      }
     }
     for (int64_t i = 0; i < rows; ++i) {
       float *srow = scores.data() + i * T;
@@ -88,9 +108,15 @@ bool KernelImpl<AMK_RT_K_ATTENTION>::run(const KernelCall &call,
 
 template <>
 bool KernelImpl<AMK_RT_K_ATTENTION>::check(const amk_rt_kernel &k,
-                                           const int64_t *, const float *,
+                                           const int64_t *ip, const float *,
                                            std::string &error) {
-  return hasParams(k, AMK_ATT_NUM_IPARAMS, 1, error) && k.num_buffers >= 5;
+  if (!hasParams(k, AMK_ATT_NUM_IPARAMS, 1, error) || k.num_buffers < 5)
+    return false;
+  if (ip[AMK_ATT_GROUP] < 1 || ip[AMK_ATT_H] % ip[AMK_ATT_GROUP]) {
+    error = "bad attention head group";
+    return false;
+  }
+  return true;
 }
 
 } // namespace amk::rt

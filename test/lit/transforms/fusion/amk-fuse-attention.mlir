@@ -57,6 +57,45 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 
 // -----
 
+//--- attention_grouped_heads.mlir
+// Grouped-query attention: two key/value heads repeated to four query
+// heads, K by Unsqueeze + Expand + Reshape (then transposed), V by
+// Unsqueeze + Tile + Reshape. The attention reads both with their two
+// heads and the repeats are gone.
+// RUN: amk-run %t/attention_grouped_heads.mlir %{same}
+// The runtime's attention kernel reads the grouped heads (one query: the
+// decode step's dot products) and matches the interpreter on the graph.
+// RUN: amk-run %t/attention_grouped_heads.mlir --seed 3 --threads 2 --check-reference | FileCheck %s --check-prefix=GQA
+// GQA: ok vs reference
+// GQA-NOT: MISMATCH
+// CHECK-LABEL: func.func @attention_grouped_heads(
+// CHECK-NOT: onnx.Expand
+// CHECK-NOT: onnx.Tile
+// CHECK: "amk.attention"(%arg0, %arg1, %arg2, %{{.*}}) <{key_transposed = false, scale = 0.353553{{[0-9]*}} : f32}> : (tensor<1x4x1x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, none) -> tensor<1x4x1x8xf32>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @attention_grouped_heads(%q: tensor<1x4x1x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> tensor<1x4x1x8xf32> {
+    %ax = "onnx.Constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %to = "onnx.Constant"() <{value = dense<[1, 2, 2, 5, 8]> : tensor<5xi64>}> : () -> tensor<5xi64>
+    %reps = "onnx.Constant"() <{value = dense<[1, 1, 2, 1, 1]> : tensor<5xi64>}> : () -> tensor<5xi64>
+    %flat = "onnx.Constant"() <{value = dense<[1, 4, 5, 8]> : tensor<4xi64>}> : () -> tensor<4xi64>
+    %ku = "onnx.Unsqueeze"(%k, %ax) : (tensor<1x2x5x8xf32>, tensor<1xi64>) -> tensor<1x2x1x5x8xf32>
+    %ke = "onnx.Expand"(%ku, %to) : (tensor<1x2x1x5x8xf32>, tensor<5xi64>) -> tensor<1x2x2x5x8xf32>
+    %kr = "onnx.Reshape"(%ke, %flat) : (tensor<1x2x2x5x8xf32>, tensor<4xi64>) -> tensor<1x4x5x8xf32>
+    %kt = "onnx.Transpose"(%kr) <{perm = array<i64: 0, 1, 3, 2>}> : (tensor<1x4x5x8xf32>) -> tensor<1x4x8x5xf32>
+    %vu = "onnx.Unsqueeze"(%v, %ax) : (tensor<1x2x5x8xf32>, tensor<1xi64>) -> tensor<1x2x1x5x8xf32>
+    %vt = "onnx.Tile"(%vu, %reps) : (tensor<1x2x1x5x8xf32>, tensor<5xi64>) -> tensor<1x2x2x5x8xf32>
+    %vr = "onnx.Reshape"(%vt, %flat) : (tensor<1x2x2x5x8xf32>, tensor<4xi64>) -> tensor<1x4x5x8xf32>
+    %s = "onnx.MatMul"(%q, %kt) : (tensor<1x4x1x8xf32>, tensor<1x4x8x5xf32>) -> tensor<1x4x1x5xf32>
+    %c = "onnx.Constant"() <{value = dense<0.35355339> : tensor<f32>}> : () -> tensor<f32>
+    %ss = "onnx.Mul"(%s, %c) : (tensor<1x4x1x5xf32>, tensor<f32>) -> tensor<1x4x1x5xf32>
+    %p = "onnx.Softmax"(%ss) <{axis = -1 : i64}> : (tensor<1x4x1x5xf32>) -> tensor<1x4x1x5xf32>
+    %att = "onnx.MatMul"(%p, %vr) : (tensor<1x4x1x5xf32>, tensor<1x4x5x8xf32>) -> tensor<1x4x1x8xf32>
+    return %att : tensor<1x4x1x8xf32>
+  }
+}
+
+// -----
+
 //--- layer_norm.mlir
 // LayerNorm, decomposed: (x - mean) / sqrt(var + eps) * g + bias.
 // RUN: amk-run %t/layer_norm.mlir %{same}
