@@ -195,6 +195,22 @@ void Session::freshOutputs() {
   }
 }
 
+llvm::Error Session::aliasOutputToInput(unsigned output, unsigned set,
+                                        unsigned input) {
+  if (output >= prog->num_outputs || set >= inputSets.size() ||
+      input >= prog->num_inputs)
+    return error("no such output, input set or input to alias");
+  if (prog->outputs[output].bytes != prog->inputs[input].bytes)
+    return error(llvm::formatv("output '{0}' ({1} bytes) cannot be written "
+                               "into input '{2}' ({3} bytes)",
+                               prog->outputs[output].name,
+                               prog->outputs[output].bytes,
+                               prog->inputs[input].name,
+                               prog->inputs[input].bytes));
+  outPtrs[output] = const_cast<void *>(inputSets[set][input]);
+  return llvm::Error::success();
+}
+
 llvm::Expected<double> Session::run(unsigned set) {
   const std::vector<const void *> &in = inputSets[set];
   auto start = Clock::now();
@@ -369,8 +385,8 @@ static llvm::Error runOnInterpreter(ModuleOp module, const RunOptions &options,
   return llvm::Error::success();
 }
 
-static ProgramStats statsOf(task::ProgramOp program,
-                            const amk_rt_program &prog) {
+ProgramStats amk::statsOf(task::ProgramOp program,
+                          const amk_rt_program &prog) {
   ProgramStats s;
   s.workers = prog.num_workers;
   s.tasks = prog.num_tasks;
@@ -442,12 +458,16 @@ ProgramCache::Entry &ProgramCache::insert(std::unique_ptr<Entry> entry) {
 /// program, JIT code, session.
 static llvm::Error compileShape(ModuleOp module, const RunOptions &options,
                                 ModelRun &run, ProgramCache::Entry &entry,
-                                llvm::ArrayRef<std::string> values = {}) {
+                                llvm::ArrayRef<std::string> values = {},
+                                llvm::StringRef afterBinding = "") {
   auto start = Clock::now();
   // A model with dynamic dimensions is compiled for the inputs' shapes.
   if (llvm::Error e = bindInputShapes(module, run.func, run.inputs, values))
     return e;
   run.pipelineSeconds += secondsSince(start);
+  if (!afterBinding.empty())
+    if (llvm::Error e = runTimed(module, afterBinding, run.pipelineSeconds))
+      return e;
   if (llvm::Error e = runTimed(module, options.pipeline, run.pipelineSeconds))
     return e;
   ProgramOptions popts;
@@ -478,6 +498,17 @@ static llvm::Error compileShape(ModuleOp module, const RunOptions &options,
   entry.session = std::move(*session);
   entry.compileSeconds = secondsSince(start);
   return llvm::Error::success();
+}
+
+llvm::Error amk::compileForInputs(ModuleOp module, func::FuncOp func,
+                                  llvm::ArrayRef<RValue> inputs,
+                                  const RunOptions &options,
+                                  ProgramCache::Entry &entry,
+                                  llvm::StringRef afterBinding) {
+  ModelRun run;
+  run.func = func;
+  run.inputs.assign(inputs.begin(), inputs.end());
+  return compileShape(module, options, run, entry, {}, afterBinding);
 }
 
 static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,

@@ -112,6 +112,11 @@ public:
   /// Binds new output buffers (copies of the previous outputs keep
   /// theirs).
   void freshOutputs();
+  /// Makes output `output` write into input `input` of set `set` (same
+  /// bytes required): a state the program updates in place, as a decoder's
+  /// KV cache (amk-kv-cache). outputs()[output] is then not written.
+  llvm::Error aliasOutputToInput(unsigned output, unsigned set,
+                                 unsigned input);
   /// Runs input set `set` into the output buffers; returns the run's wall
   /// time in seconds.
   llvm::Expected<double> run(unsigned set = 0);
@@ -202,6 +207,9 @@ struct ProgramStats {
   std::map<std::string, std::string> nodeKernels;
 };
 
+/// What `prog`, loaded from `program`, holds.
+ProgramStats statsOf(amk::task::ProgramOp program, const amk_rt_program &prog);
+
 struct ModelRun {
   /// The graph's interface, as the inputs were made for it.
   mlir::func::FuncOp func;
@@ -245,6 +253,17 @@ llvm::Error bindShapes(mlir::ModuleOp module,
                        llvm::ArrayRef<std::string> shapes,
                        llvm::ArrayRef<std::string> dims,
                        llvm::ArrayRef<std::string> values = {});
+
+/// Compiles `module` (changed in place) for the shapes of `inputs`, made
+/// for `func` as runModel does for a new shape: binding, then
+/// `afterBinding` (a pass pipeline, may be empty), then options.pipeline,
+/// the schedule, validation, loading, the JIT when asked and a session.
+/// The time it all took is entry.compileSeconds.
+llvm::Error compileForInputs(mlir::ModuleOp module, mlir::func::FuncOp func,
+                             llvm::ArrayRef<ref::RValue> inputs,
+                             const RunOptions &options,
+                             ProgramCache::Entry &entry,
+                             llvm::StringRef afterBinding = "");
 
 /// Runs `module` as `options` says. The pipeline changes `module`;
 /// `original` (the model before it) gives the runtime engines the graph's

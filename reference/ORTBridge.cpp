@@ -81,27 +81,14 @@ llvm::Expected<Tensor> readTensor(const nlohmann::json &desc) {
   return t;
 }
 
-llvm::Expected<Result> run(llvm::StringRef model,
-                           llvm::ArrayRef<NamedTensor> inputs,
-                           llvm::StringRef workDir, const Options &opts) {
+llvm::Expected<nlohmann::json> runScript(llvm::StringRef script,
+                                         nlohmann::json req,
+                                         llvm::StringRef workDir) {
   if (!isAvailable())
     return makeError("ONNX Runtime is not installed (run scripts/setup.sh)");
   if (std::error_code ec = llvm::sys::fs::create_directories(workDir))
     return makeError("cannot create '" + workDir + "': " + ec.message());
-  nlohmann::json req;
-  llvm::SmallString<256> absModel(model);
-  llvm::sys::fs::make_absolute(absModel);
-  req["model"] = std::string(absModel);
   req["outDir"] = workDir.str();
-  req["threads"] = opts.threads;
-  req["optimization"] = opts.optimization;
-  req["iterations"] = opts.iterations;
-  req["inputs"] = nlohmann::json::array();
-  for (auto [i, in] : llvm::enumerate(inputs)) {
-    llvm::SmallString<256> f(workDir);
-    llvm::sys::path::append(f, "input_" + std::to_string(i) + ".bin");
-    req["inputs"].push_back(writeTensor(in.second, in.first, f));
-  }
   llvm::SmallString<256> reqPath(workDir), resPath(workDir);
   llvm::sys::path::append(reqPath, "request.json");
   llvm::sys::path::append(resPath, "result.json");
@@ -112,9 +99,9 @@ llvm::Expected<Result> run(llvm::StringRef model,
   }
   llvm::sys::fs::remove(resPath);
   auto node = llvm::sys::findProgramByName("node");
-  std::string script = scriptPath("run.js");
+  std::string path = scriptPath(script);
   std::string reqStr(reqPath);
-  llvm::StringRef args[] = {*node, script, reqStr};
+  llvm::StringRef args[] = {*node, path, reqStr};
   std::string errMsg;
   int rc = llvm::sys::ExecuteAndWait(*node, args, std::nullopt, {}, 0, 0,
                                      &errMsg);
@@ -127,9 +114,33 @@ llvm::Expected<Result> run(llvm::StringRef model,
     return makeError("ONNX Runtime's result is not JSON");
   if (res.contains("error"))
     return makeError("ONNX Runtime: " + res["error"].get<std::string>());
+  return res;
+}
+
+llvm::Expected<Result> run(llvm::StringRef model,
+                           llvm::ArrayRef<NamedTensor> inputs,
+                           llvm::StringRef workDir, const Options &opts) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(workDir))
+    return makeError("cannot create '" + workDir + "': " + ec.message());
+  nlohmann::json req;
+  llvm::SmallString<256> absModel(model);
+  llvm::sys::fs::make_absolute(absModel);
+  req["model"] = std::string(absModel);
+  req["threads"] = opts.threads;
+  req["optimization"] = opts.optimization;
+  req["iterations"] = opts.iterations;
+  req["inputs"] = nlohmann::json::array();
+  for (auto [i, in] : llvm::enumerate(inputs)) {
+    llvm::SmallString<256> f(workDir);
+    llvm::sys::path::append(f, "input_" + std::to_string(i) + ".bin");
+    req["inputs"].push_back(writeTensor(in.second, in.first, f));
+  }
+  auto res = runScript("run.js", std::move(req), workDir);
+  if (!res)
+    return res.takeError();
   Result out;
-  out.seconds = res.value("seconds", std::vector<double>{});
-  for (const auto &o : res["outputs"]) {
+  out.seconds = res->value("seconds", std::vector<double>{});
+  for (const auto &o : (*res)["outputs"]) {
     auto t = readTensor(o);
     if (!t)
       return t.takeError();

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "execution/Check.h"
+#include "execution/Generate.h"
 #include "execution/Inputs.h"
 #include "execution/Session.h"
 #include "pipelines/Pipelines.h"
@@ -183,6 +184,40 @@ static cl::opt<double>
                 cl::desc("Seconds without progress before a run is "
                          "declared hung"),
                 cl::init(30), cl::cat(runCat));
+
+static cl::OptionCategory genCat("amk-run --generate (decoder models)");
+static cl::opt<unsigned> generateTokens(
+    "generate",
+    cl::desc("Greedy generation of N tokens with a decoder in Hugging Face "
+             "Optimum's interface: the prompt as one program, then every "
+             "step on one program compiled for --max-context whose KV cache "
+             "is updated in place (amk-kv-cache); reports time to first "
+             "token, per-token latency and tokens/s"),
+    cl::init(0), cl::cat(genCat));
+static cl::opt<unsigned> promptLen("prompt-len",
+                                   cl::desc("Prompt length (seeded random "
+                                            "ids from --seed; default 8)"),
+                                   cl::init(8), cl::cat(genCat));
+static cl::list<int64_t> promptIds("prompt",
+                                   cl::desc("The prompt's token ids, "
+                                            "comma-separated"),
+                                   cl::CommaSeparated, cl::cat(genCat));
+static cl::opt<unsigned> maxContext(
+    "max-context",
+    cl::desc("KV cache slots the decode program is compiled for (default: "
+             "the prompt plus the generated tokens)"),
+    cl::init(0), cl::cat(genCat));
+static cl::opt<unsigned> generateRuns(
+    "generate-runs",
+    cl::desc("Whole generations to run and time (each must give the same "
+             "tokens; default 1)"),
+    cl::init(1), cl::cat(genCat));
+static cl::opt<double> logitTolerance(
+    "logit-tolerance",
+    cl::desc("--generate --compare-ort: largest logit difference, as a "
+             "fraction of the step's largest ONNX Runtime logit (default "
+             "1e-3)"),
+    cl::init(1e-3), cl::cat(genCat));
 
 namespace {
 
@@ -366,13 +401,123 @@ int runShapeSets(ModuleOp module, ModuleOp original, amk::RunOptions ro,
   return status;
 }
 
+/// --generate: the generation, its check against ONNX Runtime and the
+/// figures. Returns the exit status.
+int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
+  amk::GenerateOptions go;
+  go.steps = generateTokens;
+  go.promptLength = promptLen;
+  go.prompt.assign(promptIds.begin(), promptIds.end());
+  go.seed = seed;
+  go.maxContext = maxContext;
+  go.runs = generateRuns;
+  go.run = ro;
+  amk::GenerateResult g = errors(amk::generate(module, go));
+  nlohmann::ordered_json report;
+  report["model"] = modelPath.getValue();
+  report["engine"] = jit ? "jit" : "runtime";
+  report["workers"] = ro.workers;
+  report["prompt_length"] = g.prompt.size();
+  report["generated"] = g.tokens.size();
+  report["max_context"] = g.maxContext;
+  report["prompt"] = g.prompt;
+  report["tokens"] = g.tokens;
+  report["compile_seconds"] = {{"prefill", g.prefillCompileSeconds},
+                               {"decode", g.decodeCompileSeconds}};
+  report["decode_program"] = {
+      {"tasks", g.decodeProgram.tasks},
+      {"arena_bytes", g.decodeProgram.arenaBytes},
+      {"const_bytes", g.decodeProgram.constBytes.value_or(0)},
+      {"cache_bytes", g.cacheBytes}};
+  nlohmann::ordered_json amkJ = amk::generationJSON(g.runs, g.prompt.size());
+  report["amk"] = amkJ;
+  int status = 0;
+  if (compareOrt) {
+    amk::OrtGeneration o = errors(amk::generateOnnxRuntime(
+        modelPath, module, g, (int)ro.workers, generateRuns));
+    nlohmann::ordered_json ortJ =
+        amk::generationJSON(o.runs, g.prompt.size());
+    size_t same = 0;
+    double worst = 0;
+    int64_t worstStep = -1;
+    for (size_t i = 0; i < g.tokens.size(); ++i) {
+      same += o.tokens[i] == g.tokens[i];
+      double scale = 0, diff = 0;
+      for (size_t v = 0; v < o.logits[i].size(); ++v) {
+        scale = std::max(scale, (double)std::fabs(o.logits[i][v]));
+        diff = std::max(diff,
+                        (double)std::fabs(o.logits[i][v] - g.logits[i][v]));
+      }
+      double rel = diff / std::max(scale, 1e-30);
+      if (rel > worst)
+        worst = rel, worstStep = i;
+    }
+    bool ok = same == g.tokens.size() && worst <= logitTolerance;
+    status = ok ? 0 : 1;
+    report["onnxruntime"] = ortJ;
+    report["check"] = {{"identical_tokens", same},
+                       {"steps", g.tokens.size()},
+                       {"max_logit_error_of_scale", worst},
+                       {"worst_step", worstStep},
+                       {"tolerance", logitTolerance.getValue()},
+                       {"ok", ok}};
+    if (amkJ.contains("per_token_median_ms") &&
+        ortJ.contains("per_token_median_ms"))
+      report["amk_over_ort"] = {
+          {"per_token_median",
+           amkJ["per_token_median_ms"].get<double>() /
+               ortJ["per_token_median_ms"].get<double>()},
+          {"ttft", amkJ["ttft_ms"].get<double>() /
+                       ortJ["ttft_ms"].get<double>()}};
+  }
+  report["ok"] = status == 0;
+  if (jsonOut) {
+    llvm::outs() << report.dump(2) << "\n";
+    return status;
+  }
+  llvm::outs() << llvm::formatv(
+      "generated {0} tokens after a prompt of {1} on the runtime{2} ({3} "
+      "workers; decode program for {4} cache slots, compiled in {5:f2} s, "
+      "prefill in {6:f2} s)\n",
+      g.tokens.size(), g.prompt.size(), jit ? " through the LLVM JIT" : "",
+      ro.workers, g.maxContext, g.decodeCompileSeconds,
+      g.prefillCompileSeconds);
+  llvm::outs() << "  tokens:";
+  for (int64_t t : g.tokens)
+    llvm::outs() << " " << t;
+  llvm::outs() << "\n";
+  auto line = [](llvm::StringRef who, const nlohmann::ordered_json &j) {
+    llvm::outs() << llvm::formatv("  {0}: time to first token {1:f3} ms",
+                                  who, j["ttft_ms"].get<double>());
+    if (j.contains("per_token_median_ms"))
+      llvm::outs() << llvm::formatv(
+          ", per token median {0:f3} ms, p90 {1:f3} ms, {2:f1} tokens/s",
+          j["per_token_median_ms"].get<double>(),
+          j["per_token_p90_ms"].get<double>(),
+          j["tokens_per_s"].get<double>());
+    llvm::outs() << "\n";
+  };
+  line("AMK", amkJ);
+  if (report.contains("onnxruntime")) {
+    line("onnxruntime", report["onnxruntime"]);
+    const auto &c = report["check"];
+    llvm::outs() << llvm::formatv(
+        "  {0}: {1}/{2} tokens identical to ONNX Runtime's greedy choice, "
+        "largest logit difference {3:e} of the step's scale\n",
+        c["ok"].get<bool>() ? "ok" : "MISMATCH",
+        c["identical_tokens"].get<size_t>(), c["steps"].get<size_t>(),
+        c["max_logit_error_of_scale"].get<double>());
+  }
+  return status;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   amk::registerONNXToolOptions();
   amk::registerAllPasses();
-  cl::HideUnrelatedOptions({&runCat});
+  cl::HideUnrelatedOptions({&runCat, &genCat});
   std::vector<char *> args = takeThreads(argc, argv);
   int nargs = args.size();
   cl::ParseCommandLineOptions(
@@ -423,6 +568,17 @@ int main(int argc, char **argv) {
   ro.warmup = warmup;
   ro.iters = iters;
 
+  if (generateTokens) {
+    if (reference || !inputFiles.empty() || !inputDir.empty() ||
+        !dimSets.empty() || checkPipeline || checkReference ||
+        !compareDir.empty() || bench)
+      errors.fail("--generate runs a decoder on the compiled runtime; it "
+                  "cannot be combined with --reference, --input, "
+                  "--input-dir, --dim-set, --check-pipeline, "
+                  "--check-reference, --compare or --bench (it times every "
+                  "step itself)");
+    return runGenerate(*original, ro);
+  }
   if (!dimSets.empty()) {
     if (reference || !inputFiles.empty() || !inputDir.empty() ||
         !outputDir.empty() || !tracePath.empty() || checkPipeline ||
