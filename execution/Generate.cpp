@@ -235,11 +235,14 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
         (P - 1) * d.vocab;
     logits.emplace_back(row, row + d.vocab);
     tokens.push_back(argmax(row, d.vocab));
-    // The prompt's keys and values into slots [0, P); the mask opens them.
+    // The prompt's keys and values into slots [0, P), the other slots
+    // cleared (a slot the mask hides still enters the softmax sums times
+    // 0, which must not be NaN); the mask opens them.
     for (const auto &p : d.pairs) {
       const float *src = reinterpret_cast<const float *>(
           ps.outputs()[p.output].getTensor().raw());
       float *dst = reinterpret_cast<float *>(din[p.input].getTensor().raw());
+      std::memset(dst, 0, din[p.input].getTensor().byteSize());
       for (int64_t h = 0; h < p.heads; ++h)
         std::memcpy(dst + h * T * p.headDim, src + h * P * p.headDim,
                     P * p.headDim * sizeof(float));
@@ -329,6 +332,43 @@ llvm::Expected<OrtGeneration> generateOnnxRuntime(llvm::StringRef modelPath,
     t.prefillSeconds = run["prefill_s"].get<double>();
     t.stepSeconds = run["step_s"].get<std::vector<double>>();
     g.runs.push_back(std::move(t));
+  }
+  return g;
+}
+
+llvm::Expected<OrtGeneration> generateReference(ModuleOp model,
+                                                const GenerateResult &result) {
+  auto iface = readInterface(model);
+  if (!iface)
+    return iface.takeError();
+  const DecoderInterface &d = *iface;
+  ref::Interpreter interp(model);
+  OrtGeneration g;
+  int64_t P = result.prompt.size(), past = 0;
+  std::vector<RValue> presents;
+  for (size_t step = 0; step < result.tokens.size(); ++step) {
+    int64_t S = step ? 1 : P;
+    std::vector<RValue> in = stepInputs(d, S, past, past);
+    if (step)
+      ints(in[d.ids])[0] = result.tokens[step - 1];
+    else
+      std::copy(result.prompt.begin(), result.prompt.end(), ints(in[d.ids]));
+    for (const auto &p : d.pairs)
+      if (step)
+        in[p.input] = presents[p.output];
+    auto out = interp.run(in);
+    if (failed(out))
+      return error("the reference interpreter failed at step " +
+                   llvm::Twine(step) + ": " + interp.getFailure().message);
+    const Tensor &l = (*out)[d.logits].getTensor();
+    if (l.dtype() != DataType::FLOAT || l.numel() != S * d.vocab)
+      return error("the reference's logits are not float [1, S, vocab]");
+    const float *row = reinterpret_cast<const float *>(l.raw()) +
+                       (S - 1) * d.vocab;
+    g.logits.emplace_back(row, row + d.vocab);
+    g.tokens.push_back(argmax(row, d.vocab));
+    presents = std::move(*out);
+    past += S;
   }
   return g;
 }

@@ -71,6 +71,12 @@ llvm::Expected<OrtGeneration> generateOnnxRuntime(llvm::StringRef modelPath,
                                                   const GenerateResult &result,
                                                   int threads, unsigned runs);
 
+/// The same generation on the reference interpreter, the model as it
+/// stands with the past growing step by step, fed `result`'s tokens (no
+/// timings).
+llvm::Expected<OrtGeneration> generateReference(mlir::ModuleOp model,
+                                                const GenerateResult &result);
+
 /// Latency figures of a set of generations: time to first token, per-token
 /// latency (median, p90, min over every decode step), tokens per second of
 /// the decode and of the prefill.
