@@ -277,6 +277,9 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
     r.logits = std::move(logits);
     r.runs.push_back(std::move(timing));
   }
+  if (!options.run.tracePath.empty())
+    if (llvm::Error e = ds.writeTrace(options.run.tracePath))
+      return std::move(e);
   return r;
 }
 

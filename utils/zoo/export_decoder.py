@@ -12,9 +12,12 @@ in the interface Hugging Face Optimum's decoder exports use:
 every dimension named above dynamic.
 
 Configurations:
+  llama_7m    d 256, 6 layers, 4 query heads, 2 KV heads, SwiGLU 768,
+              vocab 4096 (6.8M parameters; the 23 MB of float32 weights
+              a token streams fit in a 32 MB last-level cache);
   llama_15m   d 384, 6 layers, 6 query heads, 2 KV heads, SwiGLU 1024,
-              vocab 8192 (about 15M parameters: fits in the last-level
-              cache);
+              vocab 8192 (about 15M parameters: 63 MB in float32, larger
+              than a 32 MB last-level cache; 16 MB in w8);
   llama_110m  d 768, 12 layers, 12 query heads, 4 KV heads, SwiGLU 2048,
               vocab 16384 (about 100M parameters);
   qwen_like   llama_15m's sizes written as another exporter's idioms: q/k/v
@@ -38,6 +41,10 @@ SEED = 20261125
 CONFIGS = {
     "llama_15m": dict(d=384, layers=6, heads=6, kv=2, ff=1024, vocab=8192,
                       qwen=False),
+    # Float32 weights streamed per token (all but the embedding table)
+    # about 23 MB: resident in a 32 MB last-level cache (docs/decoder.md).
+    "llama_7m": dict(d=256, layers=6, heads=4, kv=2, ff=768, vocab=4096,
+                     qwen=False),
     "llama_110m": dict(d=768, layers=12, heads=12, kv=4, ff=2048,
                        vocab=16384, qwen=False),
     "qwen_like": dict(d=384, layers=6, heads=6, kv=2, ff=1024, vocab=8192,
