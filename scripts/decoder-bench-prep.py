@@ -5,11 +5,14 @@ Exports the Llama-style test decoders (utils/zoo/export_decoder.py) into
 WORK and writes, per model, seeded inputs for two steps in Optimum's
 interface: decode (one new token after a past of PAST tokens) and prefill
 (PROMPT tokens, empty past). Token ids are below the vocabulary, masks all
-ones, positions consecutive.
+ones, positions consecutive. Also MODEL.weights.json: the weight bytes and
+those of tables a token only gathers from (the embedding), for the
+bandwidth floor of scripts/bench-runtime.sh.
 
 Usage: decoder-bench-prep.py WORK [--past N] [--prompt N] [model ...]
 """
 import argparse
+import json
 import os
 import pathlib
 import subprocess
@@ -35,6 +38,16 @@ def main():
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for name in a.models:
         m = onnx.load(str(work / f"{name}.onnx"), load_external_data=False)
+        # Weight bytes, and those only gathered (a token reads one row of
+        # an embedding table): the bandwidth floor counts the rest.
+        sizes = {t.name: np.prod(t.dims, dtype=np.int64) *
+                 np.dtype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.data_type]).itemsize
+                 for t in m.graph.initializer}
+        gathered = {n.input[0] for n in m.graph.node if n.op_type == "Gather"}
+        (work / f"{name}.weights.json").write_text(json.dumps({
+            "total_bytes": int(sum(sizes.values())),
+            "gathered_bytes": int(sum(v for k, v in sizes.items()
+                                      if k in gathered))}))
         vocab = m.graph.output[0].type.tensor_type.shape.dim[2].dim_value
         r = np.random.default_rng(7)
         for step, (s, p) in {"decode": (1, a.past),

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <sys/resource.h>
 #include <thread>
 
 using namespace mlir;
@@ -218,6 +219,14 @@ static cl::opt<double> logitTolerance(
              "fraction of the step's largest ONNX Runtime logit (default "
              "1e-3)"),
     cl::init(1e-3), cl::cat(genCat));
+
+static cl::opt<double> minTokenAgreement(
+    "min-token-agreement",
+    cl::desc("--generate with --compare-ort or --check-reference: pass when "
+             "at least this fraction of the greedy tokens agree, whatever "
+             "the logits' difference (quantized weights against the float "
+             "model; default: every token, logits within --logit-tolerance)"),
+    cl::init(-1), cl::cat(genCat));
 
 namespace {
 
@@ -452,7 +461,9 @@ int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
       if (rel > worst)
         worst = rel, worstStep = i;
     }
-    bool ok = same == g.tokens.size() && worst <= logitTolerance;
+    bool ok = minTokenAgreement >= 0
+                  ? same >= minTokenAgreement * g.tokens.size()
+                  : same == g.tokens.size() && worst <= logitTolerance;
     status = ok ? 0 : 1;
     if (compareOrt)
       report["onnxruntime"] = amk::generationJSON(o.runs, g.prompt.size());
@@ -461,6 +472,7 @@ int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
                        {"steps", g.tokens.size()},
                        {"max_logit_error_of_scale", worst},
                        {"worst_step", worstStep},
+                       {"token_agreement", (double)same / g.tokens.size()},
                        {"tolerance", logitTolerance.getValue()},
                        {"ok", ok}};
     if (compareOrt && amkJ.contains("per_token_median_ms")) {
@@ -474,6 +486,11 @@ int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
     }
   }
   report["ok"] = status == 0;
+  // This process alone (ONNX Runtime runs in its own): the memory floor
+  // of issue 24 compares it with the weight bytes.
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) == 0)
+    report["peak_rss_mb"] = usage.ru_maxrss / 1024.0;
   if (jsonOut) {
     llvm::outs() << report.dump(2) << "\n";
     return status;
