@@ -24,6 +24,10 @@ import onnx
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+def vocab_of(m):
+    return m.graph.output[0].type.tensor_type.shape.dim[2].dim_value
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("work")
@@ -44,6 +48,17 @@ def main():
                  np.dtype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.data_type]).itemsize
                  for t in m.graph.initializer}
         gathered = {n.input[0] for n in m.graph.node if n.op_type == "Gather"}
+        if vocab_of(m) == 256:
+            # A byte-level model trained on the license texts: a fixed
+            # prompt set of 32-byte windows of them, one line of ids each.
+            text = b"".join(
+                open(os.path.join("/usr/share/common-licenses", f), "rb").read()
+                for f in ("GPL-3", "Apache-2.0", "MPL-2.0", "Artistic"))
+            lines = []
+            for i in range(8):
+                at = (i * 7919 + 101) % (len(text) - 32)
+                lines.append(",".join(str(b) for b in text[at:at + 32]))
+            (work / f"{name}.prompts").write_text("\n".join(lines) + "\n")
         (work / f"{name}.weights.json").write_text(json.dumps({
             "total_bytes": int(sum(sizes.values())),
             "gathered_bytes": int(sum(v for k, v in sizes.items()

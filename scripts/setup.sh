@@ -20,6 +20,11 @@ PKGS=(
   libonnx-testdata python3-torch python3-torchvision python3-onnx python3-numpy
   # The trained models of the int8 accuracy check (scikit-learn's digits).
   python3-sklearn
+  # An optimized BLAS behind Debian's torch and numpy (both call the
+  # libblas.so.3 alternative, which is otherwise the reference BLAS at
+  # ~5 GFLOP/s; OpenBLAS: ~75 on 2 cores): training the test decoder
+  # (utils/zoo/export_decoder.py llama_text) takes minutes instead of hours.
+  libopenblas0-pthread
   # Miscellaneous.
   python3-yaml
 )

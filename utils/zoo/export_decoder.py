@@ -45,6 +45,12 @@ CONFIGS = {
     # about 23 MB: resident in a 32 MB last-level cache (docs/decoder.md).
     "llama_7m": dict(d=256, layers=6, heads=4, kv=2, ff=768, vocab=4096,
                      qwen=False),
+    # Trained (a few minutes, cached) on the license texts every Debian
+    # system ships, one byte per token: predictions with real margins, for
+    # the greedy-token agreement of quantized weights (random weights put
+    # the top logits within rounding of each other).
+    "llama_text": dict(d=256, layers=4, heads=4, kv=2, ff=768, vocab=256,
+                       qwen=False, train=True),
     "llama_110m": dict(d=768, layers=12, heads=12, kv=4, ff=2048,
                        vocab=16384, qwen=False),
     "qwen_like": dict(d=384, layers=6, heads=6, kv=2, ff=1024, vocab=8192,
@@ -185,8 +191,55 @@ class Decoder(nn.Module):
         return (self.head(self.norm(x)), *present)
 
 
+CORPUS_DIR = "/usr/share/common-licenses"
+TRAIN_STEPS, TRAIN_BATCH, TRAIN_SEQ = int(os.environ.get("AMK_TRAIN_STEPS", 300)), 16, 128
+
+
+def corpus():
+    """The license texts of base-files, sorted by name, as one byte string."""
+    data = b""
+    for f in sorted(os.listdir(CORPUS_DIR)):
+        p = os.path.join(CORPUS_DIR, f)
+        if os.path.isfile(p) and not os.path.islink(p):
+            with open(p, "rb") as fh:
+                data += fh.read()
+    return torch.tensor(list(data), dtype=torch.int64)
+
+
+def train(model, c):
+    """Next-byte prediction on the corpus: seeded windows, AdamW."""
+    text = corpus()
+    g = torch.Generator().manual_seed(SEED)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 2e-3, total_steps=TRAIN_STEPS)
+    hd = c["d"] // c["heads"]
+    b, s = TRAIN_BATCH, TRAIN_SEQ
+    past = [torch.zeros(b, c["kv"], 0, hd)] * (2 * c["layers"])
+    mask = torch.ones(b, s, dtype=torch.int64)
+    pos = torch.arange(s)[None].expand(b, s)
+    model.train()
+    for step in range(TRAIN_STEPS):
+        at = torch.randint(0, len(text) - s - 1, (b,), generator=g)
+        x = torch.stack([text[i:i + s] for i in at])
+        y = torch.stack([text[i + 1:i + s + 1] for i in at])
+        logits = model(x, mask, pos, *past)[0]
+        loss = nn.functional.cross_entropy(logits.reshape(-1, c["vocab"]),
+                                           y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == TRAIN_STEPS - 1:
+            print(f"train step {step}: loss {loss.item():.3f}", file=sys.stderr)
+    model.eval()
+
+
 def export(name, out_dir):
     c = CONFIGS[name]
+    path = os.path.join(out_dir, f"{name}.onnx")
+    if c.get("train") and os.path.exists(path):
+        print(path, "(trained before, kept)")
+        return
     torch.manual_seed(SEED)
     model = Decoder(c)
     with torch.no_grad():
@@ -194,6 +247,9 @@ def export(name, out_dir):
             if prm.dim() == 2:
                 nn.init.normal_(prm, std=0.02 if prm.shape[0] != c["vocab"]
                                 else 0.05)
+    if c.get("train"):
+        torch.set_num_threads(os.cpu_count() or 1)
+        train(model, c)
     model.eval()
     b, s, p = 1, 3, 5
     hd = c["d"] // c["heads"]
@@ -214,7 +270,6 @@ def export(name, out_dir):
             names_out.append(f"present.{n}.{kv}")
             axes[names_in[-1]] = {0: "batch", 2: "past_sequence"}
             axes[names_out[-1]] = {0: "batch", 2: "total_sequence"}
-    path = os.path.join(out_dir, f"{name}.onnx")
     with torch.no_grad():
         torch.onnx.export(model, (ids, mask, pos, *past), path,
                           input_names=names_in, output_names=names_out,
