@@ -169,8 +169,8 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
   int64_t P = r.prompt.size();
   if (options.steps < 1)
     return error("--generate needs at least one token");
-  unsigned T = options.maxContext ? options.maxContext
-                                  : (unsigned)(P + options.steps);
+  unsigned T =
+      options.maxContext ? options.maxContext : (unsigned)(P + options.steps);
   // The last step writes slot P + steps - 2; the decode program is bound
   // with a past of T - 1 slots, so T >= 2.
   if (T < P + options.steps - 1 || T < 2)
@@ -184,8 +184,7 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
   std::vector<RValue> pin = stepInputs(d, P, 0, 0);
   {
     OwningOpRef<ModuleOp> m = model.clone();
-    if (llvm::Error e =
-            compileForInputs(*m, d.func, pin, options.run, prefill))
+    if (llvm::Error e = compileForInputs(*m, d.func, pin, options.run, prefill))
       return std::move(e);
     prefill.module = std::move(m);
   }
@@ -198,8 +197,9 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
   {
     std::vector<RValue> shapes = stepInputs(d, 1, T - 1, T - 1);
     OwningOpRef<ModuleOp> m = model.clone();
-    if (llvm::Error e = compileForInputs(*m, d.func, shapes, options.run,
-                                         decode, "builtin.module(amk-kv-cache)"))
+    if (llvm::Error e =
+            compileForInputs(*m, d.func, shapes, options.run, decode,
+                             "builtin.module(amk-kv-cache)"))
       return std::move(e);
     decode.module = std::move(m);
   }
@@ -229,10 +229,9 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
     if (!t)
       return t.takeError();
     timing.prefillSeconds = *t;
-    const float *row =
-        reinterpret_cast<const float *>(
-            ps.outputs()[d.logits].getTensor().raw()) +
-        (P - 1) * d.vocab;
+    const float *row = reinterpret_cast<const float *>(
+                           ps.outputs()[d.logits].getTensor().raw()) +
+                       (P - 1) * d.vocab;
     logits.emplace_back(row, row + d.vocab);
     tokens.push_back(argmax(row, d.vocab));
     // The prompt's keys and values into slots [0, P), the other slots
@@ -312,22 +311,19 @@ llvm::Expected<OrtGeneration> generateOnnxRuntime(llvm::StringRef modelPath,
   llvm::SmallString<256> work;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("amk-ort-generate", work))
-    return error("cannot create a directory for ONNX Runtime: " +
-                 ec.message());
+    return error("cannot create a directory for ONNX Runtime: " + ec.message());
   auto res = ort::runScript("generate.js", req, work);
-  llvm::scope_exit cleanup(
-      [&] { llvm::sys::fs::remove_directories(work); });
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove_directories(work); });
   if (!res)
     return res.takeError();
   OrtGeneration g;
   g.tokens = (*res)["tokens"].get<std::vector<int64_t>>();
   int64_t vocab = (*res)["vocab"].get<int64_t>();
-  auto buf = llvm::MemoryBuffer::getFile(
-      (*res)["logitsFile"].get<std::string>());
+  auto buf =
+      llvm::MemoryBuffer::getFile((*res)["logitsFile"].get<std::string>());
   if (!buf || (*buf)->getBufferSize() != g.tokens.size() * vocab * 4)
     return error("ONNX Runtime's logits file is missing or truncated");
-  const float *all =
-      reinterpret_cast<const float *>((*buf)->getBufferStart());
+  const float *all = reinterpret_cast<const float *>((*buf)->getBufferStart());
   for (size_t i = 0; i < g.tokens.size(); ++i)
     g.logits.emplace_back(all + i * vocab, all + (i + 1) * vocab);
   for (const auto &run : (*res)["runs"]) {
@@ -366,8 +362,8 @@ llvm::Expected<OrtGeneration> generateReference(ModuleOp model,
     const Tensor &l = (*out)[d.logits].getTensor();
     if (l.dtype() != DataType::FLOAT || l.numel() != S * d.vocab)
       return error("the reference's logits are not float [1, S, vocab]");
-    const float *row = reinterpret_cast<const float *>(l.raw()) +
-                       (S - 1) * d.vocab;
+    const float *row =
+        reinterpret_cast<const float *>(l.raw()) + (S - 1) * d.vocab;
     g.logits.emplace_back(row, row + d.vocab);
     g.tokens.push_back(argmax(row, d.vocab));
     presents = std::move(*out);

@@ -201,12 +201,11 @@ llvm::Error Session::aliasOutputToInput(unsigned output, unsigned set,
       input >= prog->num_inputs)
     return error("no such output, input set or input to alias");
   if (prog->outputs[output].bytes != prog->inputs[input].bytes)
-    return error(llvm::formatv("output '{0}' ({1} bytes) cannot be written "
-                               "into input '{2}' ({3} bytes)",
-                               prog->outputs[output].name,
-                               prog->outputs[output].bytes,
-                               prog->inputs[input].name,
-                               prog->inputs[input].bytes));
+    return error(
+        llvm::formatv("output '{0}' ({1} bytes) cannot be written "
+                      "into input '{2}' ({3} bytes)",
+                      prog->outputs[output].name, prog->outputs[output].bytes,
+                      prog->inputs[input].name, prog->inputs[input].bytes));
   outPtrs[output] = const_cast<void *>(inputSets[set][input]);
   return llvm::Error::success();
 }
@@ -385,8 +384,7 @@ static llvm::Error runOnInterpreter(ModuleOp module, const RunOptions &options,
   return llvm::Error::success();
 }
 
-ProgramStats amk::statsOf(task::ProgramOp program,
-                          const amk_rt_program &prog) {
+ProgramStats amk::statsOf(task::ProgramOp program, const amk_rt_program &prog) {
   ProgramStats s;
   s.workers = prog.num_workers;
   s.tasks = prog.num_tasks;

@@ -115,8 +115,7 @@ public:
   /// Makes output `output` write into input `input` of set `set` (same
   /// bytes required): a state the program updates in place, as a decoder's
   /// KV cache (amk-kv-cache). outputs()[output] is then not written.
-  llvm::Error aliasOutputToInput(unsigned output, unsigned set,
-                                 unsigned input);
+  llvm::Error aliasOutputToInput(unsigned output, unsigned set, unsigned input);
   /// Runs input set `set` into the output buffers; returns the run's wall
   /// time in seconds.
   llvm::Expected<double> run(unsigned set = 0);

@@ -81,9 +81,8 @@ llvm::Expected<Tensor> readTensor(const nlohmann::json &desc) {
   return t;
 }
 
-llvm::Expected<nlohmann::json> runScript(llvm::StringRef script,
-                                         nlohmann::json req,
-                                         llvm::StringRef workDir) {
+llvm::Expected<nlohmann::json>
+runScript(llvm::StringRef script, nlohmann::json req, llvm::StringRef workDir) {
   if (!isAvailable())
     return makeError("ONNX Runtime is not installed (run scripts/setup.sh)");
   if (std::error_code ec = llvm::sys::fs::create_directories(workDir))

@@ -52,9 +52,8 @@ llvm::Expected<Result> run(llvm::StringRef model,
 /// Runs scripts/ort/`script` on the request `req` (written to `workDir`,
 /// with `outDir` set to it) and returns the result JSON it wrote; a result
 /// with an `error` member is an error.
-llvm::Expected<nlohmann::json> runScript(llvm::StringRef script,
-                                         nlohmann::json req,
-                                         llvm::StringRef workDir);
+llvm::Expected<nlohmann::json>
+runScript(llvm::StringRef script, nlohmann::json req, llvm::StringRef workDir);
 
 /// Whether the ONNX Runtime package is installed.
 bool isAvailable();

@@ -99,7 +99,9 @@ LogicalResult Scheduler::lowerAttention(Operation *op) {
   int qs = *qi, ks = *ki, vs = *vi;
   int64_t maskBytes = mi >= 0 ? tensors[mi].bytes : 0;
   // Rows [r0, r1) of B*H read key/value heads kv(r0) .. kv(r1 - 1).
-  auto kvRow = [=](int64_t bh) { return bh / H * (H / group) + bh % H / group; };
+  auto kvRow = [=](int64_t bh) {
+    return bh / H * (H / group) + bh % H / group;
+  };
   k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     rd.push_back(rect(qs, (r0 * S + c0) * D * 4, (c1 - c0) * D * 4,

@@ -278,10 +278,10 @@ LogicalResult AttentionOp::verify() {
   if (q.getRank() >= 3 && k.getRank() == q.getRank() &&
       v.getRank() == q.getRank()) {
     int64_t hq = q.getDimSize(q.getRank() - 3);
-    for (int64_t hk : {k.getDimSize(k.getRank() - 3),
-                       v.getDimSize(v.getRank() - 3)})
-      if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) &&
-          hk != 1 && hk != hq && (hk > hq || hq % hk))
+    for (int64_t hk :
+         {k.getDimSize(k.getRank() - 3), v.getDimSize(v.getRank() - 3)})
+      if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) && hk != 1 &&
+          hk != hq && (hk > hq || hq % hk))
         return emitOpError("Q's ")
                << hq << " heads are not a multiple of K's or V's " << hk;
   }

@@ -454,8 +454,8 @@ int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
       double scale = 0, diff = 0;
       for (size_t v = 0; v < o.logits[i].size(); ++v) {
         scale = std::max(scale, (double)std::fabs(o.logits[i][v]));
-        diff = std::max(diff,
-                        (double)std::fabs(o.logits[i][v] - g.logits[i][v]));
+        diff =
+            std::max(diff, (double)std::fabs(o.logits[i][v] - g.logits[i][v]));
       }
       double rel = diff / std::max(scale, 1e-30);
       if (rel > worst)
@@ -478,11 +478,10 @@ int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
     if (compareOrt && amkJ.contains("per_token_median_ms")) {
       const auto &ortJ = report["onnxruntime"];
       report["amk_over_ort"] = {
-          {"per_token_median",
-           amkJ["per_token_median_ms"].get<double>() /
-               ortJ["per_token_median_ms"].get<double>()},
-          {"ttft", amkJ["ttft_ms"].get<double>() /
-                       ortJ["ttft_ms"].get<double>()}};
+          {"per_token_median", amkJ["per_token_median_ms"].get<double>() /
+                                   ortJ["per_token_median_ms"].get<double>()},
+          {"ttft",
+           amkJ["ttft_ms"].get<double>() / ortJ["ttft_ms"].get<double>()}};
     }
   }
   report["ok"] = status == 0;
@@ -507,14 +506,13 @@ int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
     llvm::outs() << " " << t;
   llvm::outs() << "\n";
   auto line = [](llvm::StringRef who, const nlohmann::ordered_json &j) {
-    llvm::outs() << llvm::formatv("  {0}: time to first token {1:f3} ms",
-                                  who, j["ttft_ms"].get<double>());
+    llvm::outs() << llvm::formatv("  {0}: time to first token {1:f3} ms", who,
+                                  j["ttft_ms"].get<double>());
     if (j.contains("per_token_median_ms"))
       llvm::outs() << llvm::formatv(
           ", per token median {0:f3} ms, p90 {1:f3} ms, {2:f1} tokens/s",
           j["per_token_median_ms"].get<double>(),
-          j["per_token_p90_ms"].get<double>(),
-          j["tokens_per_s"].get<double>());
+          j["per_token_p90_ms"].get<double>(), j["tokens_per_s"].get<double>());
     llvm::outs() << "\n";
   };
   line("AMK", amkJ);

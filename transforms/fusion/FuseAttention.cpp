@@ -64,9 +64,8 @@ public:
     numFused = count;
     finishFusion(this, getOperation(), count, "amk.attention ops created");
     int64_t grouped = 0;
-    getOperation().walk([&](fused::AttentionOp op) {
-      grouped += foldGroupedHeads(op);
-    });
+    getOperation().walk(
+        [&](fused::AttentionOp op) { grouped += foldGroupedHeads(op); });
     numGrouped = grouped;
     amk::PassCounters::add(this, "grouped", grouped,
                            "key/value head repeats folded into "

@@ -133,9 +133,9 @@ public:
         func.setArgAttr(i, "onnx.dim_params", ArrayAttr::get(ctx, names));
       }
     }
-    func.setFunctionType(FunctionType::get(
-        ctx, func.getBody().front().getArgumentTypes(),
-        func.getFunctionType().getResults()));
+    func.setFunctionType(
+        FunctionType::get(ctx, func.getBody().front().getArgumentTypes(),
+                          func.getFunctionType().getResults()));
 
     OpBuilder b(ctx);
     b.setInsertionPointToStart(&func.getBody().front());
