@@ -15,7 +15,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {loadOrt} = require('./common');
+const { loadOrt } = require('./common');
 
 function int64Tensor(ort, values, dims) {
   return new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), dims);
@@ -24,52 +24,45 @@ function int64Tensor(ort, values, dims) {
 function argmax(data, offset, n) {
   let best = 0;
   for (let i = 1; i < n; ++i)
-    if (data[offset + i] > data[offset + best])
-      best = i;
+    if (data[offset + i] > data[offset + best]) best = i;
   return best;
 }
 
 async function main() {
   const req = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-  const result = {runs : []};
+  const result = { runs: [] };
   try {
     const ort = loadOrt();
     const session = await ort.InferenceSession.create(req.model, {
-      intraOpNumThreads : req.threads || 1,
-      interOpNumThreads : 1,
-      graphOptimizationLevel : 'all',
-      logSeverityLevel : 3,
+      intraOpNumThreads: req.threads || 1,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+      logSeverityLevel: 3,
     });
     const inputs = new Set(session.inputNames);
     const P = req.prompt.length;
     let logits = null;
     for (let run = 0; run < (req.runs || 1); ++run) {
-      const timing = {step_s : []};
+      const timing = { step_s: [] };
       const tokens = [];
       logits = [];
       let past = {};
       for (const p of req.pasts)
-        past[p.name] = new ort.Tensor('float32', new Float32Array(0),
-                                      [ 1, p.heads, 0, p.headDim ]);
+        past[p.name] = new ort.Tensor('float32', new Float32Array(0), [1, p.heads, 0, p.headDim]);
       let fed = req.prompt.slice();
       let pos = 0;
       for (let step = 0; step < req.steps; ++step) {
         const S = fed.length;
-        const feeds = {input_ids : int64Tensor(ort, fed, [ 1, S ])};
+        const feeds = { input_ids: int64Tensor(ort, fed, [1, S]) };
         if (inputs.has('attention_mask'))
-          feeds.attention_mask =
-              int64Tensor(ort, new Array(pos + S).fill(1), [ 1, pos + S ]);
+          feeds.attention_mask = int64Tensor(ort, new Array(pos + S).fill(1), [1, pos + S]);
         if (inputs.has('position_ids'))
-          feeds.position_ids =
-              int64Tensor(ort, fed.map((_, i) => pos + i), [ 1, S ]);
+          feeds.position_ids = int64Tensor(ort, fed.map((_, i) => pos + i), [1, S]);
         Object.assign(feeds, past);
         const t0 = process.hrtime.bigint();
         const outs = await session.run(feeds);
         const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-        if (step === 0)
-          timing.prefill_s = secs;
-        else
-          timing.step_s.push(secs);
+        if (step === 0) timing.prefill_s = secs; else timing.step_s.push(secs);
         const l = outs[req.logits];
         const V = l.dims[l.dims.length - 1];
         result.vocab = V;
@@ -79,10 +72,9 @@ async function main() {
         tokens.push(tok);
         const next = req.feed && step < req.feed.length ? req.feed[step] : tok;
         past = {};
-        for (const p of req.pasts)
-          past[p.name] = outs[p.present];
+        for (const p of req.pasts) past[p.name] = outs[p.present];
         pos += S;
-        fed = [ next ];
+        fed = [next];
       }
       result.tokens = tokens;
       result.runs.push(timing);
@@ -95,11 +87,7 @@ async function main() {
   } catch (e) {
     result.error = String(e && e.message ? e.message : e).split('\n')[0];
   }
-  fs.writeFileSync(path.join(req.outDir, 'result.json'),
-                   JSON.stringify(result));
+  fs.writeFileSync(path.join(req.outDir, 'result.json'), JSON.stringify(result));
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(2);
-});
+main().catch((e) => { console.error(e); process.exit(2); });

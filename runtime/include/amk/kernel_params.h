@@ -350,21 +350,9 @@ enum { AMK_LN_ROWS, AMK_LN_COLS, AMK_LN_RMS, AMK_LN_NUM_IPARAMS };
  * head h reads key/value head h / G (G = group, 1 but for grouped-query
  * attention). The mask is added to the scores with strides (elements; 0
  * broadcasts). fparams: scale. Rows: B*H; columns: S. */
-enum {
-  AMK_ATT_B,
-  AMK_ATT_H,
-  AMK_ATT_S,
-  AMK_ATT_T,
-  AMK_ATT_D,
-  AMK_ATT_DV,
-  AMK_ATT_KEY_TRANSPOSED,
-  AMK_ATT_MASK_SB,
-  AMK_ATT_MASK_SH,
-  AMK_ATT_MASK_SS,
-  AMK_ATT_MASK_ST,
-  AMK_ATT_GROUP,
-  AMK_ATT_NUM_IPARAMS
-};
+enum { AMK_ATT_B, AMK_ATT_H, AMK_ATT_S, AMK_ATT_T, AMK_ATT_D, AMK_ATT_DV,
+       AMK_ATT_KEY_TRANSPOSED, AMK_ATT_MASK_SB, AMK_ATT_MASK_SH,
+       AMK_ATT_MASK_SS, AMK_ATT_MASK_ST, AMK_ATT_GROUP, AMK_ATT_NUM_IPARAMS };
 
 /* COPY (strided N-D copy: Transpose, Slice, Concat parts, Expand):
  * buffers X, Y. iparams: elem_bytes, rank, src_offset, dst_offset,
