@@ -180,12 +180,29 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
   r.maxContext = T;
 
   // The prefill: the model as it stands, bound to the prompt.
+  // Only the last position's logits are used: amk-last-token-logits
+  // slices the LM head's input when the head is a plain product (else the
+  // model is compiled as it stands, every row computed).
   ProgramCache::Entry prefill;
   std::vector<RValue> pin = stepInputs(d, P, 0, 0);
   {
     OwningOpRef<ModuleOp> m = model.clone();
-    if (llvm::Error e = compileForInputs(*m, d.func, pin, options.run, prefill))
-      return std::move(e);
+    llvm::Error e = llvm::Error::success();
+    {
+      ScopedDiagnosticHandler quiet(model.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      e = compileForInputs(*m, d.func, pin, options.run, prefill,
+                           "builtin.module(amk-last-token-logits{output=" +
+                               outputName(d.func, d.logits) + "})");
+    }
+    if (e) {
+      llvm::consumeError(std::move(e));
+      prefill = ProgramCache::Entry();
+      m = model.clone();
+      if (llvm::Error again =
+              compileForInputs(*m, d.func, pin, options.run, prefill))
+        return std::move(again);
+    }
     prefill.module = std::move(m);
   }
   r.prefillCompileSeconds = prefill.compileSeconds;
@@ -229,9 +246,9 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
     if (!t)
       return t.takeError();
     timing.prefillSeconds = *t;
-    const float *row = reinterpret_cast<const float *>(
-                           ps.outputs()[d.logits].getTensor().raw()) +
-                       (P - 1) * d.vocab;
+    const Tensor &pl = ps.outputs()[d.logits].getTensor();
+    const float *row = reinterpret_cast<const float *>(pl.raw()) +
+                       (pl.numel() / d.vocab - 1) * d.vocab;
     logits.emplace_back(row, row + d.vocab);
     tokens.push_back(argmax(row, d.vocab));
     // The prompt's keys and values into slots [0, P), the other slots

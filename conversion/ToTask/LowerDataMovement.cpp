@@ -25,9 +25,38 @@ using namespace amk::task;
 namespace amk::totask {
 
 void Scheduler::addCopy(Operation *op, int src, int dst,
-                        ArrayRef<int64_t> dims, ArrayRef<int64_t> srcStrides,
-                        int64_t srcOff, ArrayRef<int64_t> dstStrides,
+                        ArrayRef<int64_t> dimsIn, ArrayRef<int64_t> srcIn,
+                        int64_t srcOff, ArrayRef<int64_t> dstIn,
                         int64_t dstOff, int64_t eb, bool dstContiguous) {
+  // The same copy over fewer, longer rows: size-1 axes dropped, and an
+  // innermost axis shorter than 64 elements merged with the next outer one
+  // when both sides step through them as one axis. An interleave (RoPE's
+  // stack of pairs, a Concat along a last axis of 1) otherwise runs one
+  // row per element.
+  SmallVector<int64_t> dims, srcStrides, dstStrides;
+  for (auto [d, ss, ds] : llvm::zip(dimsIn, srcIn, dstIn))
+    if (d != 1) {
+      dims.push_back(d);
+      srcStrides.push_back(ss);
+      dstStrides.push_back(ds);
+    }
+  if (dims.empty() && !dimsIn.empty()) {
+    dims.push_back(1);
+    srcStrides.push_back(1);
+    dstStrides.push_back(1);
+  }
+  while (dims.size() >= 2 && dims.back() < 64) {
+    size_t i = dims.size() - 1;
+    if (srcStrides[i - 1] != srcStrides[i] * dims[i] ||
+        dstStrides[i - 1] != dstStrides[i] * dims[i])
+      break;
+    dims[i - 1] *= dims[i];
+    srcStrides[i - 1] = srcStrides[i];
+    dstStrides[i - 1] = dstStrides[i];
+    dims.pop_back();
+    srcStrides.pop_back();
+    dstStrides.pop_back();
+  }
   KOp &k = newKOp(op, AMK_RT_K_COPY);
   k.slots = {src, dst};
   int64_t rank = dims.size();
@@ -36,7 +65,7 @@ void Scheduler::addCopy(Operation *op, int src, int dst,
   k.ip.append(srcStrides.begin(), srcStrides.end());
   k.ip.append(dstStrides.begin(), dstStrides.end());
   int64_t last = rank ? dims.back() : 1;
-  k.rows = rank ? product(dims.drop_back()) : 1;
+  k.rows = rank ? product(ArrayRef<int64_t>(dims).drop_back()) : 1;
   int64_t numel = product(dims);
   k.bytes = 2.0 * numel * eb;
   k.flops = 0;

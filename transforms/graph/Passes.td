@@ -202,6 +202,25 @@ def KVCache : Pass<"amk-kv-cache", "mlir::ModuleOp"> {
   ];
 }
 
+def LastTokenLogits : Pass<"amk-last-token-logits", "mlir::ModuleOp"> {
+  let summary = "Compute a decoder's logits for the last position only";
+  let description = [{
+    Generation needs the logits of the prompt's last position only, but a
+    decoder as exported computes them for every position: its LM head, the
+    largest product of a prefill, runs S times for one row used. When the
+    output named `output` is a MatMul of `[B, S, D]` activations and a
+    constant `[D, V]` head (static shapes: after amk-bind-shapes), the pass
+    slices the activations to their last position first, and the output
+    becomes `[B, 1, V]` (the function's result type follows).
+    `amk-run --generate` runs it on its prefill program. A missing output,
+    or one computed otherwise, is an error naming it.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"logits\"",
+           "Name of the logits output">,
+  ];
+}
+
 def SpeculateIf : Pass<"amk-speculate-if", "mlir::ModuleOp"> {
   let summary = "Run both branches of an If and select the result";
   let description = [{
