@@ -478,7 +478,7 @@ lines += ["", "Decoder-MLP stack at one token (16 x (x + Relu(x W1) W2), d 768/3
           "speedup over AMK float32; GB/s = weight bytes / median; the same file on ORT):", "",
           "| threads | file | weight MB | AMK ms | AMK GB/s | speedup over float | ORT ms | AMK/ORT |",
           "|---|---|---|---|---|---|---|---|"]
-for th in (1, 2):
+for th in (1, 2) if any(r["name"] == "mlp_stack" for r in rows_w) else ():
     base = ok_run("stack-float", "mlp_stack", th)
     for p in ("float", "w8", "w4"):
         r = ok_run("stack-" + p, "mlp_stack", th)
