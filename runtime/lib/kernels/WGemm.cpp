@@ -251,6 +251,15 @@ streamPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
       _mm512_storeu_ps(out[r] + 16 * v, acc[r][v]);
 }
 
+/// One dequantized k row: w * s - s * zero point. A helper, not a lambda:
+/// clang does not give lambdas their enclosing function's target features.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void
+storeScaled(float *row, const __m512 wv[4], const __m512 sv[4],
+            const __m512 zv[4]) {
+  for (int v = 0; v < 4; ++v)
+    _mm512_storeu_ps(row + 16 * v, _mm512_fmsub_ps(wv[v], sv[v], zv[v]));
+}
+
 template <int Bits>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
@@ -264,16 +273,11 @@ dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
       sv[v] = _mm512_loadu_ps(s + q * kP + 16 * v);
       zv[v] = sz ? _mm512_loadu_ps(sz + q * kP + 16 * v) : _mm512_setzero_ps();
     }
-    auto store = [&](int64_t k, const __m512 wv[4]) {
-      for (int v = 0; v < 4; ++v)
-        _mm512_storeu_ps(dst + k * kP + 16 * v,
-                         _mm512_fmsub_ps(wv[v], sv[v], zv[v]));
-    };
     if constexpr (Bits == 8) {
       for (int64_t k = k0; k < k1; ++k) {
         __m512 wv[4];
         loadInt8(w + k * kP, wv);
-        store(k, wv);
+        storeScaled(dst + k * kP, wv, sv, zv);
       }
     } else {
       for (int64_t k8 = k0; k8 < k1; k8 += 8) {
@@ -284,7 +288,7 @@ dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
         for (int t = 0; t < n; ++t) {
           __m512 wv[4];
           nibbles(x, t, wv);
-          store(k8 + t, wv);
+          storeScaled(dst + (k8 + t) * kP, wv, sv, zv);
         }
       }
     }
