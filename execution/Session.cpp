@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "execution/Session.h"
+#include "execution/Segments.h"
 
 #include "conversion/Passes.h"
 #include "dialect/AMKTask/TaskProgram.h"
@@ -509,6 +510,65 @@ llvm::Error amk::compileForInputs(ModuleOp module, func::FuncOp func,
   return compileShape(module, options, run, entry, {}, afterBinding);
 }
 
+/// Runs a segmented model as runOnRuntime runs one program: repeats
+/// that must agree bit for bit, then the timed runs.
+static llvm::Error runSegmented(ProgramCache::Entry &entry,
+                                const RunOptions &options, ModelRun &run) {
+  if (!options.tracePath.empty())
+    return error("--trace writes one task program's trace; this model runs "
+                 "as segments (" +
+                 run.segmentCut + " makes sizes depend on data)");
+  SegmentedModel &m = *entry.segmented;
+  unsigned compiledBefore = m.stats().programs;
+  double compileBefore = m.stats().compileSeconds;
+  auto once = [&]() -> llvm::Expected<std::vector<RValue>> {
+    auto start = Clock::now();
+    auto outs = m.run(run.inputs);
+    if (outs)
+      run.benchSeconds.push_back(secondsSince(start));
+    return outs;
+  };
+  auto first = once();
+  if (!first)
+    return first.takeError();
+  run.seconds = run.benchSeconds.back();
+  run.pipelineSeconds += m.stats().compileSeconds - compileBefore;
+  run.cacheHit = m.stats().programs == compiledBefore && entry.uses > 0;
+  ++entry.uses;
+  for (unsigned r = 1; r < options.repeat; ++r) {
+    auto again = once();
+    if (!again)
+      return again.takeError();
+    for (unsigned i = 0; i < first->size(); ++i) {
+      const RValue &a = (*first)[i], &b = (*again)[i];
+      if (a.isTensor() != b.isTensor() ||
+          (a.isTensor() &&
+           (a.getTensor().shape() != b.getTensor().shape() ||
+            std::memcmp(a.getTensor().raw(), b.getTensor().raw(),
+                        a.getTensor().byteSize()))))
+        return error(llvm::formatv("run {0} gave different bytes for output "
+                                   "{1} than run 0",
+                                   r, i));
+    }
+  }
+  run.benchSeconds.clear();
+  if (options.bench) {
+    for (unsigned i = 0; i < options.warmup; ++i)
+      if (auto o = m.run(run.inputs); !o)
+        return o.takeError();
+    for (unsigned i = 0; i < std::max(1u, options.iters); ++i)
+      if (auto o = once(); !o)
+        return o.takeError();
+  }
+  run.outputs = std::move(*first);
+  run.segments = m.stats();
+  ProgramStats ps;
+  ps.workers = options.workers;
+  ps.tasks = m.stats().tasks;
+  run.program = ps;
+  return llvm::Error::success();
+}
+
 static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
                                 const RunOptions &options, ModelRun &run) {
   // Inputs and the interface come from the graph before compilation.
@@ -539,7 +599,27 @@ static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
   if (entry) {
     run.cacheHit = true;
     ++cache->hits;
+    if (entry->segmented)
+      run.segmentCut = entry->segmentCut;
   } else {
+    // A model whose sizes depend on data runs as segments, unless the data
+    // they depend on is in small inputs: then one program specialized on
+    // their values is tried first.
+    auto cut = findSegmentCut(original, run.func, run.inputs);
+    if (!cut)
+      return cut.takeError();
+    run.segmentCut = *cut;
+    auto segmented = [&] {
+      auto e = std::make_unique<ProgramCache::Entry>();
+      e->key = run.shapeKey;
+      e->segmentCut = run.segmentCut;
+      e->segmented = std::make_shared<SegmentedModel>(original, options);
+      return e;
+    };
+    if (!cut->empty() && values.empty())
+      owned = segmented();
+  }
+  if (!entry && !owned) {
     owned = std::make_unique<ProgramCache::Entry>();
     owned->key = run.shapeKey;
     // Through a cache every shape compiles from the model as given; a
@@ -597,16 +677,27 @@ static llvm::Error runOnRuntime(ModuleOp module, ModuleOp original,
       if (llvm::Error again =
               compileShape(*retry->module, options, run, *retry, values)) {
         llvm::consumeError(std::move(again));
-        showHeld();
-        return e; // the refusal for the shapes names what is missing
+        if (run.segmentCut.empty()) {
+          showHeld();
+          return e; // the refusal for the shapes names what is missing
+        }
+        llvm::consumeError(std::move(e));
+        owned = std::make_unique<ProgramCache::Entry>();
+        owned->key = run.shapeKey;
+        owned->segmentCut = run.segmentCut;
+        owned->segmented = std::make_shared<SegmentedModel>(original, options);
+      } else {
+        llvm::consumeError(std::move(e));
+        owned = std::move(retry);
+        run.shapeKey = valueKey;
+        run.specializedOn = values;
       }
-      llvm::consumeError(std::move(e));
-      owned = std::move(retry);
-      run.shapeKey = valueKey;
-      run.specializedOn = values;
     }
-    entry = cache ? &cache->insert(std::move(owned)) : owned.get();
   }
+  if (!entry)
+    entry = cache ? &cache->insert(std::move(owned)) : owned.get();
+  if (entry->segmented)
+    return runSegmented(*entry, options, run);
   Session &s = *entry->session;
   if (entry->uses++) {
     s.freshOutputs(); // The last run's outputs went to its caller.

@@ -138,6 +138,24 @@ private:
   std::vector<void *> jitArgs; ///< Reused: a timed run does not allocate.
 };
 
+class SegmentedModel;
+
+/// What a segmented model (Segments.h) compiled and what its last run did.
+struct SegmentStats {
+  /// Segment programs compiled so far (one per segment and input shapes)
+  /// and the time they took.
+  unsigned programs = 0;
+  double compileSeconds = 0;
+  /// Tasks summed over the compiled programs.
+  unsigned tasks = 0;
+  /// The last run: segment programs run, ops run on the host, the time
+  /// spent in each.
+  unsigned segmentRuns = 0, hostRuns = 0;
+  double segmentSeconds = 0, hostSeconds = 0;
+  /// Every op that ran on the host, once: "node 'nz' (NonZero)".
+  std::vector<std::string> hostOps;
+};
+
 /// Which engine runs a model (amk-run).
 enum class Engine { Reference, Runtime, Jit };
 
@@ -153,6 +171,10 @@ public:
     CompiledProgram compiled;
     std::unique_ptr<JitProgram> jit;
     std::unique_ptr<Session> session;
+    /// Instead of one program: the model as segments, compiled as it runs
+    /// (a model whose sizes depend on data).
+    std::shared_ptr<SegmentedModel> segmented;
+    std::string segmentCut; ///< The op that made the first cut.
     /// Binding, the pipeline, the schedule, validation, loading, the JIT
     /// and the session's start: everything a new shape costs.
     double compileSeconds = 0;
@@ -227,6 +249,10 @@ struct ModelRun {
   /// could not be compiled for the inputs' shapes alone. shapeKey then
   /// holds the values too.
   std::vector<std::string> specializedOn;
+  /// Set when the model ran as segments and host ops (Segments.h): the
+  /// op that made the first cut, and what was compiled and run.
+  std::string segmentCut;
+  std::optional<SegmentStats> segments;
   std::shared_ptr<ref::Interpreter> interpreter;
 };
 

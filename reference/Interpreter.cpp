@@ -100,6 +100,15 @@ LogicalResult KernelContext::error(const llvm::Twine &why) {
 
 FailureOr<std::vector<RValue>>
 KernelContext::runRegion(Region &r, llvm::ArrayRef<RValue> args) {
+  if (interp.regionRunner) {
+    std::string why;
+    auto outs = (*interp.regionRunner)(r, args, why);
+    if (failed(outs)) {
+      (void)interp.fail(RunFailure::Kind::Error, why);
+      return failure();
+    }
+    return outs;
+  }
   return interp.runBlock(r.front(), args);
 }
 
@@ -312,13 +321,21 @@ LogicalResult Interpreter::runOp(Operation *op) {
 FailureOr<std::vector<RValue>>
 Interpreter::evaluate(Operation *op, llvm::ArrayRef<RValue> inputs,
                       RunFailure *why) {
+  return evaluate(op, inputs, RegionRunner(), why);
+}
+
+FailureOr<std::vector<RValue>>
+Interpreter::evaluate(Operation *op, llvm::ArrayRef<RValue> inputs,
+                      const RegionRunner &regions, RunFailure *why) {
   Interpreter interp{ModuleOp()};
+  if (regions)
+    interp.regionRunner = &regions;
   auto fail = [&](RunFailure::Kind kind, std::string msg) {
     if (why)
       *why = {kind, std::move(msg)};
     return failure();
   };
-  if (op->getNumRegions() != 0)
+  if (op->getNumRegions() != 0 && !regions)
     return fail(RunFailure::Kind::Unsupported,
                 onnx::describeOp(op) + ": ops with regions are not evaluated "
                                        "alone");

@@ -105,6 +105,12 @@ private:
 
 using Kernel = mlir::LogicalResult (*)(KernelContext &);
 
+/// Runs the body of an If, Loop, Scan or SequenceMap for Interpreter::
+/// evaluate: the caller's way to execute subgraphs (compiled, for the
+/// runtime's segments). On failure `error` says why.
+using RegionRunner = std::function<mlir::FailureOr<std::vector<RValue>>(
+    mlir::Region &, llvm::ArrayRef<RValue>, std::string &error)>;
+
 /// The kernel table, filled once by the kernels/*.cpp files.
 class KernelRegistry {
 public:
@@ -153,6 +159,11 @@ public:
   static mlir::FailureOr<std::vector<RValue>>
   evaluate(mlir::Operation *op, llvm::ArrayRef<RValue> inputs,
            RunFailure *why = nullptr);
+  /// evaluate() for ops with regions too: their bodies run through
+  /// `regions`, which sees the enclosing graphs' values itself.
+  static mlir::FailureOr<std::vector<RValue>>
+  evaluate(mlir::Operation *op, llvm::ArrayRef<RValue> inputs,
+           const RegionRunner &regions, RunFailure *why = nullptr);
 
   /// Executes `block` with `args`; returns its terminator's operands.
   mlir::FailureOr<std::vector<RValue>> runBlock(mlir::Block &block,
@@ -167,6 +178,7 @@ private:
 
   mlir::func::FuncOp func;
   llvm::DenseMap<mlir::Value, RValue> env;
+  const RegionRunner *regionRunner = nullptr;
   Observer observer;
   bool checkTypes = true;
   RunFailure lastFailure;

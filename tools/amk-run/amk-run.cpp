@@ -296,6 +296,21 @@ void printReport(const nlohmann::ordered_json &report,
       llvm::outs() << " " << v.get<std::string>();
     llvm::outs() << "\n";
   }
+  if (report.contains("segments")) {
+    // Sizes depend on data: compiled programs between host ops.
+    const auto &g = report["segments"];
+    llvm::outs() << llvm::formatv(
+        "  ran as segments ({0} makes sizes depend on data): {1} programs "
+        "compiled in {2:f3} s; last run: {3} segment runs ({4:f3} ms), {5} "
+        "host ops ({6:f3} ms):",
+        g["cut"].get<std::string>(), g["programs"].get<unsigned>(),
+        g["compile_seconds"].get<double>(), g["segment_runs"].get<unsigned>(),
+        g["segment_ms"].get<double>(), g["host_runs"].get<unsigned>(),
+        g["host_ms"].get<double>());
+    for (const auto &h : g["host_ops"])
+      llvm::outs() << " " << h.get<std::string>();
+    llvm::outs() << "\n";
+  }
   if (latency.contains("median_ms"))
     llvm::outs() << llvm::formatv(
         "  latency over {0} runs: min {1:f3} ms, median {2:f3} ms, p90 "
@@ -635,6 +650,17 @@ int main(int argc, char **argv) {
     report["shapes"] = run.shapeKey;
   if (!run.specializedOn.empty())
     report["specialized_on"] = run.specializedOn;
+  if (run.segments) {
+    const amk::SegmentStats &g = *run.segments;
+    report["segments"] = {{"cut", run.segmentCut},
+                          {"programs", g.programs},
+                          {"compile_seconds", g.compileSeconds},
+                          {"segment_runs", g.segmentRuns},
+                          {"segment_ms", g.segmentSeconds * 1e3},
+                          {"host_runs", g.hostRuns},
+                          {"host_ms", g.hostSeconds * 1e3},
+                          {"host_ops", g.hostOps}};
+  }
   report["outputs"] = nlohmann::ordered_json::array();
 
   if (!outputDir.empty()) {
