@@ -49,6 +49,11 @@ static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+/// Segments computing fewer FLOPs than this run on the calling thread.
+/// Measured on a Loop of 1000 iterations over a 4x3 body: 3.8 us per
+/// segment run on one thread against 6.5 us waking a second worker.
+static constexpr double kSmallSegmentFlops = 1e5;
+
 /// Attribute naming a cloned op's index in its graph's op list.
 static constexpr llvm::StringLiteral kSegAttr = "amk.segment_op";
 
@@ -328,8 +333,15 @@ llvm::Error SegmentedModel::Impl::runHostOp(Operation *op, Env &env) {
     ins.push_back(std::move(*r));
   }
   // Bodies run as graphs of their own, segmented in turn, seeing `env`.
+  uint64_t bodyRuns = 0;
   ref::RegionRunner bodies = [&](Region &r, llvm::ArrayRef<RValue> args,
                                  std::string &why) -> FailureOr<std::vector<RValue>> {
+    if (++bodyRuns > options.maxLoopIterations) {
+      why = onnx::describeOp(op) + ": ran its body more than " +
+            std::to_string(options.maxLoopIterations) +
+            " times (the limit; amk-run --max-loop-iterations)";
+      return failure();
+    }
     Block &b = r.front();
     if (args.size() != b.getNumArguments()) {
       why = onnx::describeOp(op) + ": the body expects " +
@@ -660,6 +672,22 @@ SegmentedModel::Impl::plan(Graph &g, const llvm::BitVector &done,
     auto start = Clock::now();
     if (llvm::Error e = compileForInputs(*module, func, args, o, *entry))
       return std::move(e);
+    // A segment of a few thousand operations (a loop body's scalar
+    // arithmetic) costs less than waking the workers: it runs on the
+    // calling thread, in program order.
+    ProgramStats ps =
+        statsOf(entry->compiled.program, entry->session->program());
+    if (!o.singleThread && ps.flops && *ps.flops < kSmallSegmentFlops) {
+      amk_rt_options ropts{};
+      ropts.single_thread = true;
+      ropts.hang_timeout_s = o.hangTimeout;
+      entry->session.reset();
+      auto single = Session::create(*entry->compiled.loaded, entry->jit.get(),
+                                    ropts);
+      if (!single)
+        return single.takeError();
+      entry->session = std::move(*single);
+    }
     stats.compileSeconds += secondsSince(start);
     ++stats.programs;
     stats.tasks += entry->compiled.loaded ? entry->session->program().num_tasks

@@ -203,6 +203,9 @@ struct RunOptions {
   InputOptions inputs;
   bool singleThread = false;
   double hangTimeout = 30;
+  /// Segmented models: a Loop (or any host op) that runs its body more
+  /// often than this stops with an error naming it.
+  uint64_t maxLoopIterations = 1000000;
   /// The last run's per-task trace goes here (runtime and JIT).
   std::string tracePath;
   /// Runs that must give the same bytes.

@@ -121,6 +121,8 @@ FailureOr<std::string> amk::defaultPipeline(const DefaultPipelineOptions &o,
 void amk::buildGraphOptPipeline(OpPassManager &pm, const GraphOptOptions &s) {
   pm.addPass(createNormalizeOpset(NormalizeOpsetOptions{s.targetOpset, true}));
   pm.addPass(createInferShapes());
+  // Before canonicalize: it removes the cast pairs between widened ops.
+  pm.addPass(createWidenFloat());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createFoldConstants());
   pm.addPass(createSpeculateIf());
@@ -165,7 +167,7 @@ void amk::registerAllPasses() {
   PassPipelineRegistration<GraphOptOptions>(
       "amk-graph-opt",
       "The graph passes in order: normalize the opset, infer shapes, "
-      "canonicalize, fold constants, then every fusion (Conv gated by the "
+      "widen float16/bfloat16 to float32, canonicalize, fold constants, then every fusion (Conv gated by the "
       "target profile, attention, norms, Gemm, Gelu, bias+Softmax, "
       "elementwise groups), then canonicalize and CSE",
       buildGraphOptPipeline);

@@ -42,6 +42,26 @@ Shape broadcastStrides(llvm::ArrayRef<int64_t> in,
   return strides;
 }
 
+mlir::LogicalResult checkComputedSize(KernelContext &ctx,
+                                llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return ctx.error("the result shape " + shapeToString(shape) +
+                       " has a negative dimension");
+    if (d != 0 && n > kMaxComputedElements / d)
+      return ctx.error("the result shape " + shapeToString(shape) +
+                       " has more than 2^30 elements (computed from the "
+                       "input values)");
+    n *= d;
+  }
+  if (n > kMaxComputedElements)
+    return ctx.error("the result shape " + shapeToString(shape) +
+                     " has more than 2^30 elements (computed from the input "
+                     "values)");
+  return mlir::success();
+}
+
 Tensor convertTensor(const Tensor &t, DataType dt) {
   if (t.dtype() == dt)
     return t;

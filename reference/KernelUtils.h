@@ -223,6 +223,16 @@ inline double scalarInput(KernelContext &ctx, unsigned i, double dflt) {
   return ctx.in(i).getDouble(0);
 }
 
+/// Results whose size comes from values (Range's limits, a computed shape,
+/// repeats, pads, a depth) are refused beyond this many elements: a wrong
+/// value must stop the run with an error naming the node, not exhaust
+/// memory.
+constexpr int64_t kMaxComputedElements = int64_t(1) << 30;
+/// Fails naming the node when `shape` has a negative dimension or more
+/// than kMaxComputedElements elements (overflow included).
+mlir::LogicalResult checkComputedSize(KernelContext &ctx,
+                                      llvm::ArrayRef<int64_t> shape);
+
 /// Copies `t` into a tensor of type `dt` with value conversion (Cast
 /// semantics for numeric types).
 Tensor convertTensor(const Tensor &t, DataType dt);

@@ -168,10 +168,39 @@ std::string printableMessage(llvm::StringRef text) {
   return out;
 }
 
+/// Clears the empty types (a TypeProto with nothing set) of `graph`'s
+/// outputs and value_info, and of its inputs when it is a body, at every
+/// depth: PyTorch writes If branch outputs that way at opsets 15-16, and
+/// ONNX Runtime infers their types. An empty type then means what a
+/// missing one means: inferred. A main graph input must still say its type.
+void dropEmptyTypes(::onnx::GraphProto &graph, bool body) {
+  auto drop = [](::onnx::ValueInfoProto &vi) {
+    if (vi.has_type() &&
+        vi.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET)
+      vi.clear_type();
+  };
+  if (body)
+    for (auto &vi : *graph.mutable_input())
+      drop(vi);
+  for (auto &vi : *graph.mutable_output())
+    drop(vi);
+  for (auto &vi : *graph.mutable_value_info())
+    drop(vi);
+  for (auto &node : *graph.mutable_node())
+    for (auto &attr : *node.mutable_attribute()) {
+      if (attr.has_g())
+        dropEmptyTypes(*attr.mutable_g(), true);
+      for (auto &g : *attr.mutable_graphs())
+        dropEmptyTypes(g, true);
+    }
+}
+
 OwningOpRef<ModuleOp> importModel(::onnx::ModelProto &model,
                                   llvm::StringRef path, MLIRContext *ctx,
                                   const ONNXImportOptions &options) {
   ctx->loadDialect<onnx::ONNXDialect, func::FuncDialect>();
+  if (model.has_graph())
+    dropEmptyTypes(*model.mutable_graph(), false);
   Location fileLoc = FileLineColLoc::get(ctx, path, 0, 0);
   // libonnx's inference annotates the values the model leaves untyped. When
   // it rejects the model, our own checks run first (they name the node and

@@ -203,7 +203,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
             onnx::ScanOp>(op))
       return unsupported(op, "its output size depends on the input values, "
                              "and the runtime runs programs of static "
-                             "shapes");
+                             "shapes (amk-run runs such a model as "
+                             "segments cut at this op: docs/runtime.md)");
     if (!t || !t.hasStaticShape() ||
         amk::task::runtimeDtype(t.getElementType()) < 0)
       return unsupported(op, "its result " +

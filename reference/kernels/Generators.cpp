@@ -9,6 +9,8 @@
 
 #include "reference/KernelUtils.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -76,9 +78,8 @@ LogicalResult constantOfShapeK(KernelContext &ctx) {
       return ctx.error(llvm::toString(t.takeError()));
     fill = *t;
   }
-  for (int64_t d : shape)
-    if (d < 0)
-      return ctx.error("negative dimension in " + shapeToString(shape));
+  if (failed(checkComputedSize(ctx, shape)))
+    return failure();
   Tensor y(fill.dtype(), shape);
   for (int64_t i = 0; i < y.numel(); ++i)
     copyElement(fill, 0, y, i);
@@ -92,8 +93,13 @@ LogicalResult rangeK(KernelContext &ctx) {
          delta = ctx.in(2).getDouble(0);
   if (delta == 0)
     return ctx.error("delta is 0");
-  int64_t n = std::max<int64_t>(
-      0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+  double count = std::ceil((limit - start) / delta);
+  if (!(count <= (double)kMaxComputedElements))
+    return ctx.error(llvm::formatv("Range({0}, {1}, {2}) has more than 2^30 "
+                                   "elements",
+                                   start, limit, delta)
+                         .str());
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
   Tensor y(s.dtype(), {n});
   bool isInt = dispatch<kSigned>(s.dtype(), [](auto) {});
   for (int64_t i = 0; i < n; ++i) {

@@ -332,6 +332,8 @@ LogicalResult oneHotK(KernelContext &ctx) {
   for (int64_t d = 0; d < idx.rank(); ++d)
     out.push_back(idx.dim(d));
   out.insert(out.begin() + *axis, depth);
+  if (failed(checkComputedSize(ctx, out)))
+    return failure();
   Tensor y(values.dtype(), out);
   int64_t inner = 1;
   for (int64_t d = *axis + 1; d < r; ++d)

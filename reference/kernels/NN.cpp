@@ -223,6 +223,8 @@ LogicalResult resizeK(KernelContext &ctx) {
       scales[d] = s.getDouble(i);
       if (scales[d] <= 0)
         return ctx.error("scales must be positive");
+      if (!(x.dim(d) * scales[d] <= (double)kMaxComputedElements))
+        return ctx.error("scales make a dimension of more than 2^30");
       out[d] = static_cast<int64_t>(x.dim(d) * scales[d]);
     }
   } else {
@@ -247,6 +249,8 @@ LogicalResult resizeK(KernelContext &ctx) {
       }
     }
   }
+  if (failed(checkComputedSize(ctx, out)))
+    return failure();
   std::vector<AxisTaps> axes(r);
   for (int64_t d = 0; d < r; ++d) {
     if (out[d] < 0)
@@ -277,6 +281,11 @@ LogicalResult upsampleK(KernelContext &ctx) {
   spec.nearest = "floor";
   std::vector<AxisTaps> axes(x.rank());
   Shape out;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (!(x.dim(d) * scales[d] >= 0 &&
+          x.dim(d) * scales[d] <= (double)kMaxComputedElements))
+      return ctx.error("scales must be positive and make dimensions of at "
+                       "most 2^30");
   for (int64_t d = 0; d < x.rank(); ++d) {
     out.push_back(static_cast<int64_t>(x.dim(d) * scales[d]));
     if (failed(resizeAxis(ctx, spec, x.dim(d), out[d], scales[d], 0, 1,

@@ -218,6 +218,8 @@ LogicalResult expandK(KernelContext &ctx) {
   if (!shape)
     return ctx.error("cannot expand " + shapeToString(x.shape()) + " to " +
                      shapeToString(target));
+  if (failed(checkComputedSize(ctx, *shape)))
+    return failure();
   Tensor y(x.dtype(), *shape);
   std::array<Shape, 1> s = {broadcastStrides(x.shape(), *shape)};
   forEachBroadcast<1>(*shape, s, [&](int64_t i, const auto &off) {
@@ -233,8 +235,14 @@ LogicalResult tileK(KernelContext &ctx) {
   if (static_cast<int64_t>(reps.size()) != x.rank())
     return ctx.error("repeats must have one entry per dimension");
   Shape out;
-  for (int64_t d = 0; d < x.rank(); ++d)
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (reps[d] < 0 || (x.dim(d) && reps[d] > kMaxComputedElements / x.dim(d)))
+      return ctx.error("repeats " + shapeToString(reps) +
+                       " are negative or too large");
     out.push_back(x.dim(d) * reps[d]);
+  }
+  if (failed(checkComputedSize(ctx, out)))
+    return failure();
   Tensor y(x.dtype(), out);
   Shape os = stridesOf(out), xs = stridesOf(x.shape());
   for (int64_t i = 0; i < y.numel(); ++i) {
@@ -296,6 +304,12 @@ LogicalResult padK(KernelContext &ctx) {
   if (mode != "constant" && mode != "reflect" && mode != "edge" &&
       mode != "wrap")
     return ctx.error("unknown mode '" + mode + "'");
+  for (int64_t d = 0; d < r; ++d)
+    if (std::abs(before[d]) > kMaxComputedElements ||
+        std::abs(after[d]) > kMaxComputedElements)
+      return ctx.error("pads " + shapeToString(pads) + " are too large");
+  if (failed(checkComputedSize(ctx, out)))
+    return failure();
   Tensor y(x.dtype(), out);
   Shape os = stridesOf(out), xs = stridesOf(x.shape());
   for (int64_t i = 0; i < y.numel(); ++i) {

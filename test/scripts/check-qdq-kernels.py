@@ -356,15 +356,30 @@ def nbits_model(path, shape, K, N, block, bits=4, zp=True, bias=True):
     onnx.save(m, path)
 
 
-def run(cmd, env=None):
+def run(cmd, env=None, mismatch_ok=False):
+    """stdout of cmd; an error unless it exits 0 (or 1 on a mismatch it
+    printed, when mismatch_ok)."""
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if r.returncode != 0:
+    if r.returncode != 0 and not (mismatch_ok and r.returncode == 1
+                                  and "MISMATCH" in r.stdout):
         raise RuntimeError(" ".join(cmd) + "\n" + r.stdout + r.stderr)
     return r.stdout
 
 
 def outputs(directory):
     return [np.load(f) for f in sorted(pathlib.Path(directory).glob("*.npy"))]
+
+
+def has_vnni():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return True
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
+HAS_VNNI = has_vnni()
 
 
 def main():
@@ -424,10 +439,19 @@ def main():
                                 f"(scale {scale:.3g}, step {step:.3g}), "
                                 f"{ties} of {a.size} differ")
         out = run([amk_run, str(model), "--seed", "3", "--threads", "2",
-                   "--compare-ort", "--min-cosine", "0.9999"])
+                   "--compare-ort", "--min-cosine", "0.9999"], mismatch_ok=True)
+        note = ""
         if "MISMATCH" in out:
-            problems.append("ONNX Runtime: " + out.strip().splitlines()[-1])
-        status = "ok" if not problems else "FAIL " + "; ".join(problems)
+            # Without VNNI, ONNX Runtime's int8 products go through
+            # vpmaddubsw, whose int16 pair sums saturate: its results then
+            # leave the QDQ semantics the interpreter implements (and AMK
+            # matched above). A note, not a failure, on such CPUs.
+            if not problems and not HAS_VNNI:
+                note = " (ONNX Runtime differs on this CPU without VNNI: " + \
+                    out.strip().splitlines()[-1].strip() + ")"
+            else:
+                problems.append("ONNX Runtime: " + out.strip().splitlines()[-1])
+        status = ("ok" + note) if not problems else "FAIL " + "; ".join(problems)
         failed += bool(problems)
         print(f"qdq-kernels {name} ({kernel}): {status}", flush=True)
     print(f"qdq-kernels: {len(CASES) - failed} passed, {failed} failed")

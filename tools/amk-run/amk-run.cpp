@@ -185,6 +185,11 @@ static cl::opt<double>
                 cl::desc("Seconds without progress before a run is "
                          "declared hung"),
                 cl::init(30), cl::cat(runCat));
+static cl::opt<uint64_t> maxLoopIterations(
+    "max-loop-iterations",
+    cl::desc("A model run as segments stops with an error when one Loop, "
+             "Scan or SequenceMap runs its body more often than this"),
+    cl::init(1000000), cl::cat(runCat));
 
 static cl::OptionCategory genCat("amk-run --generate (decoder models)");
 static cl::opt<unsigned> generateTokens(
@@ -598,6 +603,7 @@ int main(int argc, char **argv) {
   ro.inputs.dims = dims;
   ro.singleThread = singleThread;
   ro.hangTimeout = hangTimeout;
+  ro.maxLoopIterations = maxLoopIterations;
   ro.tracePath = tracePath;
   ro.repeat = repeat;
   ro.bench = bench;

@@ -248,6 +248,30 @@ def SpeculateIf : Pass<"amk-speculate-if", "mlir::ModuleOp"> {
   ];
 }
 
+def WidenFloat : Pass<"amk-widen-float", "mlir::ModuleOp"> {
+  let summary = "Compute float16 and bfloat16 ops in float32";
+  let description = [{
+    The runtime's arithmetic kernels (products, convolutions,
+    normalizations, pooling, Resize, recurrences, reductions, activations)
+    compute in float32. An op that computes with float16 or bfloat16
+    operands or results gets a `Cast` to float32 on each such operand and
+    its result computed in float32, then cast back to its type: the op
+    computes in float32 and every value the graph holds keeps its type
+    (and its rounding), as ONNX defines float16 ops. Ops that only move or
+    select data (Reshape, Transpose, Concat, Slice, Gather, Scatter, Where,
+    Pad, Expand, Tile...) and Cast itself handle every type and are left
+    alone. `canonicalize` then removes the float16 -> float32 -> float16
+    pairs between consecutive widened ops (exact casts only), so a chain
+    of float16 ops runs as float32 ops between one cast in and one out;
+    each result is still rounded to its type where the graph stores it.
+
+    Example: `amk-opt m.onnx --pass-pipeline='builtin.module(amk-widen-float)'`
+  }];
+  let statistics = [
+    Statistic<"numWidened", "widened", "ops computed in float32">,
+  ];
+}
+
 def FoldConstants : Pass<"amk-fold-constants", "mlir::ModuleOp"> {
   let summary = "Evaluate ops whose inputs are all constants";
   let description = [{

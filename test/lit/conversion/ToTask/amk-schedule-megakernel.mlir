@@ -477,7 +477,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // An output whose size depends on the data is refused saying so.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
   func.func @data_dependent(%x: tensor<2x4xf32>) -> tensor<2x?xi64> {
-    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.NonZero': its output size depends on the input values, and the runtime runs programs of static shapes}}
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.NonZero': its output size depends on the input values, and the runtime runs programs of static shapes (amk-run runs such a model as segments cut at this op: docs/runtime.md)}}
     %y = "onnx.NonZero"(%x) : (tensor<2x4xf32>) -> tensor<2x?xi64>
     return %y : tensor<2x?xi64>
   }
