@@ -31,8 +31,21 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
   auto at = cast<RankedTensorType>(a.getType());
   auto bt = cast<RankedTensorType>(b.getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!at.getElementType().isF32() || !bt.getElementType().isF32())
-    return unsupported(op, "only float32 matrix products are implemented");
+  Type ae = at.getElementType();
+  if (isa<onnx::MatMulOp>(op) && ae.isInteger() && !ae.isInteger(1) &&
+      ae == bt.getElementType()) {
+    // Integer products (shape arithmetic, index math) on the EINSUM kernel,
+    // which computes in 64-bit integers and wraps in the result's type.
+    std::string a = at.getRank() == 1 ? "j" : "...ij";
+    std::string b = bt.getRank() == 1 ? "j" : "...jk";
+    std::string y = std::string(at.getRank() > 1 || bt.getRank() > 1 ? "..."
+                                                                     : "") +
+                    (at.getRank() > 1 ? "i" : "") + (bt.getRank() > 1 ? "k" : "");
+    return lowerEinsumEquation(op, a + "," + b + "->" + y);
+  }
+  if (!ae.isF32() || !bt.getElementType().isF32())
+    return unsupported(op, "only float32 and integer MatMul, and float32 "
+                           "Gemm, are implemented");
   if (at.getRank() < 2 || bt.getRank() < 2)
     return unsupported(op, "1-D matrix product operands are not "
                            "implemented");

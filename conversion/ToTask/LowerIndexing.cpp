@@ -88,9 +88,8 @@ LogicalResult Scheduler::lowerScatter(Operation *op) {
     return unsupported(op, "reduction '" + strAttr(op, "reduction", "") +
                                "' is unknown");
   int64_t dtype = runtimeDtype(dt.getElementType());
-  if (red != AMK_SCATTER_NONE && !reducibleType(dt.getElementType()))
-    return unsupported(op, "reductions are implemented for float32, "
-                           "float64, int32 and int64");
+  if (dtype < 0)
+    return unsupported(op, "its element type has no kernel");
   bool nd = isa<onnx::ScatterNDOp>(op);
   auto di = getTensor(op->getOperand(0), op);
   auto ii = getTensor(op->getOperand(1), op);
@@ -139,8 +138,10 @@ LogicalResult Scheduler::lowerScatter(Operation *op) {
 LogicalResult Scheduler::lowerTopK(Operation *op) {
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto vt = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!xt.getElementType().isF32())
-    return unsupported(op, "only float32 TopK is implemented");
+  int64_t dtype = runtimeDtype(xt.getElementType());
+  if (dtype < 0 || xt.getElementType().isInteger(1))
+    return unsupported(op, "its element type has no kernel");
+  int64_t eb = elemBytes(xt.getElementType());
   int64_t rank = xt.getRank(), axis = intAttr(op, "axis", -1);
   if (axis < -rank || axis >= rank)
     return unsupported(op, "axis " + Twine(axis) + " is out of range");
@@ -159,16 +160,16 @@ LogicalResult Scheduler::lowerTopK(Operation *op) {
   int ii = defineOutput(op->getResult(1));
   KOp &kop = newKOp(op, AMK_RT_K_TOPK);
   kop.slots = {*xi, vi, ii};
-  kop.ip = {outer, len, inner, k, intAttr(op, "largest", 1) != 0};
+  kop.ip = {outer, len, inner, k, intAttr(op, "largest", 1) != 0, dtype};
   kop.rows = outer;
   kop.flops = 2.0 * outer * len * inner;
-  kop.bytes = 4.0 * outer * len * inner + 12.0 * outer * k * inner;
+  kop.bytes = eb * outer * len * inner + (eb + 8.0) * outer * k * inner;
   int xs = *xi;
   kop.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                    SmallVectorImpl<TAccess> &rd,
                    SmallVectorImpl<TAccess> &wr) {
-    rd.push_back(span(xs, r0 * len * inner * 4, r1 * len * inner * 4));
-    wr.push_back(span(vi, r0 * k * inner * 4, r1 * k * inner * 4));
+    rd.push_back(span(xs, r0 * len * inner * eb, r1 * len * inner * eb));
+    wr.push_back(span(vi, r0 * k * inner * eb, r1 * k * inner * eb));
     wr.push_back(span(ii, r0 * k * inner * 8, r1 * k * inner * 8));
   };
   return success();
@@ -254,6 +255,11 @@ LogicalResult Scheduler::lowerEinsum(Operation *op) {
   for (char ch : strAttr(op, "equation", ""))
     if (ch != ' ')
       eq.push_back(ch);
+  return lowerEinsumEquation(op, eq);
+}
+
+LogicalResult Scheduler::lowerEinsumEquation(Operation *op,
+                                             const std::string &eq) {
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   if (runtimeDtype(yt.getElementType()) < 0)
     return unsupported(op, "its element type has no kernel");

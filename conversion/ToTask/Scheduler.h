@@ -246,6 +246,9 @@ private:
   LogicalResult lowerCumSum(Operation *op);
   LogicalResult lowerEyeLike(Operation *op);
   LogicalResult lowerEinsum(Operation *op);
+  /// The EINSUM kernel for `eq` (no spaces) over op's operands: Einsum
+  /// itself, and integer MatMul.
+  LogicalResult lowerEinsumEquation(Operation *op, const std::string &eq);
   LogicalResult lowerOneHot(Operation *op);
   LogicalResult lowerDet(Operation *op);
   LogicalResult lowerReverseSequence(Operation *op);

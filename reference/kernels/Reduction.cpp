@@ -2,7 +2,7 @@
 //
 // Part of AMK. Floating-point reductions accumulate in double and round
 // once, which is at least as accurate as the ONNX reference (numpy in the
-// input type). Axes come from the attribute (before opset 18; ReduceSum
+// input type); integer Mean/L2/LogSum/LogSumExp truncate toward zero. Axes come from the attribute (before opset 18; ReduceSum
 // before 13) or from the optional second input.
 //
 //===----------------------------------------------------------------------===//
@@ -212,7 +212,9 @@ LogicalResult reduce(KernelContext &ctx, Reduce kind) {
     default:
       break;
     }
-    y.setDouble(o, isFloat ? v : std::nearbyint(v));
+    // Integer results truncate toward zero, as the ONNX reference's
+    // astype and ONNX Runtime's integer division do.
+    y.setDouble(o, isFloat ? v : std::trunc(v));
   }
   ctx.set(0, y);
   return success();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/graph/Passes.h"
+#include "transforms/Utils/PassUtils.h"
 
 #include "dialect/ONNX/ONNXDialect.h"
 
@@ -100,8 +101,11 @@ public:
                             (int64_t)*dt);
         r.replaceAllUsesExcept(back, back.getDefiningOp());
       }
-      ++numWidened;
     }
+    int64_t widened = ops.size();
+    numWidened = widened;
+    amk::PassCounters::add(this, "widened", widened,
+                           "ops computed in float32");
   }
 };
 

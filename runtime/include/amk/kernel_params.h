@@ -249,12 +249,13 @@ enum { AMK_SND_N, AMK_SND_Q, AMK_SND_SLICE, AMK_SND_DTYPE,
 enum { AMK_SE_RANK, AMK_SE_AXIS, AMK_SE_DTYPE, AMK_SE_REDUCTION,
        AMK_SE_IDX_DTYPE, AMK_SE_DIMS };
 
-/* TOPK: buffers X (float32), values Y (float32), indices I (int64). Along
- * the axis of X seen as [outer, len, inner], the k largest (or smallest)
- * elements in order, ties to the lower index; NaN counts as largest.
- * iparams: outer, len, inner, k, largest. Rows: outer. */
+/* TOPK: buffers X, values Y (X's type), indices I (int64). Along the axis
+ * of X seen as [outer, len, inner], the k largest (or smallest) elements
+ * in order, ties to the lower index; NaN counts as largest. iparams:
+ * outer, len, inner, k, largest, and optionally X's dtype (float32 when
+ * absent). Rows: outer. */
 enum { AMK_TOPK_OUTER, AMK_TOPK_LEN, AMK_TOPK_INNER, AMK_TOPK_K,
-       AMK_TOPK_LARGEST, AMK_TOPK_NUM_IPARAMS };
+       AMK_TOPK_LARGEST, AMK_TOPK_NUM_IPARAMS, AMK_TOPK_DTYPE = 5 };
 
 /* CUMSUM: buffers X, Y (float32, float64, int32 or int64). Running sums
  * along the axis of [outer, len, inner], optionally exclusive and/or
@@ -373,13 +374,14 @@ enum { AMK_GATHER_OUTER, AMK_GATHER_AXIS, AMK_GATHER_INNER, AMK_GATHER_NIDX,
 enum { AMK_WHERE_RANK, AMK_WHERE_ELEM_BYTES, AMK_WHERE_DIMS };
 #define AMK_WHERE_MAX_RANK 8
 
-/* ARGMAX: buffers X (float32), Y (int64). Y[o][i] = the index along the
- * axis of X[o][:][i]'s largest (variant 0) or smallest (variant 1) element;
- * ties go to the first index, or the last with select_last. NaN is never
- * chosen over a number. iparams: outer, axis, inner, select_last.
- * Rows: outer. */
+/* ARGMAX: buffers X, Y (int64). Y[o][i] = the index along the axis of
+ * X[o][:][i]'s largest (variant 0) or smallest (variant 1) element; ties
+ * go to the first index, or the last with select_last. NaN is never
+ * chosen over a number. iparams: outer, axis, inner, select_last, and
+ * optionally X's dtype (float32 when absent). Rows: outer. */
 enum { AMK_ARGMAX_OUTER, AMK_ARGMAX_AXIS, AMK_ARGMAX_INNER,
-       AMK_ARGMAX_SELECT_LAST, AMK_ARGMAX_NUM_IPARAMS };
+       AMK_ARGMAX_SELECT_LAST, AMK_ARGMAX_NUM_IPARAMS,
+       AMK_ARGMAX_DTYPE = 4 };
 enum { AMK_ARGMAX_VARIANT_MAX = 0, AMK_ARGMAX_VARIANT_MIN = 1 };
 
 /* GATHER_ELEMENTS: buffers data, indices, Y. Y[p] = data[p with its axis

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/Dtypes.h"
 #include "runtime/lib/kernels/KernelImpl.h"
 
 #include "amk/kernel_params.h"
@@ -15,21 +16,21 @@
 
 namespace amk::rt {
 
-template <>
-bool KernelImpl<AMK_RT_K_ARGMAX>::run(const KernelCall &call,
-                                      const int64_t *tile, std::string &) {
-  const float *X = static_cast<const float *>(call.buffers[0]);
-  int64_t *Y = static_cast<int64_t *>(call.buffers[1]);
-  int64_t n = call.ip[AMK_ARGMAX_AXIS], inner = call.ip[AMK_ARGMAX_INNER];
-  bool last = call.ip[AMK_ARGMAX_SELECT_LAST] != 0;
-  bool min = call.kernel->variant == AMK_ARGMAX_VARIANT_MIN;
+namespace {
+
+/// `at(e)` reads element e of X as C: float32 directly, other types
+/// through loadAs (double for floats, 64-bit integers for integers, so
+/// every comparison is exact).
+template <typename C, typename At>
+void argmax(At at, int64_t *Y, int64_t n, int64_t inner, bool last, bool min,
+            const int64_t *tile) {
   for (int64_t r = tile[0]; r < tile[1]; ++r)
     for (int64_t j = 0; j < inner; ++j) {
-      const float *x = X + r * n * inner + j;
+      int64_t base = r * n * inner + j;
       int64_t best = 0;
-      float v = x[0];
+      C v = at(base);
       for (int64_t i = 1; i < n; ++i) {
-        float c = x[i * inner];
+        C c = at(base + i * inner);
         // A NaN best is replaced by the first number (c == c).
         bool better = min ? (last ? c <= v : c < v) : (last ? c >= v : c > v);
         if (better || (v != v && c == c)) {
@@ -39,6 +40,41 @@ bool KernelImpl<AMK_RT_K_ARGMAX>::run(const KernelCall &call,
       }
       Y[r * inner + j] = best;
     }
+}
+
+} // namespace
+
+template <>
+bool KernelImpl<AMK_RT_K_ARGMAX>::run(const KernelCall &call,
+                                      const int64_t *tile, std::string &) {
+  const void *X = call.buffers[0];
+  int64_t *Y = static_cast<int64_t *>(call.buffers[1]);
+  int64_t n = call.ip[AMK_ARGMAX_AXIS], inner = call.ip[AMK_ARGMAX_INNER];
+  bool last = call.ip[AMK_ARGMAX_SELECT_LAST] != 0;
+  bool min = call.kernel->variant == AMK_ARGMAX_VARIANT_MIN;
+  int64_t dt = call.kernel->num_iparams > AMK_ARGMAX_DTYPE
+                   ? call.ip[AMK_ARGMAX_DTYPE]
+                   : AMK_RT_F32;
+  switch (dtypeClass(dt)) {
+  case DtypeClass::F32: {
+    const float *x = static_cast<const float *>(X);
+    argmax<float>([x](int64_t e) { return x[e]; }, Y, n, inner, last, min,
+                  tile);
+    break;
+  }
+  case DtypeClass::Float:
+    argmax<double>([=](int64_t e) { return loadAs<double>(X, dt, e); }, Y, n,
+                   inner, last, min, tile);
+    break;
+  case DtypeClass::Signed:
+    argmax<int64_t>([=](int64_t e) { return loadAs<int64_t>(X, dt, e); }, Y,
+                    n, inner, last, min, tile);
+    break;
+  case DtypeClass::Unsigned:
+    argmax<uint64_t>([=](int64_t e) { return loadAs<uint64_t>(X, dt, e); },
+                     Y, n, inner, last, min, tile);
+    break;
+  }
   return true;
 }
 
@@ -51,6 +87,11 @@ bool KernelImpl<AMK_RT_K_ARGMAX>::check(const amk_rt_kernel &k,
   if (k.variant != AMK_ARGMAX_VARIANT_MAX &&
       k.variant != AMK_ARGMAX_VARIANT_MIN) {
     error = "argmax variant " + std::to_string(k.variant) + " is not 0 or 1";
+    return false;
+  }
+  if (k.num_iparams > AMK_ARGMAX_DTYPE && !knownDtype(ip[AMK_ARGMAX_DTYPE])) {
+    error = "argmax dtype " + std::to_string(ip[AMK_ARGMAX_DTYPE]) +
+            " is unknown";
     return false;
   }
   if (ip[AMK_ARGMAX_OUTER] < 0 || ip[AMK_ARGMAX_AXIS] < 1 ||

@@ -117,6 +117,48 @@ inline C loadAs(const void *p, int64_t dtype, int64_t i) {
   }
 }
 
+/// How a kernel that compares or copies elements reads a dtype: float32
+/// as it is, other floats as double, integers as 64-bit integers.
+enum class DtypeClass { F32, Float, Signed, Unsigned };
+inline DtypeClass dtypeClass(int64_t dtype) {
+  switch (dtype) {
+  case AMK_RT_F32:
+    return DtypeClass::F32;
+  case AMK_RT_F64:
+  case AMK_RT_F16:
+  case AMK_RT_BF16:
+    return DtypeClass::Float;
+  case AMK_RT_I64:
+  case AMK_RT_I32:
+  case AMK_RT_I16:
+  case AMK_RT_I8:
+    return DtypeClass::Signed;
+  default:
+    return DtypeClass::Unsigned;
+  }
+}
+
+/// Bytes of one element of `dtype`.
+inline int64_t dtypeBytes(int64_t dtype) {
+  switch (dtype) {
+  case AMK_RT_F64:
+  case AMK_RT_I64:
+  case AMK_RT_U64:
+    return 8;
+  case AMK_RT_F32:
+  case AMK_RT_I32:
+  case AMK_RT_U32:
+    return 4;
+  case AMK_RT_F16:
+  case AMK_RT_BF16:
+  case AMK_RT_I16:
+  case AMK_RT_U16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
 /// A double as a 64-bit integer the way x86's truncating conversion does
 /// within range; NaN and out-of-range values saturate instead of being
 /// undefined behaviour (ONNX leaves them unspecified).

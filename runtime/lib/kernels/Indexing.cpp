@@ -60,49 +60,44 @@ template <typename T> void combine(T &dst, T v, int64_t reduction) {
   }
 }
 
-/// dst[0..n) combined with src[0..n) as `dtype` values.
+/// dst[0..n) combined with src[0..n) as `dtype` values: float32, float64,
+/// int32 and int64 in their type, the others through double (floats) or
+/// 64-bit integers (wrapping as their own arithmetic would).
 void combineRun(void *dst, const void *src, int64_t n, int64_t dtype,
                 int64_t reduction) {
   auto run = [&](auto *d, const auto *s) {
     for (int64_t i = 0; i < n; ++i)
       combine(d[i], s[i], reduction);
   };
+  auto widened = [&](auto zero) {
+    using C = decltype(zero);
+    for (int64_t i = 0; i < n; ++i) {
+      C d = loadAs<C>(dst, dtype, i);
+      combine(d, loadAs<C>(src, dtype, i), reduction);
+      storeChunk<C>(dst, dtype, i, &d, 1);
+    }
+  };
   switch (dtype) {
+  case AMK_RT_F32:
+    return run(static_cast<float *>(dst), static_cast<const float *>(src));
   case AMK_RT_F64:
     return run(static_cast<double *>(dst), static_cast<const double *>(src));
   case AMK_RT_I64:
     return run(static_cast<int64_t *>(dst), static_cast<const int64_t *>(src));
   case AMK_RT_I32:
     return run(static_cast<int32_t *>(dst), static_cast<const int32_t *>(src));
+  }
+  switch (dtypeClass(dtype)) {
+  case DtypeClass::Signed:
+    return widened(int64_t(0));
+  case DtypeClass::Unsigned:
+    return widened(uint64_t(0));
   default:
-    return run(static_cast<float *>(dst), static_cast<const float *>(src));
+    return widened(0.0);
   }
 }
 
-int64_t dtypeBytes(int64_t dtype) {
-  switch (dtype) {
-  case AMK_RT_F64:
-  case AMK_RT_I64:
-  case AMK_RT_U64:
-    return 8;
-  case AMK_RT_F32:
-  case AMK_RT_I32:
-  case AMK_RT_U32:
-    return 4;
-  case AMK_RT_F16:
-  case AMK_RT_BF16:
-  case AMK_RT_I16:
-  case AMK_RT_U16:
-    return 2;
-  default:
-    return 1;
-  }
-}
-
-bool reducible(int64_t dtype) {
-  return dtype == AMK_RT_F32 || dtype == AMK_RT_F64 || dtype == AMK_RT_I32 ||
-         dtype == AMK_RT_I64;
-}
+bool reducible(int64_t dtype) { return knownDtype(dtype); }
 
 } // namespace
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/lib/Kernels.h"
+#include "runtime/lib/kernels/Dtypes.h"
 #include "runtime/lib/kernels/KernelImpl.h"
 
 #include "amk/kernel_params.h"
@@ -14,29 +15,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
 namespace amk::rt {
 
-template <>
-bool KernelImpl<AMK_RT_K_TOPK>::run(const KernelCall &call, const int64_t *tile,
-                                    std::string &) {
+namespace {
+
+/// TopK over elements read by `at` as C (exact for every type: float32 as
+/// it is, other floats as double, integers as 64-bit integers); values are
+/// copied in X's own bytes.
+template <typename C, typename At>
+void topk(At at, const KernelCall &call, const int64_t *tile, int64_t eb) {
   const int64_t *ip = call.ip;
   int64_t len = ip[AMK_TOPK_LEN], inner = ip[AMK_TOPK_INNER],
           k = ip[AMK_TOPK_K];
   bool largest = ip[AMK_TOPK_LARGEST] != 0;
-  const float *X = static_cast<const float *>(call.buffers[0]);
-  float *V = static_cast<float *>(call.buffers[1]);
+  const char *X = static_cast<const char *>(call.buffers[0]);
+  char *V = static_cast<char *>(call.buffers[1]);
   int64_t *I = static_cast<int64_t *>(call.buffers[2]);
   std::vector<int64_t> order(len);
   for (int64_t o = tile[0]; o < tile[1]; ++o)
     for (int64_t j = 0; j < inner; ++j) {
-      const float *x = X + o * len * inner + j;
+      int64_t base = o * len * inner + j;
       // NaN orders above every number (as ONNX Runtime); ties by index.
       auto before = [&](int64_t a, int64_t b) {
-        float va = x[a * inner], vb = x[b * inner];
-        bool na = std::isnan(va), nb = std::isnan(vb);
+        C va = at(base + a * inner), vb = at(base + b * inner);
+        bool na = va != va, nb = vb != vb;
         if (na != nb)
           return largest ? na : nb;
         if (!na && va != vb)
@@ -48,10 +54,42 @@ bool KernelImpl<AMK_RT_K_TOPK>::run(const KernelCall &call, const int64_t *tile,
       std::partial_sort(order.begin(), order.begin() + k, order.end(),
                         before);
       for (int64_t i = 0; i < k; ++i) {
-        V[(o * k + i) * inner + j] = x[order[i] * inner];
-        I[(o * k + i) * inner + j] = order[i];
+        int64_t out = (o * k + i) * inner + j;
+        std::memcpy(V + out * eb, X + (base + order[i] * inner) * eb, eb);
+        I[out] = order[i];
       }
     }
+}
+
+} // namespace
+
+template <>
+bool KernelImpl<AMK_RT_K_TOPK>::run(const KernelCall &call, const int64_t *tile,
+                                    std::string &) {
+  const void *X = call.buffers[0];
+  int64_t dt = call.kernel->num_iparams > AMK_TOPK_DTYPE
+                   ? call.ip[AMK_TOPK_DTYPE]
+                   : AMK_RT_F32;
+  int64_t eb = dtypeBytes(dt);
+  switch (dtypeClass(dt)) {
+  case DtypeClass::F32: {
+    const float *x = static_cast<const float *>(X);
+    topk<float>([x](int64_t e) { return x[e]; }, call, tile, eb);
+    break;
+  }
+  case DtypeClass::Float:
+    topk<double>([=](int64_t e) { return loadAs<double>(X, dt, e); }, call,
+                 tile, eb);
+    break;
+  case DtypeClass::Signed:
+    topk<int64_t>([=](int64_t e) { return loadAs<int64_t>(X, dt, e); }, call,
+                  tile, eb);
+    break;
+  case DtypeClass::Unsigned:
+    topk<uint64_t>([=](int64_t e) { return loadAs<uint64_t>(X, dt, e); },
+                   call, tile, eb);
+    break;
+  }
   return true;
 }
 
@@ -62,7 +100,8 @@ bool KernelImpl<AMK_RT_K_TOPK>::check(const amk_rt_kernel &k,
   if (!hasParams(k, AMK_TOPK_NUM_IPARAMS, 0, error))
     return false;
   if (k.num_buffers != 3 || ip[AMK_TOPK_K] < 0 ||
-      ip[AMK_TOPK_K] > ip[AMK_TOPK_LEN]) {
+      ip[AMK_TOPK_K] > ip[AMK_TOPK_LEN] ||
+      (k.num_iparams > AMK_TOPK_DTYPE && !knownDtype(ip[AMK_TOPK_DTYPE]))) {
     error = "bad TopK parameters (3 buffers, 0 <= k <= the axis length)";
     return false;
   }

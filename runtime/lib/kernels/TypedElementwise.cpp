@@ -274,6 +274,29 @@ void unary(int64_t op, C *d, const C *a, int64_t n, double alpha,
   }
 }
 
+/// A double result bound for an integer of type `dtype` that does not fit
+/// becomes what x86's conversion gives (the "integer indefinite" value of
+/// the 32- or 64-bit conversion C++ compilers use), which is what ONNX
+/// Runtime's integer Pow returns on x86; values that fit are unchanged.
+double x86Overflow(double v, int64_t dtype) {
+  switch (dtype) {
+  case AMK_RT_I8:
+  case AMK_RT_I16:
+  case AMK_RT_I32:
+  case AMK_RT_U8:
+  case AMK_RT_U16:
+    return v >= -2147483648.0 && v < 2147483648.0 ? v : -2147483648.0;
+  case AMK_RT_I64:
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0
+               ? v
+               : -9223372036854775808.0;
+  case AMK_RT_U32:
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? v : 0;
+  default:
+    return v;
+  }
+}
+
 template <typename C>
 void runTyped(const TypedParams &tp, const KernelCall &call,
               const int64_t *tile) {
@@ -296,6 +319,21 @@ void runTyped(const TypedParams &tp, const KernelCall &call,
           v = hi[e];
         out[e] = v;
       }
+    } else if (!std::is_floating_point_v<C> &&
+               (tp.op == AMK_OP_POW || tp.op == AMK_OP_SHRINK)) {
+      // Integer Pow and Shrink compute in double and convert the result
+      // as C++ does (toward zero), as the ONNX reference and ONNX Runtime
+      // do; the float parameters of Shrink are not rounded first.
+      double r[kChunk];
+      for (int64_t e = 0; e < n; ++e) {
+        double x = (double)regs[0][e];
+        if (tp.op == AMK_OP_POW)
+          r[e] = x86Overflow(std::pow(x, (double)regs[1][e]), tp.ydtype);
+        else
+          r[e] = x < -beta ? x + alpha : x > beta ? x - alpha : 0.0;
+      }
+      storeChunk<double>(call.buffers[0], tp.ydtype, start, r, n);
+      continue;
     } else if (isUnary(tp.op)) {
       unary<C>(tp.op, out, regs[0], n, alpha, beta);
     } else {

@@ -509,8 +509,8 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
   }
 }
 // CHECK-LABEL: amk_task.program @arg_max
-// CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 2, 5, 3, 0>, {{.*}}op = "onnx.ArgMax"}
-// CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 10, 3, 1, 1>, {{.*}}op = "onnx.ArgMin", variant = 1 : i64}
+// CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 2, 5, 3, 0, 1>, {{.*}}op = "onnx.ArgMax"}
+// CHECK: amk_task.kernel argmax {{{.*}}iparams = array<i64: 10, 3, 1, 1, 1>, {{.*}}op = "onnx.ArgMin", variant = 1 : i64}
 
 // -----
 
@@ -720,7 +720,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
   }
 }
 // CHECK-LABEL: amk_task.program @indexing
-// CHECK: amk_task.kernel topk {{{.*}}iparams = array<i64: 4, 8, 1, 2, 1>, {{.*}}op = "onnx.TopK"}
+// CHECK: amk_task.kernel topk {{{.*}}iparams = array<i64: 4, 8, 1, 2, 1, 1>, {{.*}}op = "onnx.TopK"}
 // CHECK: amk_task.kernel gather_nd {{{.*}}iparams = array<i64: 1, 3, 1, 8, 4, 7, 4>, {{.*}}op = "onnx.GatherND"}
 // CHECK: amk_task.kernel scatter_nd {{{.*}}iparams = array<i64: 3, 1, 8, 1, 0, 7, 4, 32>, {{.*}}op = "onnx.ScatterND"}
 // CHECK: amk_task.kernel scatter_elements {{{.*}}iparams = array<i64: 2, 0, 1, 1, 7, 4, 8, 4, 8>, {{.*}}op = "onnx.ScatterElements"}
