@@ -123,6 +123,7 @@ void amk::buildGraphOptPipeline(OpPassManager &pm, const GraphOptOptions &s) {
   pm.addPass(createInferShapes());
   // Before canonicalize: it removes the cast pairs between widened ops.
   pm.addPass(createWidenFloat());
+  pm.addPass(createDecomposeOps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createFoldConstants());
   pm.addPass(createSpeculateIf());
@@ -167,7 +168,8 @@ void amk::registerAllPasses() {
   PassPipelineRegistration<GraphOptOptions>(
       "amk-graph-opt",
       "The graph passes in order: normalize the opset, infer shapes, "
-      "widen float16/bfloat16 to float32, canonicalize, fold constants, then every fusion (Conv gated by the "
+      "widen float16/bfloat16 to float32, decompose DFT/STFT/MVN and "
+      "non-adjacent reductions, canonicalize, fold constants, then every fusion (Conv gated by the "
       "target profile, attention, norms, Gemm, Gelu, bias+Softmax, "
       "elementwise groups), then canonicalize and CSE",
       buildGraphOptPipeline);

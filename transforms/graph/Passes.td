@@ -272,6 +272,41 @@ def WidenFloat : Pass<"amk-widen-float", "mlir::ModuleOp"> {
   ];
 }
 
+def DecomposeOps : Pass<"amk-decompose-ops", "mlir::ModuleOp"> {
+  let summary = "Rewrite DFT, STFT, MeanVarianceNormalization and reductions "
+                "over non-adjacent axes into ops the runtime runs";
+  let description = [{
+    Ops without a runtime kernel of their own, rewritten into ops that have
+    one, on statically shaped operands and constant parameters:
+
+    - `DFT` (any axis, real or complex input, `dft_length` shorter or
+      longer than the signal, `inverse`, `onesided`): the signal axis moved
+      next to the real/imaginary axis, cut or zero-padded to the length,
+      and one `MatMul` with a constant DFT matrix of
+      `[length * c, bins * 2]` (c = 1 real, 2 complex): a dense product
+      the GEMM kernels run near the machine's peak, where an O(n log n)
+      FFT would run scalar code. Matrices above `max-dft-elements` are
+      left alone (the runtime then refuses the op by name).
+    - `STFT`: the frames gathered with one `Gather` of constant indices,
+      the window multiplied in, then the DFT above over the frame axis.
+    - `MeanVarianceNormalization`: `(x - mean) / (sqrt(variance) + 1e-9)`
+      with `ReduceMean`, as ONNX's function body.
+    - A reduction (`ReduceSum`, `ReduceMean`, `ReduceMax`...) over axes
+      that are not adjacent: a `Transpose` that moves the reduced axes
+      last, the reduction over those, and a `Reshape` for `keepdims`.
+
+    Runs in `amk-graph-opt` after `amk-infer-shapes`.
+  }];
+  let options = [
+    Option<"maxDftElements", "max-dft-elements", "int64_t",
+           /*default=*/"16777216",
+           "Largest constant DFT matrix, in elements, a DFT becomes">,
+  ];
+  let statistics = [
+    Statistic<"numDecomposed", "decomposed", "ops rewritten">,
+  ];
+}
+
 def FoldConstants : Pass<"amk-fold-constants", "mlir::ModuleOp"> {
   let summary = "Evaluate ops whose inputs are all constants";
   let description = [{

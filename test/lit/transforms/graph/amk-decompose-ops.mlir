@@ -1,0 +1,76 @@
+// RUN: rm -rf %t && split-file %s %t
+// RUN: amk-opt %t/dft.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=DFT
+// RUN: amk-opt %t/dft.mlir --pass-pipeline='builtin.module(amk-decompose-ops{max-dft-elements=100})' | FileCheck %s --check-prefix=SMALL
+// RUN: amk-opt %t/stft.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=STFT
+// RUN: amk-opt %t/mvn.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=MVN
+// RUN: amk-opt %t/mvn.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// STATS: (S) 3 decomposed
+// Without the pass the runtime has no kernel for these ops; with it (in
+// amk-graph-opt) the compiled programs give the interpreter's outputs.
+// RUN: not amk-run %t/stft.mlir --pipeline='builtin.module(amk-fold-constants,amk-schedule-megakernel{workers=1})' --seed 1 2>&1 | FileCheck %s --check-prefix=REFUSED
+// REFUSED: the runtime has no kernel for op 'onnx.STFT'
+// RUN: amk-run %t/dft.mlir --seed 1 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/stft.mlir --seed 2 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/mvn.mlir --seed 3 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// EXEC: ok vs reference
+
+//--- dft.mlir
+// A complex DFT along axis 1 of [2, 6, 3, 2], padded to length 8: the
+// signal axis moves next to the real/imaginary axis, is zero-padded, and
+// one MatMul with a [16, 16] DFT matrix computes it; the result moves back.
+// A matrix over max-dft-elements leaves the op alone.
+// DFT-LABEL: func.func @main_graph(
+// DFT-NOT: onnx.DFT
+// DFT: "onnx.Transpose"(%arg0) <{perm = array<i64: 0, 2, 1, 3>}> : (tensor<2x6x3x2xf32>) -> tensor<2x3x6x2xf32>
+// DFT: "onnx.Pad"
+// DFT-SAME: -> tensor<2x3x8x2xf32>
+// DFT: "onnx.MatMul"({{.*}}) : (tensor<6x16xf32>, tensor<16x16xf32>) -> tensor<6x16xf32>
+// DFT: "onnx.Transpose"({{.*}}) <{perm = array<i64: 0, 2, 1, 3>}> : (tensor<2x3x8x2xf32>) -> tensor<2x8x3x2xf32>
+// SMALL-LABEL: func.func @main_graph(
+// SMALL: onnx.DFT
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @main_graph(%x: tensor<2x6x3x2xf32> {onnx.name = "x"}) -> (tensor<2x8x3x2xf32> {onnx.name = "y"}) {
+    %len = "onnx.Constant"() <{value = dense<8> : tensor<i64>}> : () -> tensor<i64>
+    %none = "onnx.NoValue"() : () -> none
+    %y = "onnx.DFT"(%x, %len, %none) <{axis = 1 : i64}> : (tensor<2x6x3x2xf32>, tensor<i64>, none) -> tensor<2x8x3x2xf32>
+    return %y : tensor<2x8x3x2xf32>
+  }
+}
+
+//--- stft.mlir
+// Frames gathered by constant indices, windowed, one product.
+// STFT-LABEL: func.func @main_graph(
+// STFT-NOT: onnx.STFT
+// STFT: "onnx.Gather"(%arg0, %{{.*}}) <{axis = 1 : i64}> : (tensor<1x64x1xf32>, tensor<7x16xi64>) -> tensor<1x7x16x1xf32>
+// STFT: "onnx.Mul"
+// STFT: "onnx.MatMul"({{.*}}) : (tensor<7x16xf32>, tensor<16x18xf32>) -> tensor<7x18xf32>
+// STFT: return {{.*}} : tensor<1x7x9x2xf32>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @main_graph(%x: tensor<1x64x1xf32> {onnx.name = "x"}) -> (tensor<1x7x9x2xf32> {onnx.name = "y"}) {
+    %step = "onnx.Constant"() <{value = dense<8> : tensor<i64>}> : () -> tensor<i64>
+    %n = "onnx.Constant"() <{value = dense<16> : tensor<i64>}> : () -> tensor<i64>
+    %w = "onnx.HannWindow"(%n) : (tensor<i64>) -> tensor<16xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %y = "onnx.STFT"(%x, %step, %w, %none) : (tensor<1x64x1xf32>, tensor<i64>, tensor<16xf32>, none) -> tensor<1x7x9x2xf32>
+    return %y : tensor<1x7x9x2xf32>
+  }
+}
+
+//--- mvn.mlir
+// MeanVarianceNormalization over its default axes (0, 2, 3: not adjacent)
+// as ONNX's function body; each ReduceMean over [0, 2, 3] then becomes a
+// Transpose to [C, N, H, W] and a ReduceMean over the trailing three axes.
+// MVN-LABEL: func.func @main_graph(
+// MVN-NOT: onnx.MeanVarianceNormalization
+// MVN: "onnx.Transpose"(%arg0) <{perm = array<i64: 1, 0, 2, 3>}>
+// MVN: "onnx.ReduceMean"({{.*}}) <{keepdims = 0 : i64}> : (tensor<3x2x4x5xf32>, tensor<3xi64>) -> tensor<3xf32>
+// MVN: "onnx.Reshape"({{.*}}) : (tensor<3xf32>, tensor<4xi64>) -> tensor<1x3x1x1xf32>
+// MVN: "onnx.Sub"
+// MVN: "onnx.Sqrt"
+// MVN: "onnx.Div"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @main_graph(%x: tensor<2x3x4x5xf32> {onnx.name = "x"}) -> (tensor<2x3x4x5xf32> {onnx.name = "y"}) {
+    %y = "onnx.MeanVarianceNormalization"(%x) : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+    return %y : tensor<2x3x4x5xf32>
+  }
+}
