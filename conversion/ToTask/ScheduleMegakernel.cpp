@@ -214,6 +214,17 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
   }
   if (absorbed.contains(op))
     return success();
+  // Results without elements (a Trilu of an empty matrix, a slice of
+  // nothing) need no kernel: their buffers hold no bytes.
+  if (op->getNumResults() > 0 &&
+      llvm::all_of(op->getResults(), [](Value r) {
+        auto t = dyn_cast<RankedTensorType>(r.getType());
+        return t && t.getNumElements() == 0;
+      })) {
+    for (Value r : op->getResults())
+      defineOutput(r);
+    return success();
+  }
   if (blocks.count(op))
     return lowerInvertedResidual(op);
   auto softmaxAxis = [](Operation *op, int64_t axis) {

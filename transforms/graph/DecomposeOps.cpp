@@ -44,6 +44,9 @@ public:
     OperationState st(loc, ("onnx." + name).str());
     st.addOperands(operands);
     st.addTypes(result);
+    // MaxPool's optional Indices result: none when unused.
+    if (name == "MaxPool")
+      st.addTypes(b.getNoneType());
     st.addAttributes(attrs);
     return b.create(st)->getResult(0);
   }
@@ -346,18 +349,120 @@ public:
     return success();
   }
 
+  /// 3-D MaxPool/AveragePool as two 2-D pools: over H x W of each depth
+  /// slice, then over D with a kd x 1 window. Max and sum separate by axis,
+  /// and so do the padded-window counts of count_include_pad=0 averages.
+  LogicalResult decomposePool3D(Operation *op) {
+    Value x = op->getOperand(0);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!t || !t.hasStaticShape() || t.getRank() != 5 || !yt ||
+        !yt.hasStaticShape() || !t.getElementType().isF32() ||
+        (op->getNumResults() > 1 && !op->getResult(1).use_empty()))
+      return failure();
+    auto ints = [&](StringRef n, int64_t d) {
+      SmallVector<int64_t> v(3, d);
+      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(n))
+        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+      return v;
+    };
+    SmallVector<int64_t> k = ints("kernel_shape", 1), s = ints("strides", 1),
+                         dl = ints("dilations", 1);
+    SmallVector<int64_t> pads(6, 0);
+    if (auto a = op->getAttrOfType<DenseI64ArrayAttr>("pads"))
+      pads.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+    if (k.size() != 3 || s.size() != 3 || dl.size() != 3 || pads.size() != 6)
+      return failure();
+    int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2),
+            H = t.getDimSize(3), W = t.getDimSize(4);
+    int64_t OD = yt.getDimSize(2), OH = yt.getDimSize(3), OW = yt.getDimSize(4);
+    auto strAttr = op->getAttrOfType<StringAttr>("auto_pad");
+    StringRef autoPad = strAttr ? strAttr.getValue() : "NOTSET";
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t in[3] = {D, H, W}, out[3] = {OD, OH, OW};
+      for (int i = 0; i < 3; ++i) {
+        int64_t total = std::max<int64_t>(
+            0, (out[i] - 1) * s[i] + (k[i] - 1) * dl[i] + 1 - in[i]);
+        pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        pads[i + 3] = total - pads[i];
+      }
+    } else if (autoPad == "VALID") {
+      pads.assign(6, 0);
+    }
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    SmallVector<NamedAttribute> common;
+    for (StringRef n : {"ceil_mode", "count_include_pad"})
+      if (auto a = op->getAttr(n))
+        common.push_back(b.getNamedAttr(n, a));
+    auto pool = [&](Value in, ArrayRef<int64_t> outShape,
+                    ArrayRef<int64_t> kk, ArrayRef<int64_t> ss,
+                    ArrayRef<int64_t> pp, ArrayRef<int64_t> dd) {
+      SmallVector<NamedAttribute> attrs(common);
+      attrs.append({e.attr("kernel_shape", kk), e.attr("strides", ss),
+                    e.attr("pads", pp)});
+      if (isa<onnx::MaxPoolOp>(op))
+        attrs.push_back(e.attr("dilations", dd));
+      else if (dd[0] != 1 || dd[1] != 1)
+        attrs.push_back(e.attr("dilations", dd));
+      return e.op(op->getName().stripDialect(), t.clone(outShape), {in},
+                  attrs);
+    };
+    Value planes = e.reshape(x, {N, C * D, H, W});
+    Value hw = pool(planes, {N, C * D, OH, OW}, {k[1], k[2]}, {s[1], s[2]},
+                    {pads[1], pads[2], pads[4], pads[5]}, {dl[1], dl[2]});
+    Value cols = e.reshape(hw, {N, C, D, OH * OW});
+    Value d = pool(cols, {N, C, OD, OH * OW}, {k[0], 1}, {s[0], 1},
+                   {pads[0], 0, pads[3], 0}, {dl[0], 1});
+    Value y = e.reshape(d, yt.getShape());
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
+  /// MaxPool on 8- or 16-bit integers: through float32, which holds every
+  /// such value exactly (a max picks one of them).
+  LogicalResult widenIntMaxPool(Operation *op) {
+    Value x = op->getOperand(0);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!t || !yt || !t.getElementType().isInteger() ||
+        t.getElementType().getIntOrFloatBitWidth() > 16 ||
+        (op->getNumResults() > 1 && !op->getResult(1).use_empty()))
+      return failure();
+    auto dt = onnx::getDataType(t.getElementType());
+    if (!dt)
+      return failure();
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    Type f32 = b.getF32Type();
+    Value xf = e.op("Cast", t.clone(f32), {x},
+                    {e.attr("to", (int64_t)onnx::DataType::FLOAT)});
+    Value pooled = e.op("MaxPool", yt.clone(f32), {xf}, op->getAttrs());
+    Value y = e.op("Cast", yt, {pooled}, {e.attr("to", (int64_t)*dt)});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp>(
-              op))
+      if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
+              onnx::MaxPoolOp, onnx::AveragePoolOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
     for (Operation *op : ops) {
-      LogicalResult r = isa<onnx::DFTOp>(op)    ? decomposeDFT(op)
-                        : isa<onnx::STFTOp>(op) ? decomposeSTFT(op)
-                                                : decomposeMVN(op);
+      LogicalResult r = failure();
+      if (isa<onnx::DFTOp>(op))
+        r = decomposeDFT(op);
+      else if (isa<onnx::STFTOp>(op))
+        r = decomposeSTFT(op);
+      else if (isa<onnx::MeanVarianceNormalizationOp>(op))
+        r = decomposeMVN(op);
+      else if (failed(r = widenIntMaxPool(op)))
+        r = decomposePool3D(op);
       done += succeeded(r);
     }
     // Reductions last: MeanVarianceNormalization's are among them.

@@ -294,6 +294,10 @@ def DecomposeOps : Pass<"amk-decompose-ops", "mlir::ModuleOp"> {
     - A reduction (`ReduceSum`, `ReduceMean`, `ReduceMax`...) over axes
       that are not adjacent: a `Transpose` that moves the reduced axes
       last, the reduction over those, and a `Reshape` for `keepdims`.
+    - 3-D `MaxPool`/`AveragePool`: a 2-D pool over H x W of each depth
+      slice, then one over D with a `kd x 1` window (max, sums and the
+      padding counts of averages separate by axis).
+    - `MaxPool` on 8- or 16-bit integers: through float32 (exact).
 
     Runs in `amk-graph-opt` after `amk-infer-shapes`.
   }];

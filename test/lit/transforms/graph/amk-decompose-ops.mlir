@@ -12,6 +12,9 @@
 // RUN: amk-run %t/dft.mlir --seed 1 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/stft.mlir --seed 2 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/mvn.mlir --seed 3 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-opt %t/pool.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=POOL
+// RUN: amk-run %t/pool.mlir --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/pool.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // EXEC: ok vs reference
 
 //--- dft.mlir
@@ -72,5 +75,27 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
   func.func @main_graph(%x: tensor<2x3x4x5xf32> {onnx.name = "x"}) -> (tensor<2x3x4x5xf32> {onnx.name = "y"}) {
     %y = "onnx.MeanVarianceNormalization"(%x) : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
     return %y : tensor<2x3x4x5xf32>
+  }
+}
+
+//--- pool.mlir
+// 3-D pooling as two 2-D pools (H x W per depth slice, then a kd x 1
+// window over depth): an average with padding that is not counted,
+// strides and ceil_mode, and a max with SAME_UPPER and dilations. A
+// uint8 MaxPool goes through float32 (exact).
+// POOL-LABEL: func.func @main_graph(
+// POOL: "onnx.Reshape"(%arg0, %{{.*}}) : (tensor<1x2x7x9x8xf32>, tensor<4xi64>) -> tensor<1x14x9x8xf32>
+// POOL: "onnx.AveragePool"({{.*}}) <{ceil_mode = 1 : i64, count_include_pad = 0 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 2>}> : (tensor<1x14x9x8xf32>) -> tensor<1x14x5x4xf32>
+// POOL: "onnx.AveragePool"({{.*}}kernel_shape = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 0>, strides = array<i64: 2, 1>}> : (tensor<1x2x7x20xf32>) -> tensor<1x2x4x20xf32>
+// POOL: "onnx.MaxPool"{{.*}}dilations = array<i64: 1, 2>{{.*}} : (tensor<1x14x9x8xf32>) -> (tensor<1x14x9x8xf32>, none)
+// POOL: "onnx.Cast"(%arg1) <{to = 1 : i64}> : (tensor<1x3x6x6xui8>) -> tensor<1x3x6x6xf32>
+// POOL: "onnx.MaxPool"
+// POOL: "onnx.Cast"({{.*}}) <{to = 2 : i64}> : (tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xui8>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @main_graph(%x: tensor<1x2x7x9x8xf32> {onnx.name = "x"}, %u: tensor<1x3x6x6xui8> {onnx.name = "u"}) -> (tensor<1x2x4x5x4xf32> {onnx.name = "a"}, tensor<1x2x7x9x8xf32> {onnx.name = "m"}, tensor<1x3x3x3xui8> {onnx.name = "p"}) {
+    %a = "onnx.AveragePool"(%x) <{ceil_mode = 1 : i64, count_include_pad = 0 : i64, kernel_shape = array<i64: 2, 3, 3>, pads = array<i64: 1, 1, 0, 0, 1, 0>, strides = array<i64: 2, 2, 2>}> : (tensor<1x2x7x9x8xf32>) -> tensor<1x2x4x5x4xf32>
+    %m, %mi = "onnx.MaxPool"(%x) <{auto_pad = "SAME_UPPER", dilations = array<i64: 2, 1, 2>, kernel_shape = array<i64: 2, 3, 2>}> : (tensor<1x2x7x9x8xf32>) -> (tensor<1x2x7x9x8xf32>, none)
+    %p, %pi = "onnx.MaxPool"(%u) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x6x6xui8>) -> (tensor<1x3x3x3xui8>, none)
+    return %a, %m, %p : tensor<1x2x4x5x4xf32>, tensor<1x2x7x9x8xf32>, tensor<1x3x3x3xui8>
   }
 }
