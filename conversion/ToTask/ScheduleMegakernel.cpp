@@ -360,7 +360,19 @@ LogicalResult Scheduler::run() {
   // it can; otherwise (an input, a constant, a view, a repeated output) a
   // copy does.
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+  // Results that are a kernel's tensor itself claim its buffer first; a
+  // view of it returned too (a Reshape, an Unsqueeze) then gets a copy with
+  // its own shape, whatever the order of the results.
+  SmallVector<std::pair<unsigned, Value>> order;
+  for (int pass = 0; pass < 2; ++pass)
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      auto t = getTensor(v, ret);
+      if (failed(t))
+        return failure();
+      if ((tensors[*t].root == *t) == (pass == 0))
+        order.push_back({(unsigned)i, v});
+    }
+  for (auto [i, v] : order) {
     auto t = getTensor(v, ret);
     if (failed(t))
       return failure();

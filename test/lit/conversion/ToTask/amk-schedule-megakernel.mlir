@@ -48,6 +48,7 @@
 // RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 fuse-blocks-min-bytes=0})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/output_view_and_root.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
@@ -407,6 +408,24 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 }
 // CHECK-LABEL: amk_task.program @output_view
 // CHECK: amk_task.buffer {kind = "output", size = 96 : i64, type = tensor<2x3x4xf32>}
+
+// -----
+
+//--- output_view_and_root.mlir
+// A kernel's result returned together with a view of it, the view first:
+// the result keeps its own buffer and shape (it was reported with the
+// view's shape, [1,2,12]) and the view gets a copy.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @output_view_and_root(%x: tensor<2x12xf32>) -> (tensor<1x2x12xf32>, tensor<2x12xf32>) {
+    %r = "onnx.Relu"(%x) : (tensor<2x12xf32>) -> tensor<2x12xf32>
+    %axes = "onnx.Constant"() <{value = dense<[0]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %u = "onnx.Unsqueeze"(%r, %axes) : (tensor<2x12xf32>, tensor<1xi64>) -> tensor<1x2x12xf32>
+    return %u, %r : tensor<1x2x12xf32>, tensor<2x12xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @output_view_and_root
+// CHECK-DAG: amk_task.buffer {index = 1 : i64, kind = "output", size = 96 : i64, type = tensor<2x12xf32>}
+// CHECK-DAG: amk_task.buffer {kind = "output", size = 96 : i64, type = tensor<1x2x12xf32>}
 
 // -----
 
