@@ -135,10 +135,45 @@ int Scheduler::newArenaTensor(RankedTensorType type, StringRef name) {
   return id;
 }
 
+/// "opset 21; inputs tensor(float) [2,3], ...": what a refusal is about,
+/// beyond the op's name.
+static std::string opsetAndTypes(Operation *op) {
+  int64_t opset = amk::onnx::getDefaultOpset(op);
+  std::string s = "opset " + std::to_string(opset);
+  if (auto m = op->getParentOfType<ModuleOp>())
+    if (auto a = m->getAttrOfType<IntegerAttr>("onnx.model_opset"))
+      if (a.getInt() != opset)
+        s = "model opset " + std::to_string(a.getInt()) + ", normalized to " +
+            std::to_string(opset);
+  auto describe = [](Value v) {
+    std::string t = amk::onnx::getONNXTypeString(v.getType());
+    if (auto rt = dyn_cast<RankedTensorType>(v.getType())) {
+      t += " [";
+      for (auto [i, d] : llvm::enumerate(rt.getShape()))
+        t += (i ? "," : "") + (ShapedType::isDynamic(d) ? std::string("?")
+                                                        : std::to_string(d));
+      t += "]";
+    }
+    return t;
+  };
+  auto list = [&](StringRef what, ValueRange vs) {
+    std::string l;
+    for (Value v : vs)
+      if (!isa<NoneType>(v.getType()))
+        l += (l.empty() ? "" : ", ") + describe(v);
+    if (!l.empty())
+      s += "; " + what.str() + " " + l;
+  };
+  list("inputs", op->getOperands());
+  list("results", op->getResults());
+  return s;
+}
+
 LogicalResult Scheduler::unsupported(Operation *op, const Twine &why) {
   return op->emitError() << "amk-schedule-megakernel: the runtime has no "
                             "kernel for "
-                         << amk::onnx::describeOp(op) << ": " << why;
+                         << amk::onnx::describeOp(op) << ": " << why << " ("
+                         << opsetAndTypes(op) << ")";
 }
 
 KOp &Scheduler::newKOp(Operation *op, int kind) {

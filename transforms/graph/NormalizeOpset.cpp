@@ -105,6 +105,12 @@ private:
     NamedAttrList opsets;
     if (auto d = m->getAttrOfType<DictionaryAttr>(onnx::kOpsetImportAttr))
       opsets.append(d.getValue());
+    // The opset the model was written at, for messages about its nodes
+    // after they were rewritten to the target's forms.
+    if (!m->hasAttr("onnx.model_opset"))
+      m->setAttr("onnx.model_opset",
+                 IntegerAttr::get(IntegerType::get(ctx, 64),
+                                  onnx::getDefaultOpset(m)));
     opsets.set(onnx::kDefaultDomain,
                IntegerAttr::get(IntegerType::get(ctx, 64), targetOpset));
     m->setAttr(onnx::kOpsetImportAttr, opsets.getDictionary(ctx));
