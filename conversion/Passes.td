@@ -68,6 +68,14 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "(F(4x4, 3x3)) or 0 (the cost model picks per layer: 4 where "
            "the tiles are many, 2 where transformed weights would be read "
            "for few tiles) [tune: 0|2|4]">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "Floats per vector register the kernel choice assumes: 16 "
+           "(AVX-512), 8 (AVX2), or 0 (the compiling machine's). The direct "
+           "convolution and the fused inverted-residual kernels hold "
+           "16-float register tiles: with 8-float registers they spill, so "
+           "under conv-kernel=auto convolutions then run im2col/GEMM "
+           "(Winograd where the cost model picks it) and fuse-blocks is "
+           "off">,
     Option<"fuseBlocks", "fuse-blocks", "bool", /*default=*/"true",
            "Run each 1x1 expansion -> 3x3 depthwise -> 1x1 projection chain "
            "(MobileNetV2's inverted-residual block, the expansion optional) "

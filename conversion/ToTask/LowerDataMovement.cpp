@@ -57,6 +57,28 @@ void Scheduler::addCopy(Operation *op, int src, int dst,
     srcStrides.pop_back();
     dstStrides.pop_back();
   }
+  // Still a short innermost axis (an interleave: DepthToSpace of a
+  // transposed convolution's phases, a stack of pairs): iterate along the
+  // axis the source reads contiguously instead when it is long, so each
+  // row is a long strided store rather than a couple of elements.
+  if (dims.size() >= 2 && dims.back() < 8) {
+    size_t best = dims.size();
+    for (size_t j = 0; j + 1 < dims.size(); ++j)
+      if (srcStrides[j] == 1 && dims[j] >= 16 &&
+          (best == dims.size() || dims[j] > dims[best]))
+        best = j;
+    if (best != dims.size()) {
+      auto rotate = [&](SmallVector<int64_t> &v) {
+        int64_t x = v[best];
+        v.erase(v.begin() + best);
+        v.push_back(x);
+      };
+      rotate(dims);
+      rotate(srcStrides);
+      rotate(dstStrides);
+      dstContiguous = false;
+    }
+  }
   KOp &k = newKOp(op, AMK_RT_K_COPY);
   k.slots = {src, dst};
   int64_t rank = dims.size();

@@ -62,7 +62,8 @@ Operation *soleUser(Operation *op) {
 } // namespace
 
 void Scheduler::findInvertedResiduals() {
-  if (!opts.fuseBlocks)
+  // The fused kernel's register tiles are 16-float vectors (vector-width).
+  if (!opts.fuseBlocks || opts.vectorWidth != 16)
     return;
   for (Operation &op : func.getBody().front()) {
     Operation *dw = &op;

@@ -22,6 +22,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 
 namespace amk {
@@ -484,6 +485,20 @@ struct ScheduleMegakernelPass
     o.minTaskNs = minTaskNs, o.tileRows = tileRows, o.tileCols = tileCols;
     o.convKernel = convKernel, o.winogradTile = winogradTile;
     o.fuseBlocks = fuseBlocks, o.fuseBlocksMinBytes = fuseBlocksMinBytes;
+    o.vectorWidth = vectorWidth;
+    if (o.vectorWidth == 0) {
+      // AMK_NO_AVX512 is the tests' switch to the runtime's portable
+      // paths; the kernel choice follows it.
+      bool wide = __builtin_cpu_supports("avx512f") &&
+                  !std::getenv("AMK_NO_AVX512");
+      o.vectorWidth = wide ? 16 : 8;
+    }
+    if (o.vectorWidth != 8 && o.vectorWidth != 16) {
+      module.emitError("amk-schedule-megakernel: vector-width must be 0, 8 "
+                       "or 16, not ")
+          << static_cast<int64_t>(vectorWidth);
+      return signalPassFailure();
+    }
     o.policy = policy, o.syncNs = syncNs, o.peakGflops = peakGflops,
     o.memGbps = memGbps;
     Scheduler s(module, funcs[0], o);

@@ -228,8 +228,19 @@ LogicalResult convTransposeK(KernelContext &ctx) {
       int64_t want = outputShape ? (*outputShape)[outputShape->size() - n + d]
                                  : in[d] * stride[d];
       int64_t total = full - want;
-      bool upper = autoPad != "SAME_LOWER";
-      padBegin[d] = upper ? total / 2 : total - total / 2;
+      // A SAME output larger than the natural size (a kernel smaller than
+      // the stride) keeps the natural size, as ONNX's shape inference and
+      // ONNX Runtime do: padding is never negative there.
+      if (!outputShape && total < 0) {
+        total = 0;
+        want = full;
+      }
+      // ONNX: SAME_UPPER puts the smaller half first; SAME_LOWER and an
+      // output_shape without auto_pad put the larger half first. Halves
+      // round down (the ONNX reference's floor division), so a negative
+      // total (an output_shape past the natural size) pads the end.
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      padBegin[d] = autoPad == "SAME_UPPER" ? half : total - half;
       out[d] = want;
     } else {
       padBegin[d] = pads[d];

@@ -445,11 +445,161 @@ public:
     return success();
   }
 
+  /// A 2-D ConvTranspose with constant weights as one Conv per output
+  /// phase (output (s t + c) only receives the taps k = (c + pad) mod s
+  /// + s j, a plain convolution with a flipped sub-kernel), the phases
+  /// concatenated and interleaved by DepthToSpace (DCR), then cut to the
+  /// output size: the transposed convolution runs on the convolution
+  /// kernels instead of a gather per output element.
+  LogicalResult decomposeConvTranspose(Operation *op) {
+    Value x = op->getOperand(0), w = op->getOperand(1);
+    Value bias = op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))
+                     ? op->getOperand(2)
+                     : Value();
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    auto wv = amk::getConstantTensor(w);
+    if (!xt || !yt || !xt.hasStaticShape() || !yt.hasStaticShape() ||
+        xt.getRank() != 4 || !xt.getElementType().isF32() || !wv ||
+        wv->rank() != 4)
+      return failure();
+    auto ints = [&](StringRef n, size_t len, int64_t d) {
+      SmallVector<int64_t> v(len, d);
+      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(n))
+        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+      return v;
+    };
+    SmallVector<int64_t> st = ints("strides", 2, 1), dil = ints("dilations", 2, 1),
+                         pads = ints("pads", 4, 0),
+                         outPad = ints("output_padding", 2, 0);
+    int64_t group = 1;
+    if (auto g = op->getAttrOfType<IntegerAttr>("group"))
+      group = g.getInt();
+    if (st.size() != 2 || dil.size() != 2 || pads.size() != 4 ||
+        outPad.size() != 2 || dil[0] != 1 || dil[1] != 1 || st[0] != st[1] ||
+        st[0] < 1)
+      return failure();
+    int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), OC = yt.getDimSize(1);
+    int64_t OCg = wv->dim(1), Cg = C / std::max<int64_t>(group, 1);
+    if (group < 1 || C % group || wv->dim(0) != C || OCg * group != OC)
+      return failure();
+    auto autoPadAttr = op->getAttrOfType<StringAttr>("auto_pad");
+    StringRef autoPad = autoPadAttr ? autoPadAttr.getValue() : "NOTSET";
+    bool fromOutput = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER" ||
+                      op->hasAttr("output_shape");
+    int64_t s = st[0];
+    struct Axis {
+      int64_t in, out, k, begin, T;
+    } ax[2];
+    for (int i = 0; i < 2; ++i) {
+      Axis &a = ax[i];
+      a.in = xt.getDimSize(2 + i), a.out = yt.getDimSize(2 + i);
+      a.k = wv->dim(2 + i);
+      a.begin = pads[i];
+      if (fromOutput) {
+        // As the ONNX reference (and lowerConvTranspose): SAME_UPPER puts
+        // the smaller half first.
+        int64_t total = s * (a.in - 1) + outPad[i] + a.k - a.out;
+        int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        a.begin = autoPad == "SAME_UPPER" ? half : total - half;
+      }
+      a.T = (a.out + s - 1) / s;
+    }
+    // One phase per axis: taps, the input offset of its window.
+    auto phase = [&](const Axis &a, int64_t c, int64_t &r, int64_t &J,
+                     int64_t &lo) {
+      int64_t cp = c + a.begin;
+      r = ((cp % s) + s) % s;
+      int64_t delta = (cp - r) / s; // floor((c + begin) / s)
+      J = r < a.k ? (a.k - r + s - 1) / s : 0;
+      int64_t taps = std::max<int64_t>(J, 1);
+      lo = delta - (taps - 1); // input index of tap 0 at output t = 0
+    };
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    Type f32 = b.getF32Type();
+    SmallVector<Value> phases;
+    for (int64_t cy = 0; cy < s; ++cy)
+      for (int64_t cx = 0; cx < s; ++cx) {
+        int64_t ry, Jy, loy, rx, Jx, lox;
+        phase(ax[0], cy, ry, Jy, loy);
+        phase(ax[1], cx, rx, Jx, lox);
+        int64_t ky = std::max<int64_t>(Jy, 1), kx = std::max<int64_t>(Jx, 1);
+        // The flipped sub-kernel, [OC, C/group, ky, kx].
+        Tensor sub(onnx::DataType::FLOAT, {OC, Cg, ky, kx});
+        for (int64_t g = 0; g < group; ++g)
+          for (int64_t o = 0; o < OCg; ++o)
+            for (int64_t ci = 0; ci < Cg; ++ci)
+              for (int64_t jy = 0; jy < Jy; ++jy)
+                for (int64_t jx = 0; jx < Jx; ++jx) {
+                  int64_t sy = ry + s * (Jy - 1 - jy),
+                          sx = rx + s * (Jx - 1 - jx);
+                  double v = wv->getDouble(
+                      ((g * Cg + ci) * OCg + o) * ax[0].k * ax[1].k +
+                      sy * ax[1].k + sx);
+                  sub.setDouble((((g * OCg + o) * Cg + ci) * ky + jy) * kx + jx,
+                                v);
+                }
+        // Pads (or crops where negative) that make the window start at
+        // input index lo and the output T long.
+        int64_t by = -loy, bx = -lox;
+        int64_t ey = ax[0].T + ky - 1 - ax[0].in - by,
+                ex = ax[1].T + kx - 1 - ax[1].in - bx;
+        Value in = x;
+        int64_t h = ax[0].in, wdt = ax[1].in;
+        int64_t cropB[2] = {std::max<int64_t>(0, -by), std::max<int64_t>(0, -bx)};
+        int64_t cropE[2] = {std::max<int64_t>(0, -ey), std::max<int64_t>(0, -ex)};
+        if (cropB[0] || cropB[1] || cropE[0] || cropE[1]) {
+          h = ax[0].in - cropB[0] - cropE[0];
+          wdt = ax[1].in - cropB[1] - cropE[1];
+          if (h < 1 || wdt < 1)
+            return failure();
+          in = e.op("Slice", xt.clone({N, C, h, wdt}),
+                    {x, e.ints({cropB[0], cropB[1]}),
+                     e.ints({ax[0].in - cropE[0], ax[1].in - cropE[1]}),
+                     e.ints({2, 3}), e.ints({1, 1})});
+        }
+        SmallVector<int64_t> cpads = {std::max<int64_t>(0, by),
+                                      std::max<int64_t>(0, bx),
+                                      std::max<int64_t>(0, ey),
+                                      std::max<int64_t>(0, ex)};
+        SmallVector<Value> operands = {in, amk::createConstant(b, e.loc, sub)};
+        operands.push_back(bias ? bias : e.none());
+        phases.push_back(e.op(
+            "Conv", RankedTensorType::get({N, OC, ax[0].T, ax[1].T}, f32),
+            operands,
+            {e.attr("kernel_shape", ArrayRef<int64_t>{ky, kx}),
+             e.attr("pads", cpads),
+             e.attr("strides", ArrayRef<int64_t>{1, 1}),
+             e.attr("dilations", ArrayRef<int64_t>{1, 1}),
+             e.attr("group", group)}));
+      }
+    Value y = phases.front();
+    if (s > 1) {
+      Value all = e.op(
+          "Concat",
+          RankedTensorType::get({N, s * s * OC, ax[0].T, ax[1].T}, f32),
+          phases, {e.attr("axis", 1)});
+      y = e.op("DepthToSpace",
+               RankedTensorType::get({N, OC, s * ax[0].T, s * ax[1].T}, f32),
+               {all},
+               {e.attr("blocksize", s),
+                b.getNamedAttr("mode", b.getStringAttr("DCR"))});
+    }
+    if (s * ax[0].T != ax[0].out || s * ax[1].T != ax[1].out)
+      y = e.op("Slice", yt, {y, e.ints({0, 0}), e.ints({ax[0].out, ax[1].out}),
+                             e.ints({2, 3}), e.ints({1, 1})});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
-              onnx::MaxPoolOp, onnx::AveragePoolOp>(op))
+              onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp>(
+              op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -461,6 +611,8 @@ public:
         r = decomposeSTFT(op);
       else if (isa<onnx::MeanVarianceNormalizationOp>(op))
         r = decomposeMVN(op);
+      else if (isa<onnx::ConvTransposeOp>(op))
+        r = decomposeConvTranspose(op);
       else if (failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);
       done += succeeded(r);

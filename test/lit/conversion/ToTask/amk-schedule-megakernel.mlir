@@ -1,27 +1,27 @@
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0},amk-validate-task-program)' | FileCheck %s
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=1},amk-validate-task-program)' | FileCheck %s --check-prefix=ONE
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin},amk-validate-task-program)' | FileCheck %s --check-prefix=TILES
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0},amk-validate-task-program)' | FileCheck %s
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1},amk-validate-task-program)' | FileCheck %s --check-prefix=ONE
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 tile-rows=4 policy=round-robin},amk-validate-task-program)' | FileCheck %s --check-prefix=TILES
 // Each knob changes the program: granularity, column tiles, the cost model.
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0})' | FileCheck %s --check-prefix=DEF
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=4},amk-validate-task-program)' | FileCheck %s --check-prefix=TPW
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tile-cols=64},amk-validate-task-program)' | FileCheck %s --check-prefix=COLS
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0})' | FileCheck %s --check-prefix=DEF
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tasks-per-worker=4},amk-validate-task-program)' | FileCheck %s --check-prefix=TPW
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tile-cols=64},amk-validate-task-program)' | FileCheck %s --check-prefix=COLS
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{policy=random})' 2>&1 | FileCheck %s --check-prefix=BADPOLICY
 // conv-kernel picks the convolution kernel: im2col keeps the implicit GEMM
 // (variant 1, unpacked weights), direct takes the 1x1 conv too.
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=im2col},amk-validate-task-program)' | FileCheck %s --check-prefix=IM2COL
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=direct},amk-validate-task-program)' | FileCheck %s --check-prefix=DIRECT
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 conv-kernel=im2col},amk-validate-task-program)' | FileCheck %s --check-prefix=IM2COL
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 conv-kernel=direct},amk-validate-task-program)' | FileCheck %s --check-prefix=DIRECT
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=fft})' 2>&1 | FileCheck %s --check-prefix=BADCONV
 // conv-kernel=winograd forces Winograd on every 3x3 stride-1 convolution
 // (the cost model picks the tile size), winograd-tile picks F(2x2, 3x3).
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{conv-kernel=winograd},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{winograd-tile=2},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO2
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 conv-kernel=winograd},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 winograd-tile=2},amk-validate-task-program)' | FileCheck %s --check-prefix=WINO2
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{winograd-tile=3})' 2>&1 | FileCheck %s --check-prefix=BADTILE
 // fuse-blocks runs expand -> depthwise -> project chains whose expanded
 // activation reaches fuse-blocks-min-bytes as one kernel.
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{fuse-blocks-min-bytes=0},amk-validate-task-program)' | FileCheck %s --check-prefix=FUSE
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{fuse-blocks=false fuse-blocks-min-bytes=0},amk-validate-task-program)' | FileCheck %s --check-prefix=NOFUSE
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 fuse-blocks-min-bytes=0},amk-validate-task-program)' | FileCheck %s --check-prefix=FUSE
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 fuse-blocks=false fuse-blocks-min-bytes=0},amk-validate-task-program)' | FileCheck %s --check-prefix=NOFUSE
 // Op features without a kernel are compile-time errors naming op and
 // feature: the expected-error cases below, under every run above.
 
@@ -35,17 +35,26 @@
 // one module: split-file writes each case (`//--- NAME.mlir` below) to its
 // own file.
 // RUN: rm -rf %t && split-file %s %t
+// vector-width: with 8-float registers auto leaves the direct kernel (its
+// 16-float register tiles spill) for im2col and GEMM, and does not fuse
+// blocks; 16 keeps it; other widths are refused.
+// RUN: amk-opt %t/vector_width.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16})' | FileCheck %s --check-prefix=W16
+// RUN: amk-opt %t/vector_width.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=8})' | FileCheck %s --check-prefix=W8
+// RUN: amk-opt %t/vector_width.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=8 conv-kernel=direct})' | FileCheck %s --check-prefix=W8DIRECT
+// RUN: not amk-opt %t/vector_width.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=4})' 2>&1 | FileCheck %s --check-prefix=BADWIDTH
+// RUN: amk-run %t/vector_width.mlir --seed 3 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 vector-width=8})' | FileCheck %s --check-prefix=WHEREEXEC
+// BADWIDTH: error: amk-schedule-megakernel: vector-width must be 0, 8 or 16, not 4
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --repeat 3 | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --single-thread --check-reference | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col})' | FileCheck %s --check-prefix=EXEC
-// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 tile-rows=4 policy=round-robin})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 conv-kernel=im2col})' | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/cnn_mlp.mlir --seed 5 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 conv-kernel=direct min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/winograd.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
-// RUN: amk-run %t/winograd.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 winograd-tile=2 min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=WHEREEXEC
-// RUN: amk-run %t/winograd.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 conv-kernel=winograd winograd-tile=4})' | FileCheck %s --check-prefix=WHEREEXEC
-// RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 fuse-blocks-min-bytes=0 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
-// RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 fuse-blocks-min-bytes=0})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/winograd.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 winograd-tile=2 min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/winograd.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1 conv-kernel=winograd winograd-tile=4})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 fuse-blocks-min-bytes=0 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1 fuse-blocks-min-bytes=0})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/output_view_and_root.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -69,7 +78,7 @@
 // RUN: amk-run %t/det.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=QEXEC
 // RUN: env AMK_NO_VNNI=1 amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=QEXEC
-// RUN: amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 conv-kernel=im2col min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=QEXEC
+// RUN: amk-run %t/quantized.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 conv-kernel=im2col min-task-ns=0 tasks-per-worker=4})' | FileCheck %s --check-prefix=QEXEC
 // RUN: amk-run %t/weight_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: env AMK_NO_VNNI=1 AMK_NO_AVX512=1 amk-run %t/weight_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/reduce_other.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=REDUCEEXEC
@@ -988,5 +997,25 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : 
     // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'com.microsoft.MatMulNBits': ONNX Runtime's MatMulNBits runs as amk.wgemm when amk-lower-qdq (in amk-graph-opt) rewrites it}}
     %y = "onnx.Generic"(%a, %b, %s, %none, %g) <{domain = "com.microsoft", onnx_attrs = {K = 4 : i64, N = 2 : i64, bits = 4 : i64, block_size = 16 : i64}, op_type = "MatMulNBits", region_names = []}> : (tensor<3x4xf32>, tensor<2x1x8xui8>, tensor<2xf32>, none, tensor<4xi32>) -> tensor<3x2xf32>
     return %y : tensor<3x2xf32>
+  }
+}
+
+// -----
+
+//--- vector_width.mlir
+// W16: amk_task.kernel conv {{{.*}}op = "onnx.Conv", variant = 2 : i64}
+// W16: amk_task.kernel conv {{{.*}}op = "onnx.Conv", variant = 2 : i64}
+// W8-NOT: variant = 2
+// W8: amk_task.kernel conv {{{.*}}op = "onnx.Conv", variant = 1 : i64}
+// W8: amk_task.kernel gemm {{{.*}}op = "onnx.Conv"}
+// W8DIRECT: variant = 2
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @vector_width(%x: tensor<1x16x12x12xf32>) -> tensor<1x32x6x6xf32> {
+    %w = "onnx.Constant"() <{value = dense<0.05> : tensor<32x16x3x3xf32>}> : () -> tensor<32x16x3x3xf32>
+    %w2 = "onnx.Constant"() <{value = dense<0.02> : tensor<32x32x1x1xf32>}> : () -> tensor<32x32x1x1xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %c = "onnx.Conv"(%x, %w, %none) <{kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x16x12x12xf32>, tensor<32x16x3x3xf32>, none) -> tensor<1x32x6x6xf32>
+    %p = "onnx.Conv"(%c, %w2, %none) <{kernel_shape = array<i64: 1, 1>}> : (tensor<1x32x6x6xf32>, tensor<32x32x1x1xf32>, none) -> tensor<1x32x6x6xf32>
+    return %p : tensor<1x32x6x6xf32>
   }
 }
