@@ -11,6 +11,7 @@
 
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Vector.h"
 
 #include "amk/kernel_params.h"
 
@@ -50,6 +51,21 @@ float activate(int64_t code, float x, float alpha, float beta) {
   }
 }
 
+/// x[0, n) = act(clip(x)): sigmoid and tanh (every default activation of
+/// the three ops) 16 lanes at a time, the others per element.
+void activateAll(int64_t code, float *x, int64_t n, float alpha, float beta,
+                 float clip) {
+  if (clip > 0)
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = std::min(clip, std::max(-clip, x[i]));
+  if (code == AMK_RNN_ACT_SIGMOID)
+    return mapV16(x, x, n, sigmoidV);
+  if (code == AMK_RNN_ACT_TANH)
+    return mapV16(x, x, n, fastTanhV);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = activate(code, x[i], alpha, beta);
+}
+
 } // namespace
 
 template <>
@@ -72,7 +88,10 @@ bool KernelImpl<AMK_RT_K_RECURRENT>::run(const KernelCall &call,
   const float *H0 = buf(5), *C0 = buf(6), *P = buf(7);
   float *Y = buf(8), *Yh = buf(9), *Yc = buf(10);
   float clip = fp[0];
-  std::vector<float> h(H), c(H), gates(G * H), rh(H), hr(H);
+  std::vector<float> h(H), c(H), rh(H), hr(H), z(H), r(H), pre(G * H);
+  // W x_t + Wb for every step of a row, computed before the recurrence:
+  // each row of W is read once and meets every x_t while in cache.
+  std::vector<float> xw(S * G * H);
   for (int64_t row = tile[0]; row < tile[1]; ++row) {
     int64_t d = row / Bn, b = row % Bn;
     bool reverse = direction == 1 || (direction == 2 && d == 1);
@@ -87,6 +106,11 @@ bool KernelImpl<AMK_RT_K_RECURRENT>::run(const KernelCall &call,
     const float *Wb = Bias ? Bias + d * 2 * G * H : nullptr;
     const float *Rb = Bias ? Wb + G * H : nullptr;
     const float *Pd = P ? P + d * 3 * H : nullptr;
+    // out[g - g0] = Rb[g] + (R hv)[g] for g in [g0, g1).
+    auto recurAll = [&](float *out, int64_t g0, int64_t g1, const float *hv) {
+      for (int64_t g = g0; g < g1; ++g)
+        out[g - g0] = (Rb ? Rb[g] : 0.f) + dotFloats(Rd + g * H, hv, H);
+    };
     for (int64_t j = 0; j < H; ++j) {
       h[j] = H0 ? H0[(d * Bn + b) * H + j] : 0.f;
       c[j] = C0 ? C0[(d * Bn + b) * H + j] : 0.f;
@@ -99,55 +123,69 @@ bool KernelImpl<AMK_RT_K_RECURRENT>::run(const KernelCall &call,
     if (Y)
       for (int64_t t = len; t < S; ++t)
         std::fill_n(yAt(t), H, 0.f);
+    auto xAt = [&](int64_t t) {
+      return X + (batchFirst ? (b * S + t) * I : (t * Bn + b) * I);
+    };
+    for (int64_t g = 0; g < G * H; ++g) {
+      const float *w = Wd + g * I;
+      float wb = Wb ? Wb[g] : 0.f;
+      for (int64_t t = 0; t < len; ++t)
+        xw[t * G * H + g] = wb + dotFloats(w, xAt(t), I);
+    }
     for (int64_t s = 0; s < len; ++s) {
       int64_t t = reverse ? len - 1 - s : s;
-      const float *x = X + (batchFirst ? (b * S + t) * I : (t * Bn + b) * I);
-      // Pre-activations: W x + Wb, and R h + Rb apart (GRU's reset gate
-      // multiplies the recurrent part of its third gate).
-      for (int64_t g = 0; g < G * H; ++g) {
-        float acc = Wb ? Wb[g] : 0.f;
-        const float *w = Wd + g * I;
-        for (int64_t k = 0; k < I; ++k)
-          acc += w[k] * x[k];
-        gates[g] = acc;
-      }
-      auto recur = [&](int64_t g, const float *hv) {
-        float acc = Rb ? Rb[g] : 0.f;
-        const float *r = Rd + g * H;
-        for (int64_t k = 0; k < H; ++k)
-          acc += r[k] * hv[k];
-        return acc;
+      // Pre-activations: W x + Wb (above), and R h + Rb apart (GRU's reset
+      // gate multiplies the recurrent part of its third gate).
+      const float *gates = xw.data() + t * G * H;
+      auto act = [&](int k, float *x, int64_t n) {
+        activateAll(acts[k], x, n, alpha[k], beta[k], clip);
       };
       if (variant == AMK_RNN_VARIANT_RNN) {
+        recurAll(rh.data(), 0, H, h.data());
         for (int64_t j = 0; j < H; ++j)
-          rh[j] = f(0, gates[j] + recur(j, h.data()));
+          rh[j] += gates[j];
+        act(0, rh.data(), H);
         h = rh;
       } else if (variant == AMK_RNN_VARIANT_GRU) {
-        std::vector<float> z(H), r(H);
-        for (int64_t j = 0; j < H; ++j) {
-          z[j] = f(0, gates[j] + recur(j, h.data()));
-          r[j] = f(0, gates[H + j] + recur(H + j, h.data()));
-        }
+        // z and r: gates [0, 2H).
+        recurAll(pre.data(), 0, 2 * H, h.data());
+        for (int64_t g = 0; g < 2 * H; ++g)
+          pre[g] += gates[g];
+        act(0, pre.data(), 2 * H);
+        const float *zv = pre.data(), *rv = pre.data() + H;
         for (int64_t j = 0; j < H; ++j)
-          hr[j] = r[j] * h[j];
-        for (int64_t j = 0; j < H; ++j) {
-          float pre = lbr ? gates[2 * H + j] + r[j] * recur(2 * H + j, h.data())
-                          : gates[2 * H + j] + recur(2 * H + j, hr.data());
-          rh[j] = f(1, pre);
-        }
+          hr[j] = rv[j] * h[j];
+        recurAll(rh.data(), 2 * H, 3 * H, lbr ? h.data() : hr.data());
         for (int64_t j = 0; j < H; ++j)
-          h[j] = (1 - z[j]) * rh[j] + z[j] * h[j];
+          rh[j] = lbr ? gates[2 * H + j] + rv[j] * rh[j]
+                      : gates[2 * H + j] + rh[j];
+        act(1, rh.data(), H);
+        for (int64_t j = 0; j < H; ++j)
+          h[j] = (1 - zv[j]) * rh[j] + zv[j] * h[j];
       } else {
-        std::vector<float> pre(G * H);
+        recurAll(pre.data(), 0, G * H, h.data());
         for (int64_t g = 0; g < G * H; ++g)
-          pre[g] = gates[g] + recur(g, h.data());
-        for (int64_t j = 0; j < H; ++j) {
-          float ig = pre[j] + (Pd ? Pd[j] * c[j] : 0.f);
-          float fg = pre[2 * H + j] + (Pd ? Pd[2 * H + j] * c[j] : 0.f);
-          float i = f(0, ig), fo = f(0, fg), cc = f(1, pre[3 * H + j]);
-          c[j] = fo * c[j] + i * cc;
-          float og = pre[H + j] + (Pd ? Pd[H + j] * c[j] : 0.f);
-          h[j] = f(0, og) * f(2, c[j]);
+          pre[g] += gates[g];
+        if (!Pd) {
+          // i, o, f: gates [0, 3H) through f; the cell candidate through g.
+          act(0, pre.data(), 3 * H);
+          act(1, pre.data() + 3 * H, H);
+          for (int64_t j = 0; j < H; ++j)
+            c[j] = pre[2 * H + j] * c[j] + pre[j] * pre[3 * H + j];
+          std::copy(c.begin(), c.end(), rh.begin());
+          act(2, rh.data(), H);
+          for (int64_t j = 0; j < H; ++j)
+            h[j] = pre[H + j] * rh[j];
+        } else {
+          // Peepholes read the cell state between the gates.
+          for (int64_t j = 0; j < H; ++j) {
+            float ig = pre[j] + Pd[j] * c[j];
+            float fg = pre[2 * H + j] + Pd[2 * H + j] * c[j];
+            float i = f(0, ig), fo = f(0, fg), cc = f(1, pre[3 * H + j]);
+            c[j] = fo * c[j] + i * cc;
+            float og = pre[H + j] + Pd[H + j] * c[j];
+            h[j] = f(0, og) * f(2, c[j]);
+          }
         }
       }
       if (Y)

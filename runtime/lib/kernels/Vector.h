@@ -199,6 +199,26 @@ inline float sumFloats(const float *x, int64_t n) {
   return s;
 }
 
+/// sum(a[i] * b[i]) in the fixed lane order of sumFloats: the dot
+/// products of recurrences (a compiler keeps a scalar dot sequential).
+inline float dotFloats(const float *a, const float *b, int64_t n) {
+  V16 acc0 = {}, acc1 = {};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    acc0 += loadV16(a + i) * loadV16(b + i);
+    acc1 += loadV16(a + i + 16) * loadV16(b + i + 16);
+  }
+  for (; i + 16 <= n; i += 16)
+    acc0 += loadV16(a + i) * loadV16(b + i);
+  acc0 += acc1;
+  float s = 0;
+  for (int k = 0; k < 16; ++k)
+    s += acc0[k];
+  for (; i < n; ++i)
+    s += a[i] * b[i];
+  return s;
+}
+
 inline float maxFloats(const float *x, int64_t n) {
   float m = -std::numeric_limits<float>::infinity();
   int64_t i = 0;
