@@ -73,27 +73,61 @@ struct TypedParams {
   }
 };
 
-/// Reads `n` elements of input `i` from flat output index `start`.
+/// n elements of `dtype` from element `off` of `src`, `stride` apart,
+/// converted to C: the type switch outside the loop, so a stride-1 run
+/// vectorizes.
+template <typename C>
+void loadRun(const void *src, int64_t dtype, int64_t off, int64_t stride,
+             int64_t n, C *dst) {
+  auto run = [&](const auto *p) {
+    p += off;
+    if (stride == 1)
+      for (int64_t e = 0; e < n; ++e)
+        dst[e] = (C)p[e];
+    else
+      for (int64_t e = 0; e < n; ++e)
+        dst[e] = (C)p[e * stride];
+  };
+  switch (dtype) {
+  case AMK_RT_F32:
+    return run(static_cast<const float *>(src));
+  case AMK_RT_F64:
+    return run(static_cast<const double *>(src));
+  case AMK_RT_I64:
+    return run(static_cast<const int64_t *>(src));
+  case AMK_RT_I32:
+    return run(static_cast<const int32_t *>(src));
+  case AMK_RT_U8:
+    return run(static_cast<const uint8_t *>(src));
+  case AMK_RT_I8:
+    return run(static_cast<const int8_t *>(src));
+  default:
+    for (int64_t e = 0; e < n; ++e)
+      dst[e] = loadAs<C>(src, dtype, off + e * stride);
+    return;
+  }
+}
+
+/// Reads `n` elements of input `i` from flat output index `start`, in runs
+/// along the last axis.
 template <typename C>
 void loadInput(const TypedParams &tp, int64_t i, const void *src,
                int64_t start, int64_t n, C *dst) {
   int64_t dtype = *tp.dtype[i];
   const int64_t *st = tp.strides[i];
-  int64_t idx[kMaxRank], off = 0, flat = start;
-  for (int64_t d = tp.rank - 1; d >= 0; --d) {
-    idx[d] = flat % tp.dims[d];
-    flat /= tp.dims[d];
-    off += idx[d] * st[d];
-  }
-  for (int64_t e = 0; e < n; ++e) {
-    dst[e] = loadAs<C>(src, dtype, off);
-    for (int64_t d = tp.rank - 1; d >= 0; --d) {
-      off += st[d];
-      if (++idx[d] < tp.dims[d])
-        break;
-      off -= idx[d] * st[d];
-      idx[d] = 0;
+  if (tp.rank == 0)
+    return loadRun<C>(src, dtype, 0, 0, n, dst);
+  int64_t last = tp.dims[tp.rank - 1], ls = st[tp.rank - 1];
+  for (int64_t done = 0; done < n;) {
+    int64_t flat = start + done, j = flat % last, off = j * ls;
+    flat /= last;
+    for (int64_t d = tp.rank - 2; d >= 0; --d) {
+      off += (flat % tp.dims[d]) * st[d];
+      flat /= tp.dims[d];
     }
+    int64_t m = std::min(n - done, last - j);
+    loadRun<C>(src, dtype, off, ls, m, dst + done);
+    done += m;
   }
 }
 

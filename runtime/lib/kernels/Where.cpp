@@ -1,9 +1,9 @@
 //===- Where.cpp - Elementwise selection ----------------------------------===//
 //
 // Part of AMK. WHERE (kernel_params.h): Y = C ? X : Z with broadcasting.
-// The three inputs are walked with an odometer over Y's dims, so a
-// broadcast operand costs no copy; elements are moved by size, so one
-// kernel serves every element type.
+// The three inputs are walked in runs along Y's last axis with their own
+// strides, so a broadcast operand costs no copy; elements are moved by
+// size, so one kernel serves every element type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 
 #include "amk/kernel_params.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -25,23 +26,39 @@ void selectTile(const int64_t *ip, const uint8_t *C, const T *X, const T *Z,
   int64_t rank = ip[AMK_WHERE_RANK];
   const int64_t *dims = ip + AMK_WHERE_DIMS;
   const int64_t *cs = dims + rank, *xs = cs + rank, *zs = xs + rank;
-  // The odometer starts at `begin`; offsets follow it incrementally.
-  int64_t idx[AMK_WHERE_MAX_RANK] = {};
-  int64_t c = 0, x = 0, z = 0;
-  for (int64_t d = rank - 1, rest = begin; d >= 0; --d) {
-    idx[d] = rest % dims[d];
-    rest /= dims[d];
-    c += idx[d] * cs[d], x += idx[d] * xs[d], z += idx[d] * zs[d];
+  if (rank == 0) {
+    if (begin < end)
+      Y[0] = C[0] ? X[0] : Z[0];
+    return;
   }
-  for (int64_t i = begin; i < end; ++i) {
-    Y[i] = C[c] ? X[x] : Z[z];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      c += cs[d], x += xs[d], z += zs[d];
-      if (++idx[d] < dims[d])
-        break;
-      c -= cs[d] * dims[d], x -= xs[d] * dims[d], z -= zs[d] * dims[d];
-      idx[d] = 0;
+  // Runs along the last axis: the outer axes' offsets once per run, then a
+  // loop the compiler vectorizes when the inputs step by 1 (or stay: a
+  // broadcast operand).
+  int64_t last = dims[rank - 1];
+  int64_t cl = cs[rank - 1], xl = xs[rank - 1], zl = zs[rank - 1];
+  for (int64_t i = begin; i < end;) {
+    int64_t j = i % last, c = j * cl, x = j * xl, z = j * zl;
+    for (int64_t d = rank - 2, rest = i / last; d >= 0; --d) {
+      int64_t k = rest % dims[d];
+      rest /= dims[d];
+      c += k * cs[d], x += k * xs[d], z += k * zs[d];
     }
+    int64_t n = std::min(end - i, last - j);
+    T *y = Y + i;
+    const uint8_t *cp = C + c;
+    const T *xp = X + x, *zp = Z + z;
+    if (cl == 1 && xl == 1 && zl == 1) {
+      // Both values read, then blended by a mask: no branch, so it
+      // vectorizes (a conditional load would not).
+      for (int64_t e = 0; e < n; ++e) {
+        T m = T(0) - T(cp[e] != 0);
+        y[e] = (xp[e] & m) | (zp[e] & ~m);
+      }
+    } else {
+      for (int64_t e = 0; e < n; ++e)
+        y[e] = cp[e * cl] ? xp[e * xl] : zp[e * zl];
+    }
+    i += n;
   }
 }
 
