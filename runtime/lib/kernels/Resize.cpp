@@ -51,8 +51,18 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
   int64_t outLast = p.out[last], tapsLast = p.taps[last];
   const int32_t *idxLast = IDX + p.off[last];
   const float *wLast = weighted ? W + p.off[last] : nullptr;
-  thread_local std::vector<int64_t> offs;
-  thread_local std::vector<float> ws;
+  thread_local std::vector<int64_t> offs, no;
+  thread_local std::vector<float> ws, nw;
+  // Horizontally resampled source rows, by source offset: consecutive
+  // output rows of an upsampling share most of their source rows.
+  struct CachedRow {
+    int64_t off = -1;
+    std::vector<float> v;
+  };
+  thread_local CachedRow cache[4];
+  for (CachedRow &c : cache)
+    c.off = -1;
+  int64_t nextSlot = 0, prevSrc = -1;
   for (int64_t row = tile[0]; row < tile[1]; ++row) {
     // The row's coordinates along the leading axes.
     int64_t coord[AMK_RESIZE_MAX_RANK];
@@ -65,10 +75,8 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
     for (int64_t d = 0; d < last; ++d) {
       int64_t t = p.taps[d], base = p.off[d] + coord[d] * t;
       size_t n = offs.size();
-      std::vector<int64_t> no;
-      std::vector<float> nw;
-      no.reserve(n * t);
-      nw.reserve(n * t);
+      no.clear();
+      nw.clear();
       for (size_t i = 0; i < n; ++i)
         for (int64_t k = 0; k < t; ++k) {
           // Nearest (and index-mapped padding) reads no weights.
@@ -82,22 +90,81 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
       ws.swap(nw);
     }
     if (!weighted) {
-      for (int64_t o = 0; o < outLast; ++o)
-        std::memcpy(Y + (row * outLast + o) * p.eb,
-                    X + (offs[0] + idxLast[o]) * p.eb, p.eb);
+      char *y = Y + row * outLast * p.eb;
+      // The same source row as the row before (nearest upsampling): a
+      // copy of that output row.
+      if (offs[0] == prevSrc && row > tile[0]) {
+        std::memcpy(y, y - outLast * p.eb, outLast * p.eb);
+        continue;
+      }
+      prevSrc = offs[0];
+      auto gather = [&](auto *out, const auto *in) {
+        in += offs[0];
+        for (int64_t o = 0; o < outLast; ++o)
+          out[o] = in[idxLast[o]];
+      };
+      switch (p.eb) {
+      case 4:
+        gather(reinterpret_cast<uint32_t *>(y),
+               reinterpret_cast<const uint32_t *>(X));
+        break;
+      case 8:
+        gather(reinterpret_cast<uint64_t *>(y),
+               reinterpret_cast<const uint64_t *>(X));
+        break;
+      case 2:
+        gather(reinterpret_cast<uint16_t *>(y),
+               reinterpret_cast<const uint16_t *>(X));
+        break;
+      default:
+        for (int64_t o = 0; o < outLast; ++o)
+          std::memcpy(y + o * p.eb, X + (offs[0] + idxLast[o]) * p.eb, p.eb);
+      }
       continue;
     }
     const float *x = reinterpret_cast<const float *>(X);
     float *y = reinterpret_cast<float *>(Y) + row * outLast;
-    for (int64_t o = 0; o < outLast; ++o) {
-      float acc = 0;
-      for (size_t i = 0; i < offs.size(); ++i) {
-        const float *src = x + offs[i];
+    auto resampled = [&](int64_t off) -> const float * {
+      for (CachedRow &c : cache)
+        if (c.off == off)
+          return c.v.data();
+      CachedRow &c = cache[nextSlot];
+      nextSlot = (nextSlot + 1) % 4;
+      c.off = off;
+      c.v.resize(outLast);
+      const float *src = x + off;
+      for (int64_t o = 0; o < outLast; ++o) {
         float inner = 0;
         for (int64_t k = 0; k < tapsLast; ++k)
           inner += wLast[o * tapsLast + k] * src[idxLast[o * tapsLast + k]];
-        acc += ws[i] * inner;
+        c.v[o] = inner;
       }
+      return c.v.data();
+    };
+    if (offs.size() > 4) {
+      // More source rows than the cache holds (cubic over 3-D): directly.
+      for (int64_t o = 0; o < outLast; ++o) {
+        float acc = 0;
+        for (size_t i = 0; i < offs.size(); ++i) {
+          const float *src = x + offs[i];
+          float inner = 0;
+          for (int64_t k = 0; k < tapsLast; ++k)
+            inner += wLast[o * tapsLast + k] * src[idxLast[o * tapsLast + k]];
+          acc += ws[i] * inner;
+        }
+        y[o] = acc;
+      }
+      continue;
+    }
+    const float *rows[4];
+    for (size_t i = 0; i < offs.size(); ++i)
+      rows[i] = resampled(offs[i]);
+    // Same order of additions as above: sum over source rows of weight
+    // times the resampled row.
+    for (int64_t o = 0; o < outLast; ++o) {
+      float acc = 0;
+      for (size_t i = 0; i < offs.size(); ++i)
+        acc += ws[i] * rows[i][o];
       y[o] = acc;
     }
   }
