@@ -39,8 +39,12 @@
 # Then the microbenchmarks: machine peak (FMA loop, the runtime's GEMM,
 # triad bandwidth) and per-task dispatch overhead (10,000 empty tasks
 # alternating between 2 workers).
+# Then the ops that are hot in real models (issue 21: utils/bench/op_layers.py,
+# single-op models of Resize, ConvTranspose, LSTM/GRU, reductions,
+# Where/Expand and an embedding Gather at the sizes real models give them),
+# AMK/ORT at 1 and 2 threads, each after its check against ORT.
 # Usage: bench-runtime.sh [--iters N] [--warmup N] [--out DIR]
-#   [--int8-models a,b] [--wonly-models a,b] [model...]
+#   [--int8-models a,b] [--wonly-models a,b] [--ops-only] [model...]
 # Writes DIR/bench.json and DIR/bench.md (default build/bench).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
     --wonly-models) IFS=, read -r -a wonly_models <<< "$2"; shift 2 ;;
     --decoder-models) IFS=, read -r -a decoder_models <<< "$2"; shift 2 ;;
     --decoder-only) decoder_only=1; shift ;;
+    --ops-only) decoder_only=1; decoder_models=(); shift ;;
     *) models+=("$1"); shift ;;
   esac
 done
@@ -279,7 +284,9 @@ fi
 # agreement with the float model (reported, not required here).
 results_gen="$out/results_generate.jsonl"; : > "$results_gen"
 w="$out/decoder"
-if /usr/bin/python3 "$root/scripts/decoder-bench-prep.py" "$w" "${decoder_models[@]}" > "$out/err.txt" 2>&1; then
+if [ ${#decoder_models[@]} -eq 0 ]; then
+  : # --ops-only
+elif /usr/bin/python3 "$root/scripts/decoder-bench-prep.py" "$w" "${decoder_models[@]}" > "$out/err.txt" 2>&1; then
   for mname in "${decoder_models[@]}"; do
     if [ -f "$w/$mname.prompts" ]; then
       # A trained model with a fixed prompt set: the token agreement of its
@@ -312,6 +319,18 @@ if /usr/bin/python3 "$root/scripts/decoder-bench-prep.py" "$w" "${decoder_models
   done
 else
   fail "decoder preparation" 1 ""
+fi
+# Hot ops of real models (issue 21).
+results_ops="$out/results_ops.jsonl"; : > "$results_ops"
+if /usr/bin/python3 "$root/utils/bench/op_layers.py" "$out/ops" > "$out/err.txt" 2>&1; then
+  for m in "$out"/ops/*.onnx; do
+    for t in 1 2; do
+      bench_run "$results_ops" "$(basename "$m") threads=$t" "threads=$t" -- "$m" \
+        --seed 7 --threads "$t" --bench --iters "$iters" --warmup "$warmup" --compare-ort
+    done
+  done
+else
+  fail "op layers" 1 ""
 fi
 "$build/bin/amk-runtime-bench" peak --threads 1 > "$out/peak1.json"
 "$build/bin/amk-runtime-bench" peak --threads 2 > "$out/peak2.json"
@@ -550,6 +569,19 @@ if agreement:
 lines += ["Per-token medians of the three generations (run-to-run spread): " +
           "; ".join(f"{g['model']} {g['precision']} t={g['threads']}: " + "/".join(f"{x:.3f}" for x in g["per_run_ms"]) for g in gen_summary if "per_run_ms" in g), ""]
 
+rows_ops = jsonl("results_ops.jsonl")
+ops_summary = []
+if rows_ops:
+    lines += ["Hot ops of real models (utils/bench/op_layers.py; AMK/ORT below 1 is AMK ahead):", "",
+              "| op model | threads | AMK median ms | ORT median ms | AMK/ORT | outputs vs ORT |",
+              "|---|---|---|---|---|---|"]
+    for r in rows_ops:
+        a = r["runtime"]["median_ms"]; o = r["onnxruntime_latency"]["median_ms"]
+        ops_summary.append({"model": name(r), "threads": r["threads"], "amk_median_ms": a,
+                            "ort_median_ms": o, "amk_over_ort": a / o, "ok": r["ok"]})
+        lines.append(f"| {name(r)} | {r['threads']} | {a:.3f} | {o:.3f} | {a / o:.3f} | {'ok' if r['ok'] else 'MISMATCH'} |")
+    lines.append("")
+
 if fails:
     lines += ["Failed runs (not counted): " + "; ".join(f"{f['run']} (exit {f['exit']})" for f in fails), ""]
 for t in (1, 2):
@@ -564,6 +596,7 @@ json.dump({"runs": rows, "peak": peak, "dispatch": disp, "geomean_amk_over_ort":
            "compile": compile_rows, "int8": {"runs": rows_i8, "summary": int8_summary},
            "weight_only": {"runs": rows_w, "summary": wonly_summary},
            "generate": {"runs": rows_g, "summary": gen_summary},
+           "ops": {"runs": rows_ops, "summary": ops_summary},
            "failures": fails},
           open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(text)
