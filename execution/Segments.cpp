@@ -70,9 +70,9 @@ static bool isHostKind(Operation *op) {
   // Versions without a typed op (Scan-8) and bodies of any other op.
   if (auto g = dyn_cast<onnx::GenericOp>(op))
     return op->getNumRegions() != 0 ||
-           llvm::is_contained({"Loop", "Scan", "NonZero", "Unique",
-                               "NonMaxSuppression"},
-                              g.getOpType());
+           llvm::is_contained(
+               {"Loop", "Scan", "NonZero", "Unique", "NonMaxSuppression"},
+               g.getOpType());
   return false;
 }
 
@@ -303,7 +303,7 @@ llvm::Expected<RValue> SegmentedModel::Impl::lookup(Value v, const Env &env) {
 /// The values a round reads from earlier rounds and enclosing graphs, in a
 /// fixed order (its function's arguments before pruning).
 std::vector<Value> SegmentedModel::Impl::inputsOf(Graph &g,
-                                                   const llvm::BitVector &done) {
+                                                  const llvm::BitVector &done) {
   llvm::SetVector<Value> in;
   auto add = [&](Value v) {
     if (constLike(v))
@@ -334,8 +334,9 @@ llvm::Error SegmentedModel::Impl::runHostOp(Operation *op, Env &env) {
   }
   // Bodies run as graphs of their own, segmented in turn, seeing `env`.
   uint64_t bodyRuns = 0;
-  ref::RegionRunner bodies = [&](Region &r, llvm::ArrayRef<RValue> args,
-                                 std::string &why) -> FailureOr<std::vector<RValue>> {
+  ref::RegionRunner bodies =
+      [&](Region &r, llvm::ArrayRef<RValue> args,
+          std::string &why) -> FailureOr<std::vector<RValue>> {
     if (++bodyRuns > options.maxLoopIterations) {
       why = onnx::describeOp(op) + ": ran its body more than " +
             std::to_string(options.maxLoopIterations) +
@@ -379,8 +380,8 @@ llvm::Error SegmentedModel::Impl::runHostOp(Operation *op, Env &env) {
   return llvm::Error::success();
 }
 
-llvm::Expected<std::vector<RValue>>
-SegmentedModel::Impl::runGraph(Graph &g, Env &env) {
+llvm::Expected<std::vector<RValue>> SegmentedModel::Impl::runGraph(Graph &g,
+                                                                   Env &env) {
   llvm::BitVector done(g.ops.size());
   while (!done.all()) {
     std::vector<Value> inputs = inputsOf(g, done);
@@ -473,7 +474,7 @@ SegmentedModel::Impl::plan(Graph &g, const llvm::BitVector &done,
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, loc, "main_graph",
-                                  b.getFunctionType(argTypes, {}));
+                                   b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   IRMapping map;
   for (auto [i, v] : llvm::enumerate(inputs)) {
@@ -609,10 +610,9 @@ SegmentedModel::Impl::plan(Graph &g, const llvm::BitVector &done,
   }
   // Folded ops recomputed on the host come before the cut's ops in graph
   // order, as each may read the other's results.
-  std::stable_sort(plan->host.begin(), plan->host.end(),
-                   [&](Operation *a, Operation *c) {
-                     return g.index[a] < g.index[c];
-                   });
+  std::stable_sort(
+      plan->host.begin(), plan->host.end(),
+      [&](Operation *a, Operation *c) { return g.index[a] < g.index[c]; });
   if (inS.none() && hostNow.none() && refold.none() && folded.none())
     return error("internal error: no op of the graph can run next");
 
@@ -682,16 +682,16 @@ SegmentedModel::Impl::plan(Graph &g, const llvm::BitVector &done,
       ropts.single_thread = true;
       ropts.hang_timeout_s = o.hangTimeout;
       entry->session.reset();
-      auto single = Session::create(*entry->compiled.loaded, entry->jit.get(),
-                                    ropts);
+      auto single =
+          Session::create(*entry->compiled.loaded, entry->jit.get(), ropts);
       if (!single)
         return single.takeError();
       entry->session = std::move(*single);
     }
     stats.compileSeconds += secondsSince(start);
     ++stats.programs;
-    stats.tasks += entry->compiled.loaded ? entry->session->program().num_tasks
-                                          : 0;
+    stats.tasks +=
+        entry->compiled.loaded ? entry->session->program().num_tasks : 0;
     entry->module = std::move(module);
     plan->segment = std::move(entry);
   }

@@ -169,7 +169,8 @@ void amk::registerAllPasses() {
       "amk-graph-opt",
       "The graph passes in order: normalize the opset, infer shapes, "
       "widen float16/bfloat16 to float32, decompose DFT/STFT/MVN and "
-      "non-adjacent reductions, canonicalize, fold constants, then every fusion (Conv gated by the "
+      "non-adjacent reductions, canonicalize, fold constants, then every "
+      "fusion (Conv gated by the "
       "target profile, attention, norms, Gemm, Gelu, bias+Softmax, "
       "elementwise groups), then canonicalize and CSE",
       buildGraphOptPipeline);

@@ -43,7 +43,7 @@ Shape broadcastStrides(llvm::ArrayRef<int64_t> in,
 }
 
 mlir::LogicalResult checkComputedSize(KernelContext &ctx,
-                                llvm::ArrayRef<int64_t> shape) {
+                                      llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0)

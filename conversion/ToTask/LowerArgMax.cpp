@@ -39,8 +39,7 @@ LogicalResult Scheduler::lowerArgMax(Operation *op) {
   k.variant = isa<onnx::ArgMinOp>(op) ? AMK_ARGMAX_VARIANT_MIN
                                       : AMK_ARGMAX_VARIANT_MAX;
   k.slots = {*xi, yi};
-  k.ip = {outer, len, inner, intAttr(op, "select_last_index", 0) != 0,
-          dtype};
+  k.ip = {outer, len, inner, intAttr(op, "select_last_index", 0) != 0, dtype};
   k.rows = outer;
   k.flops = 1.0 * outer * len * inner;
   k.bytes = eb * outer * len * inner + 8.0 * outer * inner;

@@ -151,8 +151,8 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   // With 8-float vectors the direct kernel's 16-float register tiles spill:
   // measured on an AVX2 EPYC, 2-4x slower than im2col on 1x1 to 3x3
   // layers (docs/runtime.md). Under auto it is left to Winograd there.
-  bool directPays = opts.vectorWidth == 16 ||
-                    opts.convKernel == amk::ConvKernel::Direct;
+  bool directPays =
+      opts.vectorWidth == 16 || opts.convKernel == amk::ConvKernel::Direct;
   if (pointwise && (!direct || !directPays)) {
     // A 1x1 convolution is a GEMM: Y[n] = W [OC x C] X[n] [C x P].
     KOp &k = newKOp(op, AMK_RT_K_GEMM);

@@ -38,9 +38,9 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
     // which computes in 64-bit integers and wraps in the result's type.
     std::string a = at.getRank() == 1 ? "j" : "...ij";
     std::string b = bt.getRank() == 1 ? "j" : "...jk";
-    std::string y = std::string(at.getRank() > 1 || bt.getRank() > 1 ? "..."
-                                                                     : "") +
-                    (at.getRank() > 1 ? "i" : "") + (bt.getRank() > 1 ? "k" : "");
+    std::string y =
+        std::string(at.getRank() > 1 || bt.getRank() > 1 ? "..." : "") +
+        (at.getRank() > 1 ? "i" : "") + (bt.getRank() > 1 ? "k" : "");
     return lowerEinsumEquation(op, a + "," + b + "->" + y);
   }
   if (!ae.isF32() || !bt.getElementType().isF32())

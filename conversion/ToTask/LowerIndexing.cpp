@@ -166,8 +166,7 @@ LogicalResult Scheduler::lowerTopK(Operation *op) {
   kop.bytes = eb * outer * len * inner + (eb + 8.0) * outer * k * inner;
   int xs = *xi;
   kop.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
-                   SmallVectorImpl<TAccess> &rd,
-                   SmallVectorImpl<TAccess> &wr) {
+                   SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     rd.push_back(span(xs, r0 * len * inner * eb, r1 * len * inner * eb));
     wr.push_back(span(vi, r0 * k * inner * eb, r1 * k * inner * eb));
     wr.push_back(span(ii, r0 * k * inner * 8, r1 * k * inner * 8));

@@ -22,8 +22,8 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 
 namespace amk {
 #define GEN_PASS_DEF_SCHEDULEMEGAKERNEL
@@ -151,8 +151,8 @@ static std::string opsetAndTypes(Operation *op) {
     if (auto rt = dyn_cast<RankedTensorType>(v.getType())) {
       t += " [";
       for (auto [i, d] : llvm::enumerate(rt.getShape()))
-        t += (i ? "," : "") + (ShapedType::isDynamic(d) ? std::string("?")
-                                                        : std::to_string(d));
+        t += (i ? "," : "") +
+             (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
       t += "]";
     }
     return t;
@@ -252,8 +252,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
     return success();
   // Results without elements (a Trilu of an empty matrix, a slice of
   // nothing) need no kernel: their buffers hold no bytes.
-  if (op->getNumResults() > 0 &&
-      llvm::all_of(op->getResults(), [](Value r) {
+  if (op->getNumResults() > 0 && llvm::all_of(op->getResults(), [](Value r) {
         auto t = dyn_cast<RankedTensorType>(r.getType());
         return t && t.getNumElements() == 0;
       })) {
@@ -489,8 +488,8 @@ struct ScheduleMegakernelPass
     if (o.vectorWidth == 0) {
       // AMK_NO_AVX512 is the tests' switch to the runtime's portable
       // paths; the kernel choice follows it.
-      bool wide = __builtin_cpu_supports("avx512f") &&
-                  !std::getenv("AMK_NO_AVX512");
+      bool wide =
+          __builtin_cpu_supports("avx512f") && !std::getenv("AMK_NO_AVX512");
       o.vectorWidth = wide ? 16 : 8;
     }
     if (o.vectorWidth != 8 && o.vectorWidth != 16) {

@@ -2,8 +2,9 @@
 //
 // Part of AMK. Floating-point reductions accumulate in double and round
 // once, which is at least as accurate as the ONNX reference (numpy in the
-// input type); integer Mean/L2/LogSum/LogSumExp truncate toward zero. Axes come from the attribute (before opset 18; ReduceSum
-// before 13) or from the optional second input.
+// input type); integer Mean/L2/LogSum/LogSumExp truncate toward zero. Axes come
+// from the attribute (before opset 18; ReduceSum before 13) or from the
+// optional second input.
 //
 //===----------------------------------------------------------------------===//
 

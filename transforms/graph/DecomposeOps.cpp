@@ -55,7 +55,8 @@ public:
                                Tensor::fromInt64(v, {(int64_t)v.size()}));
   }
   Value scalar(float v) {
-    return amk::createConstant(b, loc, Tensor::scalar(onnx::DataType::FLOAT, v));
+    return amk::createConstant(b, loc,
+                               Tensor::scalar(onnx::DataType::FLOAT, v));
   }
   Value none() { return amk::getNoneValue(b, loc); }
   NamedAttribute attr(StringRef n, int64_t v) {
@@ -151,8 +152,7 @@ public:
                   {x, e.ints({0}), e.ints({len}), e.ints({axis}), e.ints({1})});
     SmallVector<int64_t> pads(2 * t.getRank(), 0);
     pads[t.getRank() + axis] = len - n;
-    return e.op("Pad", t.clone(shape),
-                {x, e.ints(pads), e.none(), e.none()},
+    return e.op("Pad", t.clone(shape), {x, e.ints(pads), e.none(), e.none()},
                 {e.b.getNamedAttr("mode", e.b.getStringAttr("constant"))});
   }
 
@@ -167,13 +167,14 @@ public:
     int64_t since = v ? v->since : 17;
     int64_t rank = t.getRank();
     std::optional<int64_t> axis =
-        since >= 20 ? (op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))
-                           ? constInt(op->getOperand(2))
-                           : std::optional<int64_t>(-2))
-                    : std::optional<int64_t>(
-                          op->hasAttr("axis")
-                              ? cast<IntegerAttr>(op->getAttr("axis")).getInt()
-                              : 1);
+        since >= 20
+            ? (op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))
+                   ? constInt(op->getOperand(2))
+                   : std::optional<int64_t>(-2))
+            : std::optional<int64_t>(
+                  op->hasAttr("axis")
+                      ? cast<IntegerAttr>(op->getAttr("axis")).getInt()
+                      : 1);
     if (!axis)
       return failure();
     int64_t a = *axis < 0 ? *axis + rank - 1 : *axis;
@@ -336,9 +337,8 @@ public:
     for (int64_t d = 0; d < kept; ++d)
       reducedShape.push_back(t.getDimSize(perm[d]));
     SmallVector<NamedAttribute> attrs(op->getAttrs());
-    llvm::erase_if(attrs, [](NamedAttribute a) {
-      return a.getName() == "keepdims";
-    });
+    llvm::erase_if(attrs,
+                   [](NamedAttribute a) { return a.getName() == "keepdims"; });
     attrs.push_back(e.attr("keepdims", 0));
     Value r = e.op(op->getName().stripDialect(), yt.clone(reducedShape),
                    {moved, e.ints(trailing)}, attrs);
@@ -395,9 +395,9 @@ public:
     for (StringRef n : {"ceil_mode", "count_include_pad"})
       if (auto a = op->getAttr(n))
         common.push_back(b.getNamedAttr(n, a));
-    auto pool = [&](Value in, ArrayRef<int64_t> outShape,
-                    ArrayRef<int64_t> kk, ArrayRef<int64_t> ss,
-                    ArrayRef<int64_t> pp, ArrayRef<int64_t> dd) {
+    auto pool = [&](Value in, ArrayRef<int64_t> outShape, ArrayRef<int64_t> kk,
+                    ArrayRef<int64_t> ss, ArrayRef<int64_t> pp,
+                    ArrayRef<int64_t> dd) {
       SmallVector<NamedAttribute> attrs(common);
       attrs.append({e.attr("kernel_shape", kk), e.attr("strides", ss),
                     e.attr("pads", pp)});
@@ -405,8 +405,7 @@ public:
         attrs.push_back(e.attr("dilations", dd));
       else if (dd[0] != 1 || dd[1] != 1)
         attrs.push_back(e.attr("dilations", dd));
-      return e.op(op->getName().stripDialect(), t.clone(outShape), {in},
-                  attrs);
+      return e.op(op->getName().stripDialect(), t.clone(outShape), {in}, attrs);
     };
     Value planes = e.reshape(x, {N, C * D, H, W});
     Value hw = pool(planes, {N, C * D, OH, OW}, {k[1], k[2]}, {s[1], s[2]},
@@ -469,7 +468,8 @@ public:
         v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
       return v;
     };
-    SmallVector<int64_t> st = ints("strides", 2, 1), dil = ints("dilations", 2, 1),
+    SmallVector<int64_t> st = ints("strides", 2, 1),
+                         dil = ints("dilations", 2, 1),
                          pads = ints("pads", 4, 0),
                          outPad = ints("output_padding", 2, 0);
     int64_t group = 1;
@@ -534,9 +534,9 @@ public:
                 for (int64_t jx = 0; jx < Jx; ++jx) {
                   int64_t sy = ry + s * (Jy - 1 - jy),
                           sx = rx + s * (Jx - 1 - jx);
-                  double v = wv->getDouble(
-                      ((g * Cg + ci) * OCg + o) * ax[0].k * ax[1].k +
-                      sy * ax[1].k + sx);
+                  double v = wv->getDouble(((g * Cg + ci) * OCg + o) * ax[0].k *
+                                               ax[1].k +
+                                           sy * ax[1].k + sx);
                   sub.setDouble((((g * OCg + o) * Cg + ci) * ky + jy) * kx + jx,
                                 v);
                 }
@@ -547,8 +547,10 @@ public:
                 ex = ax[1].T + kx - 1 - ax[1].in - bx;
         Value in = x;
         int64_t h = ax[0].in, wdt = ax[1].in;
-        int64_t cropB[2] = {std::max<int64_t>(0, -by), std::max<int64_t>(0, -bx)};
-        int64_t cropE[2] = {std::max<int64_t>(0, -ey), std::max<int64_t>(0, -ex)};
+        int64_t cropB[2] = {std::max<int64_t>(0, -by),
+                            std::max<int64_t>(0, -bx)};
+        int64_t cropE[2] = {std::max<int64_t>(0, -ey),
+                            std::max<int64_t>(0, -ex)};
         if (cropB[0] || cropB[1] || cropE[0] || cropE[1]) {
           h = ax[0].in - cropB[0] - cropE[0];
           wdt = ax[1].in - cropB[1] - cropE[1];
@@ -559,27 +561,25 @@ public:
                      e.ints({ax[0].in - cropE[0], ax[1].in - cropE[1]}),
                      e.ints({2, 3}), e.ints({1, 1})});
         }
-        SmallVector<int64_t> cpads = {std::max<int64_t>(0, by),
-                                      std::max<int64_t>(0, bx),
-                                      std::max<int64_t>(0, ey),
-                                      std::max<int64_t>(0, ex)};
+        SmallVector<int64_t> cpads = {
+            std::max<int64_t>(0, by), std::max<int64_t>(0, bx),
+            std::max<int64_t>(0, ey), std::max<int64_t>(0, ex)};
         SmallVector<Value> operands = {in, amk::createConstant(b, e.loc, sub)};
         operands.push_back(bias ? bias : e.none());
         phases.push_back(e.op(
             "Conv", RankedTensorType::get({N, OC, ax[0].T, ax[1].T}, f32),
             operands,
             {e.attr("kernel_shape", ArrayRef<int64_t>{ky, kx}),
-             e.attr("pads", cpads),
-             e.attr("strides", ArrayRef<int64_t>{1, 1}),
+             e.attr("pads", cpads), e.attr("strides", ArrayRef<int64_t>{1, 1}),
              e.attr("dilations", ArrayRef<int64_t>{1, 1}),
              e.attr("group", group)}));
       }
     Value y = phases.front();
     if (s > 1) {
-      Value all = e.op(
-          "Concat",
-          RankedTensorType::get({N, s * s * OC, ax[0].T, ax[1].T}, f32),
-          phases, {e.attr("axis", 1)});
+      Value all =
+          e.op("Concat",
+               RankedTensorType::get({N, s * s * OC, ax[0].T, ax[1].T}, f32),
+               phases, {e.attr("axis", 1)});
       y = e.op("DepthToSpace",
                RankedTensorType::get({N, OC, s * ax[0].T, s * ax[1].T}, f32),
                {all},
@@ -587,8 +587,9 @@ public:
                 b.getNamedAttr("mode", b.getStringAttr("DCR"))});
     }
     if (s * ax[0].T != ax[0].out || s * ax[1].T != ax[1].out)
-      y = e.op("Slice", yt, {y, e.ints({0, 0}), e.ints({ax[0].out, ax[1].out}),
-                             e.ints({2, 3}), e.ints({1, 1})});
+      y = e.op("Slice", yt,
+               {y, e.ints({0, 0}), e.ints({ax[0].out, ax[1].out}),
+                e.ints({2, 3}), e.ints({1, 1})});
     op->getResult(0).replaceAllUsesWith(y);
     op->erase();
     return success();
@@ -598,8 +599,7 @@ public:
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
-              onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp>(
-              op))
+              onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;

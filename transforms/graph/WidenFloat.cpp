@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "transforms/graph/Passes.h"
 #include "transforms/Utils/PassUtils.h"
+#include "transforms/graph/Passes.h"
 
 #include "dialect/ONNX/ONNXDialect.h"
 
@@ -41,20 +41,59 @@ bool keepsItsType(Operation *op) {
   if (auto g = dyn_cast<onnx::GenericOp>(op))
     name = g.getOpType();
   static const llvm::StringSet<> kept = {
-      "Cast",          "CastLike",        "Identity",     "Reshape",
-      "Flatten",       "Squeeze",         "Unsqueeze",    "Transpose",
-      "Concat",        "Split",           "Slice",        "Gather",
-      "GatherElements", "GatherND",       "Scatter",      "ScatterElements",
-      "ScatterND",     "Expand",          "Tile",         "Pad",
-      "Shape",         "Size",            "DepthToSpace", "SpaceToDepth",
-      "Where",         "Compress",        "ReverseSequence", "Trilu",
-      "Constant",      "ConstantOfShape", "NonZero",      "Unique",
-      "EyeLike",       "OneHot",          "Dropout",      "Yield",
-      "NoValue",       "SequenceConstruct", "SequenceAt", "SequenceInsert",
-      "SequenceErase", "SequenceLength",  "SplitToSequence",
-      "ConcatFromSequence", "Optional",   "OptionalGetElement",
-      "OptionalHasElement", "RandomUniform", "RandomNormal",
-      "RandomUniformLike", "RandomNormalLike", "Bernoulli", "Multinomial",
+      "Cast",
+      "CastLike",
+      "Identity",
+      "Reshape",
+      "Flatten",
+      "Squeeze",
+      "Unsqueeze",
+      "Transpose",
+      "Concat",
+      "Split",
+      "Slice",
+      "Gather",
+      "GatherElements",
+      "GatherND",
+      "Scatter",
+      "ScatterElements",
+      "ScatterND",
+      "Expand",
+      "Tile",
+      "Pad",
+      "Shape",
+      "Size",
+      "DepthToSpace",
+      "SpaceToDepth",
+      "Where",
+      "Compress",
+      "ReverseSequence",
+      "Trilu",
+      "Constant",
+      "ConstantOfShape",
+      "NonZero",
+      "Unique",
+      "EyeLike",
+      "OneHot",
+      "Dropout",
+      "Yield",
+      "NoValue",
+      "SequenceConstruct",
+      "SequenceAt",
+      "SequenceInsert",
+      "SequenceErase",
+      "SequenceLength",
+      "SplitToSequence",
+      "ConcatFromSequence",
+      "Optional",
+      "OptionalGetElement",
+      "OptionalHasElement",
+      "RandomUniform",
+      "RandomNormal",
+      "RandomUniformLike",
+      "RandomNormalLike",
+      "Bernoulli",
+      "Multinomial",
   };
   return kept.contains(name);
 }
@@ -62,10 +101,9 @@ bool keepsItsType(Operation *op) {
 Value castTo(OpBuilder &b, Location loc, Value v, Type elem, int64_t onnxType) {
   auto tt = cast<TensorType>(v.getType());
   Type t = tt.clone(elem);
-  return onnx::CastOp::create(
-             b, loc, TypeRange{t}, ValueRange{v},
-             ArrayRef<NamedAttribute>{
-                 b.getNamedAttr("to", b.getI64IntegerAttr(onnxType))})
+  return onnx::CastOp::create(b, loc, TypeRange{t}, ValueRange{v},
+                              ArrayRef<NamedAttribute>{b.getNamedAttr(
+                                  "to", b.getI64IntegerAttr(onnxType))})
       .getResult();
 }
 
@@ -97,15 +135,14 @@ public:
         auto tt = cast<TensorType>(r.getType());
         auto dt = onnx::getDataType(tt.getElementType());
         r.setType(tt.clone(f32));
-        Value back = castTo(b, op->getLoc(), r, tt.getElementType(),
-                            (int64_t)*dt);
+        Value back =
+            castTo(b, op->getLoc(), r, tt.getElementType(), (int64_t)*dt);
         r.replaceAllUsesExcept(back, back.getDefiningOp());
       }
     }
     int64_t widened = ops.size();
     numWidened = widened;
-    amk::PassCounters::add(this, "widened", widened,
-                           "ops computed in float32");
+    amk::PassCounters::add(this, "widened", widened, "ops computed in float32");
   }
 };
 

@@ -67,12 +67,12 @@ bool KernelImpl<AMK_RT_K_ARGMAX>::run(const KernelCall &call,
                    inner, last, min, tile);
     break;
   case DtypeClass::Signed:
-    argmax<int64_t>([=](int64_t e) { return loadAs<int64_t>(X, dt, e); }, Y,
-                    n, inner, last, min, tile);
+    argmax<int64_t>([=](int64_t e) { return loadAs<int64_t>(X, dt, e); }, Y, n,
+                    inner, last, min, tile);
     break;
   case DtypeClass::Unsigned:
-    argmax<uint64_t>([=](int64_t e) { return loadAs<uint64_t>(X, dt, e); },
-                     Y, n, inner, last, min, tile);
+    argmax<uint64_t>([=](int64_t e) { return loadAs<uint64_t>(X, dt, e); }, Y,
+                     n, inner, last, min, tile);
     break;
   }
   return true;
@@ -90,8 +90,8 @@ bool KernelImpl<AMK_RT_K_ARGMAX>::check(const amk_rt_kernel &k,
     return false;
   }
   if (k.num_iparams > AMK_ARGMAX_DTYPE && !knownDtype(ip[AMK_ARGMAX_DTYPE])) {
-    error = "argmax dtype " + std::to_string(ip[AMK_ARGMAX_DTYPE]) +
-            " is unknown";
+    error =
+        "argmax dtype " + std::to_string(ip[AMK_ARGMAX_DTYPE]) + " is unknown";
     return false;
   }
   if (ip[AMK_ARGMAX_OUTER] < 0 || ip[AMK_ARGMAX_AXIS] < 1 ||

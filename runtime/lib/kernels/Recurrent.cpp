@@ -157,8 +157,8 @@ bool KernelImpl<AMK_RT_K_RECURRENT>::run(const KernelCall &call,
           hr[j] = rv[j] * h[j];
         recurAll(rh.data(), 2 * H, 3 * H, lbr ? h.data() : hr.data());
         for (int64_t j = 0; j < H; ++j)
-          rh[j] = lbr ? gates[2 * H + j] + rv[j] * rh[j]
-                      : gates[2 * H + j] + rh[j];
+          rh[j] =
+              lbr ? gates[2 * H + j] + rv[j] * rh[j] : gates[2 * H + j] + rh[j];
         act(1, rh.data(), H);
         for (int64_t j = 0; j < H; ++j)
           h[j] = (1 - zv[j]) * rh[j] + zv[j] * h[j];

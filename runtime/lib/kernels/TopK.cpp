@@ -86,8 +86,8 @@ bool KernelImpl<AMK_RT_K_TOPK>::run(const KernelCall &call, const int64_t *tile,
                   tile, eb);
     break;
   case DtypeClass::Unsigned:
-    topk<uint64_t>([=](int64_t e) { return loadAs<uint64_t>(X, dt, e); },
-                   call, tile, eb);
+    topk<uint64_t>([=](int64_t e) { return loadAs<uint64_t>(X, dt, e); }, call,
+                   tile, eb);
     break;
   }
   return true;
