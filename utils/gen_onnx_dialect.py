@@ -338,7 +338,12 @@ def emit_op(u):
             if kind == 'INT':
                 text = f'{int(default)} : i64'
             elif kind == 'FLOAT' and abs(default) < 3.0e38:
-                text = f'{repr(float(default))} : f32'
+                # MLIR's float literals need a '.' ("1e-05" parses as the
+                # integer 1 followed by junk).
+                lit = repr(float(default))
+                if '.' not in lit and 'e' in lit:
+                    lit = lit.replace('e', '.0e', 1)
+                text = f'{lit} : f32'
             elif kind == 'STRING':
                 text = '"' + str(default) + '"'
             if text is not None:

@@ -595,11 +595,114 @@ public:
     return success();
   }
 
+  /// GroupNormalization as LayerNormalization over [N, G, C/G * spatial]
+  /// (mean and variance per group, epsilon inside the square root as both
+  /// define it) followed by the per-channel scale and bias.
+  LogicalResult decomposeGroupNorm(Operation *op) {
+    Value x = op->getOperand(0), scale = op->getOperand(1),
+          bias = op->getOperand(2);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    auto st = dyn_cast<RankedTensorType>(scale.getType());
+    auto bt = dyn_cast<RankedTensorType>(bias.getType());
+    auto g = op->getAttrOfType<IntegerAttr>("num_groups");
+    if (!t || !t.hasStaticShape() || t.getRank() < 3 ||
+        !t.getElementType().isF32() || !st || !bt || !g || g.getInt() < 1)
+      return failure();
+    int64_t N = t.getDimSize(0), C = t.getDimSize(1), G = g.getInt();
+    if (C % G)
+      return failure();
+    int64_t M = t.getNumElements() / (N * G);
+    OpBuilder b(op);
+    // Per channel (version 21) or per group (version 18): constants spread
+    // to channels.
+    auto perChannel = [&](Value v,
+                          RankedTensorType vt) -> std::optional<Value> {
+      if (vt.getRank() != 1)
+        return std::nullopt;
+      if (vt.getDimSize(0) == C)
+        return v;
+      auto c = amk::getConstantTensor(v);
+      if (vt.getDimSize(0) != G || !c)
+        return std::nullopt;
+      Tensor spread(onnx::DataType::FLOAT, {C});
+      for (int64_t ch = 0; ch < C; ++ch)
+        spread.setDouble(ch, c->getDouble(ch / (C / G)));
+      return amk::createConstant(b, op->getLoc(), spread);
+    };
+    auto sc = perChannel(scale, st), bc = perChannel(bias, bt);
+    if (!sc || !bc)
+      return failure();
+    Emitter e(b, op->getLoc());
+    float eps = 1e-5f;
+    if (auto a = op->getAttrOfType<FloatAttr>("epsilon"))
+      eps = a.getValueAsDouble();
+    Tensor ones(onnx::DataType::FLOAT, {M}), zeros(onnx::DataType::FLOAT, {M});
+    for (int64_t i = 0; i < M; ++i)
+      ones.setDouble(i, 1.0);
+    Value grouped = e.reshape(x, {N, G, M});
+    OperationState ln(op->getLoc(), "onnx.LayerNormalization");
+    ln.addOperands({grouped, amk::createConstant(b, e.loc, ones),
+                    amk::createConstant(b, e.loc, zeros)});
+    ln.addTypes({grouped.getType(), b.getNoneType(), b.getNoneType()});
+    ln.addAttribute("axis", b.getI64IntegerAttr(2));
+    ln.addAttribute("epsilon", b.getF32FloatAttr(eps));
+    Value normed = b.create(ln)->getResult(0);
+    Value y = e.reshape(normed, t.getShape());
+    SmallVector<int64_t> bshape(t.getRank() - 1, 1);
+    bshape[0] = C;
+    Value s4 = e.reshape(*sc, bshape), b4 = e.reshape(*bc, bshape);
+    y = e.op("Mul", t, {y, s4});
+    y = e.op("Add", t, {y, b4});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
+  /// Gemm on integers (alpha = beta = 1, the only values that keep it
+  /// integer arithmetic): transposes, an integer MatMul (the EINSUM
+  /// kernel) and an Add of C.
+  LogicalResult decomposeIntGemm(Operation *op) {
+    Value a = op->getOperand(0), bv = op->getOperand(1);
+    Value c = op->getNumOperands() > 2 && !amk::isNone(op->getOperand(2))
+                  ? op->getOperand(2)
+                  : Value();
+    auto at = dyn_cast<RankedTensorType>(a.getType());
+    auto bt = dyn_cast<RankedTensorType>(bv.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!at || !bt || !yt || !at.getElementType().isInteger() ||
+        at.getElementType().isInteger(1) || at.getRank() != 2 ||
+        bt.getRank() != 2 || !yt.hasStaticShape())
+      return failure();
+    auto fattr = [&](StringRef n) {
+      auto f = op->getAttrOfType<FloatAttr>(n);
+      return f ? f.getValueAsDouble() : 1.0;
+    };
+    auto iattr = [&](StringRef n) {
+      auto i = op->getAttrOfType<IntegerAttr>(n);
+      return i ? i.getInt() : 0;
+    };
+    if (fattr("alpha") != 1.0 || (c && fattr("beta") != 1.0))
+      return failure();
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    if (iattr("transA"))
+      a = e.transpose(a, {1, 0});
+    if (iattr("transB"))
+      bv = e.transpose(bv, {1, 0});
+    Value y = e.op("MatMul", yt, {a, bv});
+    if (c)
+      y = e.op("Add", yt, {y, c});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
-              onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp>(op))
+              onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
+              onnx::GroupNormalizationOp, onnx::GemmOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -613,6 +716,10 @@ public:
         r = decomposeMVN(op);
       else if (isa<onnx::ConvTransposeOp>(op))
         r = decomposeConvTranspose(op);
+      else if (isa<onnx::GroupNormalizationOp>(op))
+        r = decomposeGroupNorm(op);
+      else if (isa<onnx::GemmOp>(op))
+        r = decomposeIntGemm(op);
       else if (failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);
       done += succeeded(r);
