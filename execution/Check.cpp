@@ -74,8 +74,10 @@ amk::expectedOutputs(ModuleOp module, ModuleOp original, const ModelRun &run,
   }
   if (options.compareOrt) {
     e.against = "onnxruntime";
-    auto res = runOnnxRuntime(options.modelPath, module, run.func, run.inputs,
-                              options.ortOptions);
+    // A model that is not an ONNX file is exported for ONNX Runtime: as
+    // loaded (the compiled module holds a task program, not a graph).
+    auto res = runOnnxRuntime(options.modelPath, original ? original : module,
+                              run.func, run.inputs, options.ortOptions);
     if (!res)
       return res.takeError();
     for (unsigned i = 0; i < n; ++i)

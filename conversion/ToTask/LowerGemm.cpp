@@ -44,8 +44,9 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
     return lowerEinsumEquation(op, a + "," + b + "->" + y);
   }
   if (!ae.isF32() || !bt.getElementType().isF32())
-    return unsupported(op, "only float32 and integer MatMul, and float32 "
-                           "Gemm, are implemented");
+    return unsupported(op, "only float32 and integer MatMul, float32 Gemm, "
+                           "and integer Gemm with alpha = beta = 1 "
+                           "(amk-decompose-ops) are implemented");
   if (at.getRank() < 2 || bt.getRank() < 2)
     return unsupported(op, "1-D matrix product operands are not "
                            "implemented");

@@ -697,12 +697,47 @@ public:
     return success();
   }
 
+  /// LpNormalization as x / (norm + (norm == 0)): the L1 or L2 norm along
+  /// the axis by a reduction; a zero norm means a zero lane, which stays 0
+  /// (as the interpreter defines it) instead of 0 / 0.
+  LogicalResult decomposeLpNorm(Operation *op) {
+    Value x = op->getOperand(0);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    if (!t || !t.hasStaticShape() || !t.getElementType().isF32())
+      return failure();
+    int64_t rank = t.getRank(), axis = -1, p = 2;
+    if (auto a = op->getAttrOfType<IntegerAttr>("axis"))
+      axis = a.getInt();
+    if (auto a = op->getAttrOfType<IntegerAttr>("p"))
+      p = a.getInt();
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank || (p != 1 && p != 2))
+      return failure();
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    SmallVector<int64_t> keep(t.getShape());
+    keep[axis] = 1;
+    auto kt = t.clone(keep);
+    Value norm = e.op(p == 1 ? "ReduceL1" : "ReduceL2", kt,
+                      {x, e.ints({axis})}, {e.attr("keepdims", 1)});
+    Value zero = e.op("Equal", kt.clone(b.getI1Type()), {norm, e.scalar(0.f)});
+    Value guard = e.op("Cast", kt, {zero},
+                       {e.attr("to", (int64_t)onnx::DataType::FLOAT)});
+    Value den = e.op("Add", kt, {norm, guard});
+    Value y = e.op("Div", t, {x, den});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
               onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
-              onnx::GroupNormalizationOp, onnx::GemmOp>(op))
+              onnx::GroupNormalizationOp, onnx::GemmOp,
+              onnx::LpNormalizationOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -720,6 +755,8 @@ public:
         r = decomposeGroupNorm(op);
       else if (isa<onnx::GemmOp>(op))
         r = decomposeIntGemm(op);
+      else if (isa<onnx::LpNormalizationOp>(op))
+        r = decomposeLpNorm(op);
       else if (failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);
       done += succeeded(r);

@@ -13,6 +13,9 @@
 // RUN: amk-run %t/stft.mlir --seed 2 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/mvn.mlir --seed 3 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-opt %t/pool.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=POOL
+// RUN: amk-opt %t/norms.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=NORMS
+// RUN: amk-run %t/norms.mlir --seed 6 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/norms.mlir --seed 7 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/pool.mlir --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/pool.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // EXEC: ok vs reference
@@ -97,5 +100,35 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %m, %mi = "onnx.MaxPool"(%x) <{auto_pad = "SAME_UPPER", dilations = array<i64: 2, 1, 2>, kernel_shape = array<i64: 2, 3, 2>}> : (tensor<1x2x7x9x8xf32>) -> (tensor<1x2x7x9x8xf32>, none)
     %p, %pi = "onnx.MaxPool"(%u) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x6x6xui8>) -> (tensor<1x3x3x3xui8>, none)
     return %a, %m, %p : tensor<1x2x4x5x4xf32>, tensor<1x2x7x9x8xf32>, tensor<1x3x3x3xui8>
+  }
+}
+
+//--- norms.mlir
+// GroupNormalization as a LayerNormalization over [N, G, C/G * H * W] and
+// the per-channel scale and bias (version 18's per-group constants spread
+// to channels); LpNormalization as a reduction and a guarded division; an
+// integer Gemm (alpha = beta = 1) as a transpose, an integer MatMul and an
+// Add.
+// NORMS-LABEL: func.func @main_graph(
+// NORMS-NOT: onnx.GroupNormalization
+// NORMS-NOT: onnx.LpNormalization
+// NORMS: "onnx.Reshape"(%arg0, %{{.*}}) : (tensor<2x6x3x3xf32>, tensor<3xi64>) -> tensor<2x3x18xf32>
+// NORMS: "onnx.LayerNormalization"({{.*}}) <{axis = 2 : i64, epsilon = 1.000000e-03 : f32}> : (tensor<2x3x18xf32>, tensor<18xf32>, tensor<18xf32>) -> (tensor<2x3x18xf32>, none, none)
+// NORMS: "onnx.Mul"
+// NORMS: "onnx.Add"
+// NORMS: "onnx.ReduceL2"(%arg0, %{{.*}}) <{keepdims = 1 : i64}> : (tensor<2x6x3x3xf32>, tensor<1xi64>) -> tensor<2x1x3x3xf32>
+// NORMS: "onnx.Div"
+// NORMS-NOT: onnx.Gemm
+// NORMS: "onnx.Transpose"(%arg2) <{perm = array<i64: 1, 0>}> : (tensor<5x4xi32>) -> tensor<4x5xi32>
+// NORMS: "onnx.MatMul"({{.*}}) : (tensor<3x4xi32>, tensor<4x5xi32>) -> tensor<3x5xi32>
+// NORMS: "onnx.Add"({{.*}}) : (tensor<3x5xi32>, tensor<5xi32>) -> tensor<3x5xi32>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @main_graph(%x: tensor<2x6x3x3xf32> {onnx.name = "x"}, %a: tensor<3x4xi32> {onnx.name = "a"}, %b: tensor<5x4xi32> {onnx.name = "b"}, %c: tensor<5xi32> {onnx.name = "c"}) -> (tensor<2x6x3x3xf32> {onnx.name = "g"}, tensor<2x6x3x3xf32> {onnx.name = "l"}, tensor<3x5xi32> {onnx.name = "y"}) {
+    %s = "onnx.Constant"() <{value = dense<[1.0, 1.5, 0.5]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %bias = "onnx.Constant"() <{value = dense<[0.1, -0.2, 0.3]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %g = "onnx.GroupNormalization"(%x, %s, %bias) <{epsilon = 1.0e-3 : f32, num_groups = 3 : i64}> : (tensor<2x6x3x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x6x3x3xf32>
+    %l = "onnx.LpNormalization"(%x) <{axis = 1 : i64, p = 2 : i64}> : (tensor<2x6x3x3xf32>) -> tensor<2x6x3x3xf32>
+    %y = "onnx.Gemm"(%a, %b, %c) <{transB = 1 : i64}> : (tensor<3x4xi32>, tensor<5x4xi32>, tensor<5xi32>) -> tensor<3x5xi32>
+    return %g, %l, %y : tensor<2x6x3x3xf32>, tensor<2x6x3x3xf32>, tensor<3x5xi32>
   }
 }
