@@ -13,6 +13,14 @@
 // RUN: amk-run %t/stft.mlir --seed 2 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/mvn.mlir --seed 3 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-opt %t/pool.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=POOL
+// ConvTranspose with constant weights as phase convolutions: the program
+// structure, then configurations that exercise each rule against the
+// interpreter (k4 s2 p1, output_padding, groups, SAME_UPPER, k2 s2, a
+// kernel smaller than the stride, output_shape, asymmetric pads).
+// RUN: amk-opt %t/conv_transpose.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=CT
+// RUN: %python %t/ct.py %t
+// RUN: for i in 0 1 2 3 4 5 6 7; do amk-run %t/ct$i.onnx --seed $i --threads 2 --check-reference || exit 1; done | FileCheck %s --check-prefix=CTEXEC
+// CTEXEC-COUNT-8: y: float[{{.*}}]  ok vs reference
 // RUN: amk-opt %t/norms.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=NORMS
 // RUN: amk-run %t/norms.mlir --seed 6 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/norms.mlir --seed 7 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
@@ -132,3 +140,45 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     return %g, %l, %y : tensor<2x6x3x3xf32>, tensor<2x6x3x3xf32>, tensor<3x5xi32>
   }
 }
+
+//--- conv_transpose.mlir
+// CT-LABEL: func.func @main_graph(
+// CT-NOT: onnx.ConvTranspose
+// CT-COUNT-4: "onnx.Conv"({{.*}}kernel_shape = array<i64: 2, 2>{{.*}} -> tensor<1x3x4x4xf32>
+// CT: "onnx.Concat"({{.*}}) <{axis = 1 : i64}> : ({{.*}}) -> tensor<1x12x4x4xf32>
+// CT: "onnx.DepthToSpace"({{.*}}) <{blocksize = 2 : i64, mode = "DCR"}> : (tensor<1x12x4x4xf32>) -> tensor<1x3x8x8xf32>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @main_graph(%x: tensor<1x2x4x4xf32> {onnx.name = "x"}) -> (tensor<1x3x8x8xf32> {onnx.name = "y"}) {
+    %w = "onnx.Constant"() <{value = dense<0.25> : tensor<2x3x4x4xf32>}> : () -> tensor<2x3x4x4xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %y = "onnx.ConvTranspose"(%x, %w, %none) <{kernel_shape = array<i64: 4, 4>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x2x4x4xf32>, tensor<2x3x4x4xf32>, none) -> tensor<1x3x8x8xf32>
+    return %y : tensor<1x3x8x8xf32>
+  }
+}
+
+//--- ct.py
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+rng = np.random.default_rng(0)
+configs = [  # C, OC/group, group, kernel, stride, H, W, attributes
+    (2, 3, 1, [4, 4], 2, 5, 6, dict(pads=[1, 1, 1, 1])),
+    (3, 2, 1, [3, 3], 2, 4, 5, dict(pads=[1, 0, 1, 1], output_padding=[1, 1])),
+    (4, 2, 2, [3, 2], 2, 3, 4, dict(pads=[0, 1, 2, 0])),
+    (2, 2, 1, [3, 3], 2, 4, 4, dict(auto_pad="SAME_UPPER")),
+    (3, 4, 1, [2, 2], 2, 5, 3, {}),
+    (2, 3, 1, [2, 1], 3, 3, 4, {}),
+    (2, 2, 1, [5, 4], 3, 2, 3, dict(output_shape=[7, 8])),
+    (4, 1, 4, [3, 3], 1, 5, 5, dict(pads=[2, 0, 1, 1])),
+]
+for i, (c, ocg, g, k, s, hh, ww, attrs) in enumerate(configs):
+    w = nh.from_array(rng.standard_normal((c, ocg, *k)).astype(np.float32), "w")
+    b = nh.from_array(rng.standard_normal(ocg * g).astype(np.float32), "b")
+    node = h.make_node("ConvTranspose", ["x", "w", "b"], ["y"], kernel_shape=k,
+                       strides=[s, s], group=g, **attrs)
+    graph = h.make_graph([node], "g", [h.make_tensor_value_info("x", T.FLOAT, [1, c, hh, ww])],
+                         [h.make_tensor_value_info("y", T.FLOAT, ["n", "c", "h", "w"])], [w, b])
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, f"{sys.argv[1]}/ct{i}.onnx")
