@@ -477,6 +477,377 @@ private:
   SmallVector<Value> regs;
 };
 
+/// Compiles a TYPED_ELEMENTWISE kernel whose values are integers or bools
+/// (computed in 64-bit integers), or a comparison of floats (computed in
+/// double), to `void @fn(ptr y, ptr inputs, i64 begin, i64 end)` with the
+/// runtime kernel's exact semantics: wrapping arithmetic, x / 0 = 0,
+/// Python's and C's remainders, shifts past 63 give 0. Other typed ops
+/// (float arithmetic on float16/bfloat16/float64, float casts) return
+/// false from compilable() and stay with the runtime's kernel.
+class TypedElementwiseCompiler {
+public:
+  TypedElementwiseCompiler(ProgramEmitter &e, const int64_t *ip, int64_t nip)
+      : e(e), ip(ip), nip(nip) {}
+
+  /// Whether this kernel's op and types have generated code.
+  bool compilable() {
+    if (nip < AMK_TEW_DIMS)
+      return false;
+    op = ip[AMK_TEW_OP], compute = ip[AMK_TEW_COMPUTE];
+    ydtype = ip[AMK_TEW_Y_DTYPE], rank = ip[AMK_TEW_RANK];
+    nin = ip[AMK_TEW_NIN];
+    if (rank < 0 || rank > 8 || nin < 1 || nin > AMK_TEW_MAX_INPUTS ||
+        nip != AMK_TEW_DIMS + rank + nin * (1 + rank))
+      return false;
+    dims = ip + AMK_TEW_DIMS;
+    for (int64_t i = 0; i < nin; ++i) {
+      dtypes[i] = dims[rank + i * (1 + rank)];
+      strides[i] = dims + rank + i * (1 + rank) + 1;
+      if (!intType(dtypes[i]) && !(compute == AMK_TEW_F64 &&
+                                   (dtypes[i] == AMK_RT_F32 ||
+                                    dtypes[i] == AMK_RT_F64)))
+        return false;
+    }
+    if (!intType(ydtype))
+      return false;
+    if (compute == AMK_TEW_F64)
+      return (op >= AMK_OP_EQUAL && op <= AMK_OP_GREATER_EQUAL &&
+              nin == 2) ||
+             (op == AMK_OP_ISNAN && nin == 1);
+    bool binary = (op >= AMK_OP_ADD && op <= AMK_OP_DIV) ||
+                  op == AMK_OP_MAX || op == AMK_OP_MIN ||
+                  (op >= AMK_OP_MOD && op <= AMK_OP_SHIFT_RIGHT);
+    bool unary = op == AMK_OP_COPY || op == AMK_OP_NEG || op == AMK_OP_ABS ||
+                 op == AMK_OP_SIGN || op == AMK_OP_RELU || op == AMK_OP_NOT ||
+                 op == AMK_OP_BITWISE_NOT || op == AMK_OP_ISNAN ||
+                 op == AMK_OP_ISINF;
+    return (binary && nin >= 2) || (unary && nin == 1);
+  }
+
+  void emit(StringRef name) {
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    Type ptr = e.ptrTy;
+    auto fnType = LLVM::LLVMFunctionType::get(
+        LLVM::LLVMVoidType::get(e.ctx), {ptr, ptr, e.i64, e.i64});
+    auto fn = LLVM::LLVMFuncOp::create(b, loc, name, fnType,
+                                       LLVM::Linkage::Internal);
+    OpBuilder::InsertionGuard guard(b);
+    Block *entry = fn.addEntryBlock(b);
+    b.setInsertionPointToStart(entry);
+    Value y = entry->getArgument(0), ins = entry->getArgument(1);
+    Value begin = entry->getArgument(2), end = entry->getArgument(3);
+    SmallVector<Value> base(nin);
+    for (int64_t i = 0; i < nin; ++i) {
+      Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, ins,
+                                       ArrayRef<LLVM::GEPArg>{(int32_t)i});
+      base[i] = LLVM::LoadOp::create(b, loc, ptr, slot);
+    }
+    auto loop =
+        scf::ForOp::create(b, loc, begin, end, e.cst(b, e.i64, 1));
+    b.setInsertionPointToStart(loop.getBody());
+    Value idx = loop.getInductionVar();
+    Value acc = load(0, base[0], offset(0, idx));
+    if (nin == 1) {
+      acc = unary(acc);
+    } else {
+      for (int64_t i = 1; i < nin; ++i)
+        acc = binary(acc, load(i, base[i], offset(i, idx)));
+    }
+    store(y, idx, acc);
+    b.setInsertionPointAfter(loop);
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+  }
+
+private:
+  static bool intType(int64_t dt) {
+    switch (dt) {
+    case AMK_RT_I64:
+    case AMK_RT_U64:
+    case AMK_RT_I32:
+    case AMK_RT_U32:
+    case AMK_RT_I16:
+    case AMK_RT_U16:
+    case AMK_RT_I8:
+    case AMK_RT_U8:
+    case AMK_RT_BOOL:
+      return true;
+    }
+    return false;
+  }
+  Type storage(int64_t dt) {
+    switch (dt) {
+    case AMK_RT_I64:
+    case AMK_RT_U64:
+      return e.i64;
+    case AMK_RT_I32:
+    case AMK_RT_U32:
+      return e.i32;
+    case AMK_RT_I16:
+    case AMK_RT_U16:
+      return e.b.getI16Type();
+    case AMK_RT_F32:
+      return e.f32;
+    case AMK_RT_F64:
+      return e.b.getF64Type();
+    default:
+      return e.i8;
+    }
+  }
+  static bool isSigned(int64_t dt) {
+    return dt == AMK_RT_I64 || dt == AMK_RT_I32 || dt == AMK_RT_I16 ||
+           dt == AMK_RT_I8;
+  }
+  bool isFloatCompute() const { return compute == AMK_TEW_F64; }
+  bool signedCompute() const { return compute == AMK_TEW_I64; }
+
+  Value c64(int64_t v) { return e.cst(e.b, e.i64, v); }
+
+  /// As ElementwiseCompiler::offset: the broadcast strides over the
+  /// output's flat index.
+  Value offset(int64_t i, Value idx) {
+    OpBuilder &b = e.b;
+    bool contiguous = true, scalar = true;
+    for (int64_t d = rank - 1, expect = 1; d >= 0; --d) {
+      if (dims[d] != 1 && strides[i][d] != expect)
+        contiguous = false;
+      if (dims[d] != 1 && strides[i][d] != 0)
+        scalar = false;
+      expect *= dims[d];
+    }
+    if (scalar)
+      return c64(0);
+    if (contiguous)
+      return idx;
+    Value off = c64(0);
+    int64_t suffix = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t dim = dims[d], stride = strides[i][d];
+      if (dim != 1 && stride != 0) {
+        Value q = suffix == 1 ? idx
+                              : arith::DivUIOp::create(b, e.loc, idx,
+                                                       c64(suffix));
+        if (d > 0)
+          q = arith::RemUIOp::create(b, e.loc, q, c64(dim));
+        off = arith::AddIOp::create(
+            b, e.loc, off, arith::MulIOp::create(b, e.loc, q, c64(stride)));
+      }
+      suffix *= dim;
+    }
+    return off;
+  }
+
+  /// Input i at `off`, in the compute type (i64 or f64).
+  Value load(int64_t i, Value basePtr, Value off) {
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    int64_t dt = dtypes[i];
+    Type elem = storage(dt);
+    Value p = LLVM::GEPOp::create(b, loc, e.ptrTy, elem, basePtr,
+                                  ValueRange{off});
+    Value v = LLVM::LoadOp::create(b, loc, elem, p);
+    if (dt == AMK_RT_F32)
+      return arith::ExtFOp::create(b, loc, b.getF64Type(), v);
+    if (dt == AMK_RT_F64)
+      return v;
+    if (dt == AMK_RT_BOOL) {
+      Value nz = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                       e.cst(b, e.i8, 0));
+      return arith::ExtUIOp::create(b, loc, e.i64, nz);
+    }
+    if (elem == e.i64)
+      return v;
+    if (isSigned(dt))
+      return arith::ExtSIOp::create(b, loc, e.i64, v);
+    return arith::ExtUIOp::create(b, loc, e.i64, v);
+  }
+
+  Value flag(Value i1) {
+    return arith::ExtUIOp::create(e.b, e.loc, e.i64, i1);
+  }
+  Value icmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(e.b, e.loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(e.b, e.loc, c, x, y);
+  }
+  arith::CmpIPredicate lt() const {
+    return signedCompute() ? arith::CmpIPredicate::slt
+                           : arith::CmpIPredicate::ult;
+  }
+
+  Value unary(Value a) {
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    if (isFloatCompute()) // ISNAN
+      return flag(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a,
+                                        a));
+    Value zero = c64(0);
+    switch (op) {
+    case AMK_OP_NEG:
+      return arith::SubIOp::create(b, loc, zero, a);
+    case AMK_OP_ABS:
+      if (!signedCompute())
+        return a;
+      return select(icmp(arith::CmpIPredicate::slt, a, zero),
+                    arith::SubIOp::create(b, loc, zero, a), a);
+    case AMK_OP_SIGN: {
+      Value pos = icmp(signedCompute() ? arith::CmpIPredicate::sgt
+                                       : arith::CmpIPredicate::ugt,
+                       a, zero);
+      Value s = select(pos, c64(1), zero);
+      if (!signedCompute())
+        return s;
+      return select(icmp(arith::CmpIPredicate::slt, a, zero), c64(-1), s);
+    }
+    case AMK_OP_RELU:
+      return select(icmp(signedCompute() ? arith::CmpIPredicate::sgt
+                                         : arith::CmpIPredicate::ugt,
+                         a, zero),
+                    a, zero);
+    case AMK_OP_NOT:
+      return flag(icmp(arith::CmpIPredicate::eq, a, zero));
+    case AMK_OP_BITWISE_NOT:
+      return arith::XOrIOp::create(b, loc, a, c64(-1));
+    case AMK_OP_ISNAN:
+    case AMK_OP_ISINF:
+      return zero;
+    default: // AMK_OP_COPY: a Cast between integer types
+      return a;
+    }
+  }
+
+  Value binary(Value x, Value y) {
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    if (isFloatCompute()) {
+      arith::CmpFPredicate p = op == AMK_OP_EQUAL ? arith::CmpFPredicate::OEQ
+                               : op == AMK_OP_LESS ? arith::CmpFPredicate::OLT
+                               : op == AMK_OP_LESS_EQUAL
+                                   ? arith::CmpFPredicate::OLE
+                               : op == AMK_OP_GREATER
+                                   ? arith::CmpFPredicate::OGT
+                                   : arith::CmpFPredicate::OGE;
+      return flag(arith::CmpFOp::create(b, loc, p, x, y));
+    }
+    Value zero = c64(0);
+    bool sgn = signedCompute();
+    switch (op) {
+    case AMK_OP_ADD:
+      return arith::AddIOp::create(b, loc, x, y);
+    case AMK_OP_SUB:
+      return arith::SubIOp::create(b, loc, x, y);
+    case AMK_OP_MUL:
+      return arith::MulIOp::create(b, loc, x, y);
+    case AMK_OP_DIV: {
+      // x / 0 = 0 and x / -1 = -x (wrapping): never a trap. The divisor
+      // is made safe before dividing, the special cases selected after.
+      Value isZero = icmp(arith::CmpIPredicate::eq, y, zero);
+      Value bad = isZero;
+      if (sgn)
+        bad = arith::OrIOp::create(b, loc, bad,
+                                   icmp(arith::CmpIPredicate::eq, y, c64(-1)));
+      Value safe = select(bad, c64(1), y);
+      Value q = sgn ? Value(arith::DivSIOp::create(b, loc, x, safe))
+                    : Value(arith::DivUIOp::create(b, loc, x, safe));
+      if (sgn)
+        q = select(icmp(arith::CmpIPredicate::eq, y, c64(-1)),
+                   arith::SubIOp::create(b, loc, zero, x), q);
+      return select(isZero, zero, q);
+    }
+    case AMK_OP_MOD:
+    case AMK_OP_FMOD: {
+      Value isZero = icmp(arith::CmpIPredicate::eq, y, zero);
+      Value bad = isZero;
+      if (sgn)
+        bad = arith::OrIOp::create(b, loc, bad,
+                                   icmp(arith::CmpIPredicate::eq, y, c64(-1)));
+      Value safe = select(bad, c64(1), y);
+      Value r = sgn ? Value(arith::RemSIOp::create(b, loc, x, safe))
+                    : Value(arith::RemUIOp::create(b, loc, x, safe));
+      if (sgn && op == AMK_OP_MOD) {
+        // The sign of the divisor: r += y when r != 0 and signs differ.
+        Value differ = arith::XOrIOp::create(
+            b, loc, icmp(arith::CmpIPredicate::slt, r, zero),
+            icmp(arith::CmpIPredicate::slt, y, zero));
+        Value fix = arith::AndIOp::create(
+            b, loc, icmp(arith::CmpIPredicate::ne, r, zero), differ);
+        r = select(fix, arith::AddIOp::create(b, loc, r, y), r);
+      }
+      return select(bad, zero, r);
+    }
+    case AMK_OP_MAX:
+      return select(icmp(lt(), x, y), y, x);
+    case AMK_OP_MIN:
+      return select(icmp(lt(), y, x), y, x);
+    case AMK_OP_EQUAL:
+      return flag(icmp(arith::CmpIPredicate::eq, x, y));
+    case AMK_OP_LESS:
+      return flag(icmp(lt(), x, y));
+    case AMK_OP_LESS_EQUAL:
+      return flag(icmp(sgn ? arith::CmpIPredicate::sle
+                           : arith::CmpIPredicate::ule,
+                       x, y));
+    case AMK_OP_GREATER:
+      return flag(icmp(sgn ? arith::CmpIPredicate::sgt
+                           : arith::CmpIPredicate::ugt,
+                       x, y));
+    case AMK_OP_GREATER_EQUAL:
+      return flag(icmp(sgn ? arith::CmpIPredicate::sge
+                           : arith::CmpIPredicate::uge,
+                       x, y));
+    case AMK_OP_AND:
+    case AMK_OP_OR:
+    case AMK_OP_XOR: {
+      Value a = icmp(arith::CmpIPredicate::ne, x, zero);
+      Value c = icmp(arith::CmpIPredicate::ne, y, zero);
+      Value r = op == AMK_OP_AND  ? Value(arith::AndIOp::create(b, loc, a, c))
+                : op == AMK_OP_OR ? Value(arith::OrIOp::create(b, loc, a, c))
+                                  : Value(arith::XOrIOp::create(b, loc, a, c));
+      return flag(r);
+    }
+    case AMK_OP_BITWISE_AND:
+      return arith::AndIOp::create(b, loc, x, y);
+    case AMK_OP_BITWISE_OR:
+      return arith::OrIOp::create(b, loc, x, y);
+    case AMK_OP_BITWISE_XOR:
+      return arith::XOrIOp::create(b, loc, x, y);
+    default: { // the shifts: by 64 or more (unsigned) gives 0
+      Value big = icmp(arith::CmpIPredicate::uge, y, c64(64));
+      Value amount = select(big, zero, y);
+      Value s = op == AMK_OP_SHIFT_LEFT
+                    ? Value(arith::ShLIOp::create(b, loc, x, amount))
+                    : Value(arith::ShRUIOp::create(b, loc, x, amount));
+      return select(big, zero, s);
+    }
+    }
+  }
+
+  /// The i64 result stored as Y's dtype: bools as 0/1, integers truncated.
+  void store(Value y, Value idx, Value v) {
+    OpBuilder &b = e.b;
+    Location loc = e.loc;
+    Type elem = storage(ydtype);
+    Value out = v;
+    if (ydtype == AMK_RT_BOOL) {
+      Value nz = icmp(arith::CmpIPredicate::ne, v, c64(0));
+      out = arith::ExtUIOp::create(b, loc, e.i8, nz);
+    } else if (elem != e.i64) {
+      out = arith::TruncIOp::create(b, loc, elem, v);
+    }
+    Value dst = LLVM::GEPOp::create(b, loc, e.ptrTy, elem, y, ValueRange{idx});
+    LLVM::StoreOp::create(b, loc, out, dst);
+  }
+
+  ProgramEmitter &e;
+  const int64_t *ip;
+  int64_t nip;
+  int64_t op = 0, compute = 0, ydtype = 0, rank = 0, nin = 0;
+  const int64_t *dims = nullptr;
+  int64_t dtypes[AMK_TEW_MAX_INPUTS] = {};
+  const int64_t *strides[AMK_TEW_MAX_INPUTS] = {};
+};
+
 struct LowerTaskToLLVM
     : public amk::impl::LowerTaskToLLVMBase<LowerTaskToLLVM> {
   using Base::Base;
@@ -574,6 +945,21 @@ struct LowerTaskToLLVM
     SmallVector<std::string> fnNames(lp->kernels.size());
     {
       for (auto [k, rk] : llvm::enumerate(lp->kernels)) {
+        if (rk.kind == AMK_RT_K_TYPED_ELEMENTWISE) {
+          // Integer and bool ops, and float comparisons, as code; the rest
+          // of the typed ops stay with the runtime's kernel.
+          TypedElementwiseCompiler c(e, lp->iparams.data() + rk.first_iparam,
+                                     rk.num_iparams);
+          if (!compileElementwise || !c.compilable())
+            continue;
+          std::string name = e.sym("tew" + std::to_string(k));
+          c.emit(name);
+          fnNames[k] = name;
+          generated = true;
+          ++numElementwise;
+          ++elementwiseCount;
+          continue;
+        }
         if (rk.kind != AMK_RT_K_ELEMENTWISE)
           continue;
         rt::EwProgram prog;

@@ -64,9 +64,10 @@ typedef struct amk_rt_buffer {
   uint64_t size;   /* bytes */
 } amk_rt_buffer;
 
-/* Generated code for an ELEMENTWISE kernel (the LLVM lowering emits one per
- * kernel): writes y[i] for i in [begin, end) from inputs[0..n-1], the
- * kernel's input buffers in order. */
+/* Generated code for an ELEMENTWISE kernel, or a TYPED_ELEMENTWISE one over
+ * integers and bools (the LLVM lowering emits one per kernel): writes y[i]
+ * for i in [begin, end) from inputs[0..n-1], the kernel's input buffers in
+ * order; y is the output buffer whatever its element type. */
 typedef void (*amk_rt_elementwise_fn)(float *y, const void *const *inputs,
                                       int64_t begin, int64_t end);
 
@@ -77,8 +78,8 @@ typedef struct amk_rt_kernel {
   uint32_t first_iparam, num_iparams; /* into iparams */
   uint32_t first_fparam, num_fparams; /* into fparams */
   const char *name; /* the ONNX node it came from, for errors and traces */
-  /* ELEMENTWISE only, optional: compiled code for this kernel's program,
-   * run instead of the runtime's interpreter of iparams. */
+  /* ELEMENTWISE and TYPED_ELEMENTWISE only, optional: compiled code for
+   * this kernel, run instead of the runtime's interpretation of iparams. */
   amk_rt_elementwise_fn elementwise_fn;
 } amk_rt_kernel;
 

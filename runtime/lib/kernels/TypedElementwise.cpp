@@ -423,6 +423,12 @@ template <>
 bool KernelImpl<AMK_RT_K_TYPED_ELEMENTWISE>::run(const KernelCall &call,
                                                  const int64_t *tile,
                                                  std::string &error) {
+  // Integer/bool ops and float comparisons compiled by the LLVM lowering.
+  if (amk_rt_elementwise_fn fn = call.kernel->elementwise_fn) {
+    fn(static_cast<float *>(call.buffers[0]), call.buffers + 1, tile[0],
+       tile[1]);
+    return true;
+  }
   TypedParams tp;
   if (!tp.parse(call.ip, call.kernel->num_iparams, error))
     return false;

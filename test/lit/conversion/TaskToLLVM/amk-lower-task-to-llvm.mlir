@@ -1,7 +1,7 @@
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-task-to-llvm{embed-constants=false})' -verify-diagnostics | FileCheck %s
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-task-to-llvm{prefix=net approximate-math=false})' -verify-diagnostics | FileCheck %s --check-prefix=EXACT
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-task-to-llvm{compile-elementwise=false})' -verify-diagnostics | FileCheck %s --check-prefix=INTERP
-// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-to-llvm)' -verify-diagnostics | amk-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-to-llvm)' -verify-diagnostics | amk-translate --split-input-file --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 
 // y = Gelu(x + float(k)), k an int64 vector broadcast over the rows; one
 // constant buffer.
@@ -93,6 +93,46 @@ module {
 // expected-error @+1 {{amk-lower-task-to-llvm: the module has no amk_task.program (run amk-schedule-megakernel first)}}
 module {
 }
+
+// -----
+
+// Typed elementwise kernels over integers and bools compile to code with
+// the runtime kernel's semantics: Python's % on int32 against a broadcast
+// divisor (a zero divisor gives 0, never a trap; the remainder takes the
+// divisor's sign) and a float comparison giving bools. float16
+// arithmetic stays with the runtime's kernel (no function).
+module {
+  amk_task.program @tew attributes {arena_bytes = 0 : i64, counter_signals = array<i64: 0>, counters = 1 : i64, workers = 1 : i64} {
+    amk_task.buffer {kind = "input", name = "x", size = 24 : i64, type = tensor<6xi32>}
+    amk_task.buffer {kind = "input", index = 1 : i64, name = "k", size = 4 : i64, type = tensor<1xi32>}
+    amk_task.buffer {kind = "input", index = 2 : i64, name = "f", size = 24 : i64, type = tensor<6xf32>}
+    amk_task.buffer {kind = "input", index = 3 : i64, name = "h", size = 12 : i64, type = tensor<6xf16>}
+    amk_task.buffer {kind = "output", name = "m", size = 24 : i64, type = tensor<6xi32>}
+    amk_task.buffer {kind = "output", index = 1 : i64, name = "c", size = 6 : i64, type = tensor<6xi1>}
+    amk_task.buffer {kind = "output", index = 2 : i64, name = "s", size = 12 : i64, type = tensor<6xf16>}
+    amk_task.kernel typed_elementwise {buffers = array<i64: 4, 0, 1>, fparams = array<f32: 0.0, 0.0>, iparams = array<i64: 96, 1, 6, 1, 2, 6, 6, 1, 6, 0>, name = "mod"}
+    amk_task.kernel typed_elementwise {buffers = array<i64: 5, 2, 2>, fparams = array<f32: 0.0, 0.0>, iparams = array<i64: 101, 0, 9, 1, 2, 6, 1, 1, 1, 1>, name = "greater"}
+    amk_task.kernel typed_elementwise {buffers = array<i64: 6, 3, 3>, fparams = array<f32: 0.0, 0.0>, iparams = array<i64: 32, 0, 10, 1, 2, 6, 10, 1, 10, 1>, name = "half_add"}
+    amk_task.task {kernel = 0 : i64, worker = 0 : i64, tile = array<i64: 0, 6, 0, 1>, waits = array<i64>, reads = array<i64: 0, 0, 24, 24, 1, 1, 0, 4, 4, 1>, writes = array<i64: 4, 0, 24, 24, 1>}
+    amk_task.task {kernel = 1 : i64, worker = 0 : i64, tile = array<i64: 0, 6, 0, 1>, waits = array<i64>, reads = array<i64: 2, 0, 24, 24, 1>, writes = array<i64: 5, 0, 6, 6, 1>}
+    amk_task.task {kernel = 2 : i64, worker = 0 : i64, tile = array<i64: 0, 6, 0, 1>, waits = array<i64>, reads = array<i64: 3, 0, 12, 12, 1>, writes = array<i64: 6, 0, 12, 12, 1>}
+  }
+}
+// CHECK-LABEL: llvm.func internal @tew_tew0(
+// CHECK: scf.for
+// CHECK: arith.extsi %{{.*}} : i32 to i64
+// CHECK: arith.remsi
+// CHECK: arith.addi
+// CHECK: arith.select
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+// CHECK: llvm.store
+// CHECK-LABEL: llvm.func internal @tew_tew1(
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.cmpf ogt
+// CHECK: llvm.store %{{.*}} : i8, !llvm.ptr
+// CHECK-NOT: @tew_tew2
+// INTERP-NOT: @tew_tew0
+// INTERP-NOT: @tew_tew1
 
 // -----
 
