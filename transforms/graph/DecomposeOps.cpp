@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace amk {
@@ -731,13 +732,180 @@ public:
     return success();
   }
 
+  /// MaxUnpool as a scatter: the output starts as zeros and takes each
+  /// value of X at its flat index from I (MaxPool's Indices: flat over the
+  /// whole tensor), then pads to an output_shape larger than the default.
+  LogicalResult decomposeMaxUnpool(Operation *op) {
+    Value x = op->getOperand(0), idx = op->getOperand(1);
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    auto it = dyn_cast<RankedTensorType>(idx.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!xt || !it || !yt || !xt.hasStaticShape() || !it.hasStaticShape() ||
+        !yt.hasStaticShape() || xt.getShape() != it.getShape())
+      return failure();
+    // The indices address the default unpooled layout; an output_shape
+    // larger than it only pads the canvas at the end of each axis.
+    int64_t rank = xt.getRank(), sp = rank - 2;
+    auto ints = [&](StringRef name, int64_t len, int64_t d) {
+      SmallVector<int64_t> v(len, d);
+      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(name))
+        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+      return v;
+    };
+    SmallVector<int64_t> k = ints("kernel_shape", sp, 0),
+                         st = ints("strides", sp, 1),
+                         pads = ints("pads", 2 * sp, 0);
+    if ((int64_t)k.size() != sp || (int64_t)st.size() != sp ||
+        (int64_t)pads.size() != 2 * sp)
+      return failure();
+    SmallVector<int64_t> dflt = {xt.getDimSize(0), xt.getDimSize(1)};
+    for (int64_t d = 0; d < sp; ++d)
+      dflt.push_back((xt.getDimSize(d + 2) - 1) * st[d] + k[d] - pads[d] -
+                     pads[d + sp]);
+    SmallVector<int64_t> grow(2 * rank, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (yt.getDimSize(d) < dflt[d])
+        return failure();
+      grow[rank + d] = yt.getDimSize(d) - dflt[d];
+    }
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    int64_t total = 1, n = xt.getNumElements();
+    for (int64_t v : dflt)
+      total *= v;
+    Tensor zeros(*onnx::getDataType(yt.getElementType()), {total});
+    Value flatX = e.reshape(x, {n}), flatI = e.reshape(idx, {n});
+    Value scattered =
+        e.op("ScatterElements", yt.clone({total}),
+             {amk::createConstant(b, e.loc, zeros), flatI, flatX},
+             {e.attr("axis", 0)});
+    Value y = e.reshape(scattered, dflt);
+    if (llvm::any_of(grow, [](int64_t g) { return g != 0; }))
+      y = e.op("Pad", yt, {y, e.ints(grow), e.none(), e.none()},
+               {b.getNamedAttr("mode", b.getStringAttr("constant"))});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
+  /// MaxPool with its Indices output (2-D): the windows gathered from the
+  /// -inf padded planes by a constant table, ArgMax over each window (the
+  /// first maximum, as ONNX Runtime), and the winner's flat index in the
+  /// unpadded input (row-major, or column-major with storage_order=1) from
+  /// a second table, plus the plane's offset. Values come from the plain
+  /// MaxPool, which stays.
+  LogicalResult decomposeMaxPoolIndices(Operation *op) {
+    if (op->getNumResults() < 2 || op->getResult(1).use_empty())
+      return failure();
+    Value x = op->getOperand(0);
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    auto it = dyn_cast<RankedTensorType>(op->getResult(1).getType());
+    if (!xt || !yt || !it || !xt.hasStaticShape() || !yt.hasStaticShape() ||
+        xt.getRank() != 4 || !xt.getElementType().isF32())
+      return failure();
+    auto ints = [&](StringRef name, int64_t len, int64_t d) {
+      SmallVector<int64_t> v(len, d);
+      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(name))
+        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+      return v;
+    };
+    SmallVector<int64_t> k = ints("kernel_shape", 2, 1), st = ints("strides", 2, 1),
+                         dl = ints("dilations", 2, 1), pads = ints("pads", 4, 0);
+    if (k.size() != 2 || st.size() != 2 || dl.size() != 2 || pads.size() != 4)
+      return failure();
+    int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
+            W = xt.getDimSize(3), OH = yt.getDimSize(2), OW = yt.getDimSize(3);
+    auto ap = op->getAttrOfType<StringAttr>("auto_pad");
+    StringRef autoPad = ap ? ap.getValue() : "NOTSET";
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t in[2] = {H, W}, out[2] = {OH, OW};
+      for (int i = 0; i < 2; ++i) {
+        int64_t total = std::max<int64_t>(
+            0, (out[i] - 1) * st[i] + (k[i] - 1) * dl[i] + 1 - in[i]);
+        pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        pads[i + 2] = total - pads[i];
+      }
+    } else if (autoPad == "VALID") {
+      pads.assign(4, 0);
+    }
+    // The padded plane covers every window (ceil_mode may reach past the
+    // end pads).
+    int64_t Hp = std::max(H + pads[0] + pads[2],
+                          (OH - 1) * st[0] + (k[0] - 1) * dl[0] + 1);
+    int64_t Wp = std::max(W + pads[1] + pads[3],
+                          (OW - 1) * st[1] + (k[1] - 1) * dl[1] + 1);
+    int64_t K = k[0] * k[1], P = OH * OW;
+    bool colMajor = false;
+    if (auto so = op->getAttrOfType<IntegerAttr>("storage_order"))
+      colMajor = so.getInt() != 0;
+    Tensor win(onnx::DataType::INT64, {P * K}),
+        flat(onnx::DataType::INT64, {P, K});
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox)
+        for (int64_t ky = 0; ky < k[0]; ++ky)
+          for (int64_t kx = 0; kx < k[1]; ++kx) {
+            int64_t py = oy * st[0] + ky * dl[0], px = ox * st[1] + kx * dl[1];
+            int64_t e = (oy * OW + ox) * K + ky * k[1] + kx;
+            win.setInt(e, py * Wp + px);
+            int64_t iy = py - pads[0], ix = px - pads[1];
+            bool inside = iy >= 0 && iy < H && ix >= 0 && ix < W;
+            flat.setInt(e, !inside ? 0 : colMajor ? ix * H + iy : iy * W + ix);
+          }
+    Tensor planes(onnx::DataType::INT64, {N, C, 1});
+    for (int64_t p = 0; p < N * C; ++p)
+      planes.setInt(p, p * H * W);
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    Type f32 = b.getF32Type(), i64 = b.getI64Type();
+    Value padded = x;
+    if (Hp != H || Wp != W || pads[0] || pads[1]) {
+      SmallVector<int64_t> p8 = {0, 0, pads[0], pads[1],
+                                 0, 0, Hp - H - pads[0], Wp - W - pads[1]};
+      padded = e.op("Pad", RankedTensorType::get({N, C, Hp, Wp}, f32),
+                    {x, e.ints(p8),
+                     amk::createConstant(
+                         b, e.loc,
+                         Tensor::scalar(onnx::DataType::FLOAT,
+                                        -std::numeric_limits<float>::infinity())),
+                     e.none()},
+                    {b.getNamedAttr("mode", b.getStringAttr("constant"))});
+    }
+    Value rows = e.reshape(padded, {N, C, Hp * Wp});
+    Value g = e.op("Gather", RankedTensorType::get({N, C, P * K}, f32),
+                   {rows, amk::createConstant(b, e.loc, win)},
+                   {e.attr("axis", 2)});
+    Value windows = e.reshape(g, {N, C, P, K});
+    Value arg = e.op("ArgMax", RankedTensorType::get({N, C, P, 1}, i64),
+                     {windows}, {e.attr("axis", 3), e.attr("keepdims", 1)});
+    Value table = e.op("Expand", RankedTensorType::get({N, C, P, K}, i64),
+                       {amk::createConstant(b, e.loc, flat),
+                        e.ints({N, C, P, K})});
+    Value pick = e.op("GatherElements", RankedTensorType::get({N, C, P, 1}, i64),
+                      {table, arg}, {e.attr("axis", 3)});
+    Value inPlane = e.reshape(pick, {N, C, P});
+    Value idx = e.op("Add", RankedTensorType::get({N, C, P}, i64),
+                     {inPlane, amk::createConstant(b, e.loc, planes)});
+    Value indices = e.reshape(idx, it.getShape());
+    op->getResult(1).replaceAllUsesWith(indices);
+    // The values: the same MaxPool without its Indices result.
+    OperationState pool(op->getLoc(), op->getName());
+    pool.addOperands(op->getOperands());
+    pool.addTypes({yt, b.getNoneType()});
+    pool.addAttributes(op->getAttrs());
+    Value y = b.create(pool)->getResult(0);
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
               onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
               onnx::GroupNormalizationOp, onnx::GemmOp,
-              onnx::LpNormalizationOp>(op))
+              onnx::LpNormalizationOp, onnx::MaxUnpoolOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -757,7 +925,10 @@ public:
         r = decomposeIntGemm(op);
       else if (isa<onnx::LpNormalizationOp>(op))
         r = decomposeLpNorm(op);
-      else if (failed(r = widenIntMaxPool(op)))
+      else if (isa<onnx::MaxUnpoolOp>(op))
+        r = decomposeMaxUnpool(op);
+      else if (failed(r = decomposeMaxPoolIndices(op)) &&
+               failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);
       done += succeeded(r);
     }

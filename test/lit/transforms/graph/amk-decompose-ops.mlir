@@ -21,6 +21,12 @@
 // RUN: %python %t/ct.py %t
 // RUN: for i in 0 1 2 3 4 5 6 7; do amk-run %t/ct$i.onnx --seed $i --threads 2 --check-reference || exit 1; done | FileCheck %s --check-prefix=CTEXEC
 // CTEXEC-COUNT-8: y: float[{{.*}}]  ok vs reference
+// MaxPool with Indices (padding, strides, dilations, ceil_mode, column
+// major storage) and MaxUnpool (with and without an output_shape larger
+// than the default), a SegNet-style pool/unpool pair, on the interpreter.
+// RUN: amk-opt %t/unpool.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=UNPOOL
+// RUN: amk-run %t/unpool.mlir --seed 8 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/unpool.mlir --seed 9 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-opt %t/norms.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=NORMS
 // RUN: amk-run %t/norms.mlir --seed 6 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/norms.mlir --seed 7 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
@@ -182,3 +188,24 @@ for i, (c, ocg, g, k, s, hh, ww, attrs) in enumerate(configs):
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
     m.ir_version = 8
     onnx.save(m, f"{sys.argv[1]}/ct{i}.onnx")
+
+//--- unpool.mlir
+// UNPOOL-LABEL: func.func @main_graph(
+// UNPOOL-NOT: onnx.MaxUnpool
+// UNPOOL: "onnx.Gather"
+// UNPOOL: "onnx.ArgMax"
+// UNPOOL: "onnx.GatherElements"
+// UNPOOL: "onnx.MaxPool"{{.*}} -> (tensor<1x2x3x3xf32>, none)
+// UNPOOL: "onnx.ScatterElements"
+// UNPOOL: "onnx.Pad"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 12 : i64}} {
+  func.func @main_graph(%x: tensor<1x2x6x6xf32> {onnx.name = "x"}) -> (tensor<1x2x6x6xf32> {onnx.name = "u"}, tensor<1x2x7x8xf32> {onnx.name = "w"}, tensor<1x2x3x3xi64> {onnx.name = "i2"}) {
+    %y, %i = "onnx.MaxPool"(%x) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+    %none = "onnx.NoValue"() : () -> none
+    %u = "onnx.MaxUnpool"(%y, %i, %none) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>, none) -> tensor<1x2x6x6xf32>
+    %shape = "onnx.Constant"() <{value = dense<[1, 2, 7, 8]> : tensor<4xi64>}> : () -> tensor<4xi64>
+    %w = "onnx.MaxUnpool"(%y, %i, %shape) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>, tensor<4xi64>) -> tensor<1x2x7x8xf32>
+    %y2, %i2 = "onnx.MaxPool"(%x) <{ceil_mode = 1 : i64, dilations = array<i64: 1, 2>, kernel_shape = array<i64: 3, 2>, pads = array<i64: 1, 0, 0, 1>, storage_order = 1 : i64, strides = array<i64: 2, 2>}> : (tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+    return %u, %w, %i2 : tensor<1x2x6x6xf32>, tensor<1x2x7x8xf32>, tensor<1x2x3x3xi64>
+  }
+}
