@@ -304,3 +304,67 @@ LogicalResult Scheduler::lowerGridSample(Operation *op) {
 }
 
 } // namespace amk::totask
+
+namespace amk::totask {
+
+/// RoiAlign on the ROI_ALIGN kernel: one row per (region, channel).
+LogicalResult Scheduler::lowerRoiAlign(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto rt = cast<RankedTensorType>(op->getOperand(1).getType());
+  auto bt = cast<RankedTensorType>(op->getOperand(2).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!xt.getElementType().isF32() || !rt.getElementType().isF32())
+    return unsupported(op, "only float32 RoiAlign is implemented");
+  if (xt.getRank() != 4 || rt.getRank() != 2 || rt.getDimSize(1) != 4 ||
+      bt.getRank() != 1)
+    return unsupported(op, "X must be 4-D, rois [R, 4], batch indices [R]");
+  if (!bt.getElementType().isInteger(32) && !bt.getElementType().isInteger(64))
+    return unsupported(op, "its batch indices are not int32 or int64");
+  StringRef mode = strAttr(op, "mode", "avg");
+  const amk::onnx::VersionInfo *v = amk::onnx::getVersionInfo(op);
+  StringRef coord = strAttr(op, "coordinate_transformation_mode",
+                            v && v->since >= 16 ? "half_pixel"
+                                                : "output_half_pixel");
+  if ((mode != "avg" && mode != "max") ||
+      (coord != "half_pixel" && coord != "output_half_pixel"))
+    return unsupported(op, "mode '" + mode + "' or coordinate mode '" + coord +
+                               "' is unknown");
+  auto xi = getTensor(op->getOperand(0), op);
+  auto ri = getTensor(op->getOperand(1), op);
+  auto bi = getTensor(op->getOperand(2), op);
+  if (failed(xi) || failed(ri) || failed(bi))
+    return failure();
+  int yi = defineOutput(op->getResult(0));
+  KOp &k = newKOp(op, AMK_RT_K_ROI_ALIGN);
+  k.slots = {*xi, *ri, *bi, yi};
+  int64_t R = rt.getDimSize(0), C = xt.getDimSize(1), oh = yt.getDimSize(2),
+          ow = yt.getDimSize(3);
+  k.ip = {xt.getDimSize(0),
+          C,
+          xt.getDimSize(2),
+          xt.getDimSize(3),
+          R,
+          oh,
+          ow,
+          intAttr(op, "sampling_ratio", 0),
+          mode == "max",
+          coord == "half_pixel",
+          runtimeDtype(bt.getElementType())};
+  k.fp = {floatAttr(op, "spatial_scale", 1.f)};
+  k.rows = R * C;
+  k.flops = 16.0 * R * C * oh * ow * 4;
+  k.bytes = 4.0 * (R * C * oh * ow) + tensors[*xi].bytes;
+  int64_t xBytes = tensors[*xi].bytes, rBytes = tensors[*ri].bytes,
+          bBytes = tensors[*bi].bytes, plane = oh * ow * 4;
+  int xs = *xi, rs = *ri, bs = *bi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(whole(xs, xBytes));
+    rd.push_back(whole(rs, rBytes));
+    rd.push_back(whole(bs, bBytes));
+    wr.push_back(span(yi, r0 * plane, r1 * plane));
+  };
+  return success();
+}
+
+} // namespace amk::totask

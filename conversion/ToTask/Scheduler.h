@@ -256,6 +256,7 @@ private:
   LogicalResult lowerDropout(Operation *op);
   LogicalResult lowerResize(Operation *op);
   LogicalResult lowerGridSample(Operation *op);
+  LogicalResult lowerRoiAlign(Operation *op);
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);

@@ -314,6 +314,17 @@ enum { AMK_EINSUM_NIN, AMK_EINSUM_NLABELS, AMK_EINSUM_NOUT,
 enum { AMK_GS_N, AMK_GS_C, AMK_GS_H, AMK_GS_W, AMK_GS_HO, AMK_GS_WO,
        AMK_GS_MODE, AMK_GS_PADDING, AMK_GS_ALIGN, AMK_GS_NUM_IPARAMS };
 
+/* ROI_ALIGN: RoiAlign, float32, as ONNX Runtime computes it (max mode:
+ * the largest weighted corner term). Buffers X [N, C, H, W], rois [R, 4]
+ * (x1, y1, x2, y2), batch indices [R] (int32 or int64), Y [R, C, Ho, Wo].
+ * iparams: N, C, H, W, R, Ho, Wo, sampling_ratio, max (0 avg, 1 max),
+ * half_pixel (1, else output_half_pixel), batch index dtype. fparams:
+ * spatial_scale. A batch index outside [0, N) is a kernel error.
+ * Rows: R * C. */
+enum { AMK_ROI_N, AMK_ROI_C, AMK_ROI_H, AMK_ROI_W, AMK_ROI_R, AMK_ROI_HO,
+       AMK_ROI_WO, AMK_ROI_RATIO, AMK_ROI_MAX, AMK_ROI_HALF_PIXEL,
+       AMK_ROI_IDX_DTYPE, AMK_ROI_NUM_IPARAMS };
+
 /* INSTANCE_NORM: buffers X [N, C, S], scale [C], bias [C], Y (float32);
  * each (n, c) plane normalized by its mean and variance (in double), then
  * scaled and shifted. iparams: N, C, S. fparams: epsilon. Rows: N * C.

@@ -58,6 +58,11 @@
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/output_view_and_root.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: %python -c "import numpy as np; np.save('%t/roi_x.npy', np.random.default_rng(3).standard_normal((2, 3, 8, 8)).astype(np.float32)); np.save('%t/roi_r.npy', np.array([[0.5, 1.25, 9.5, 12.0], [-1.0, 2.0, 5.5, 7.0]], np.float32)); np.save('%t/roi_b.npy', np.array([1, 0], np.int64)); np.save('%t/roi_bad.npy', np.array([0, 5], np.int64))"
+// RUN: amk-run %t/roi_align.mlir --input x=%t/roi_x.npy --input rois=%t/roi_r.npy --input batch=%t/roi_b.npy --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/roi_align.mlir --input x=%t/roi_x.npy --input rois=%t/roi_r.npy --input batch=%t/roi_b.npy --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: not amk-run %t/roi_align.mlir --input x=%t/roi_x.npy --input rois=%t/roi_r.npy --input batch=%t/roi_bad.npy 2>&1 | FileCheck %s --check-prefix=ROIBAD
+// ROIBAD: RoiAlign batch index 5 of region 1 is out of range [0, 2)
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
@@ -1017,5 +1022,20 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     %c = "onnx.Conv"(%x, %w, %none) <{kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x16x12x12xf32>, tensor<32x16x3x3xf32>, none) -> tensor<1x32x6x6xf32>
     %p = "onnx.Conv"(%c, %w2, %none) <{kernel_shape = array<i64: 1, 1>}> : (tensor<1x32x6x6xf32>, tensor<32x32x1x1xf32>, none) -> tensor<1x32x6x6xf32>
     return %p : tensor<1x32x6x6xf32>
+  }
+}
+// -----
+
+//--- roi_align.mlir
+// RoiAlign, average and max, on the ROI_ALIGN kernel (one row per region
+// and channel); a batch index out of range stops the run.
+// CHECK-LABEL: amk_task.program @main_graph
+// CHECK: amk_task.kernel roi_align {{{.*}}iparams = array<i64: 2, 3, 8, 8, 2, 2, 3, 2, 0, 1, 7>, {{.*}}op = "onnx.RoiAlign"}
+// CHECK: amk_task.kernel roi_align {{{.*}}iparams = array<i64: 2, 3, 8, 8, 2, 3, 3, 0, 1, 0, 7>, {{.*}}op = "onnx.RoiAlign"}
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 16 : i64}} {
+  func.func @main_graph(%x: tensor<2x3x8x8xf32> {onnx.name = "x"}, %rois: tensor<2x4xf32> {onnx.name = "rois"}, %batch: tensor<2xi64> {onnx.name = "batch"}) -> (tensor<2x3x2x3xf32> {onnx.name = "a"}, tensor<2x3x3x3xf32> {onnx.name = "m"}) {
+    %a = "onnx.RoiAlign"(%x, %rois, %batch) <{output_height = 2 : i64, output_width = 3 : i64, sampling_ratio = 2 : i64, spatial_scale = 0.5 : f32}> : (tensor<2x3x8x8xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x2x3xf32>
+    %m = "onnx.RoiAlign"(%x, %rois, %batch) <{coordinate_transformation_mode = "output_half_pixel", mode = "max", output_height = 3 : i64, output_width = 3 : i64}> : (tensor<2x3x8x8xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x3x3xf32>
+    return %a, %m : tensor<2x3x2x3xf32>, tensor<2x3x3x3xf32>
   }
 }
