@@ -36,8 +36,9 @@ tests = sorted(d for d in os.listdir(args.data)
 # the ONNX backend-test runner's own tolerance (rtol 1e-3, atol 1e-7): the
 # window functions' data deviates from the formula by up to 5e-5 (the
 # reference interpreter and AMK compute the formula in double), and
-# test_gridsample_bicubic's is rounded to 4 decimals.
-LOOSE = ("window", "gridsample_bicubic")
+# test_gridsample_bicubic's and the RoiAlign tests' are rounded to 4
+# decimals (AMK matches ONNX Runtime on them to 3e-7).
+LOOSE = ("window", "gridsample_bicubic", "roialign")
 
 def run(name):
     d = os.path.join(args.data, name)
