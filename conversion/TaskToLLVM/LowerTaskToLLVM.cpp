@@ -125,6 +125,31 @@ public:
   Type ptrTy, i8, i32, i64, f32;
 };
 
+/// Offset of an input with broadcast `strides` at flat output index idx:
+/// sum over the dims it does not broadcast of
+/// ((idx / suffix[d]) % dims[d]) * stride[d].
+Value broadcastOffset(ProgramEmitter &e, int64_t rank, const int64_t *dims,
+                      const int64_t *strides, Value idx) {
+  OpBuilder &b = e.b;
+  Value off = e.cst(b, e.i64, 0);
+  int64_t suffix = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    int64_t dim = dims[d], stride = strides[d];
+    if (dim != 1 && stride != 0) {
+      Value q = suffix == 1 ? idx
+                            : arith::DivUIOp::create(b, e.loc, idx,
+                                                     e.cst(b, e.i64, suffix));
+      if (d > 0)
+        q = arith::RemUIOp::create(b, e.loc, q, e.cst(b, e.i64, dim));
+      off = arith::AddIOp::create(
+          b, e.loc, off,
+          arith::MulIOp::create(b, e.loc, q, e.cst(b, e.i64, stride)));
+    }
+    suffix *= dim;
+  }
+  return off;
+}
+
 /// Compiles one ELEMENTWISE kernel's register program to
 /// `void @fn(ptr y, ptr inputs, i64 begin, i64 end)`.
 class ElementwiseCompiler {
@@ -202,27 +227,8 @@ public:
   }
 
 private:
-  /// Offset of input i at flat output index idx: sum over the dims it
-  /// does not broadcast of ((idx / suffix[d]) % dims[d]) * stride[d].
   Value offset(int64_t i, Value idx) {
-    OpBuilder &b = e.b;
-    Value off = e.cst(b, e.i64, 0);
-    int64_t suffix = 1;
-    for (int64_t d = prog.rank - 1; d >= 0; --d) {
-      int64_t dim = prog.dims[d], stride = prog.in[i].strides[d];
-      if (dim != 1 && stride != 0) {
-        Value q = suffix == 1 ? idx
-                              : arith::DivUIOp::create(
-                                    b, e.loc, idx, e.cst(b, e.i64, suffix));
-        if (d > 0)
-          q = arith::RemUIOp::create(b, e.loc, q, e.cst(b, e.i64, dim));
-        off = arith::AddIOp::create(
-            b, e.loc, off,
-            arith::MulIOp::create(b, e.loc, q, e.cst(b, e.i64, stride)));
-      }
-      suffix *= dim;
-    }
-    return off;
+    return broadcastOffset(e, prog.rank, prog.dims, prog.in[i].strides, idx);
   }
 
   FailureOr<Value> load(int64_t i, Value basePtr, Value off,
@@ -606,7 +612,6 @@ private:
   /// As ElementwiseCompiler::offset: the broadcast strides over the
   /// output's flat index.
   Value offset(int64_t i, Value idx) {
-    OpBuilder &b = e.b;
     bool contiguous = true, scalar = true;
     for (int64_t d = rank - 1, expect = 1; d >= 0; --d) {
       if (dims[d] != 1 && strides[i][d] != expect)
@@ -619,22 +624,7 @@ private:
       return c64(0);
     if (contiguous)
       return idx;
-    Value off = c64(0);
-    int64_t suffix = 1;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      int64_t dim = dims[d], stride = strides[i][d];
-      if (dim != 1 && stride != 0) {
-        Value q = suffix == 1 ? idx
-                              : arith::DivUIOp::create(b, e.loc, idx,
-                                                       c64(suffix));
-        if (d > 0)
-          q = arith::RemUIOp::create(b, e.loc, q, c64(dim));
-        off = arith::AddIOp::create(
-            b, e.loc, off, arith::MulIOp::create(b, e.loc, q, c64(stride)));
-      }
-      suffix *= dim;
-    }
-    return off;
+    return broadcastOffset(e, rank, dims, strides[i], idx);
   }
 
   /// Input i at `off`, in the compute type (i64 or f64).

@@ -90,6 +90,15 @@ bool isIdentity(ArrayRef<int64_t> perm) {
   return true;
 }
 
+/// An ints attribute of `op`, or `len` copies of `dflt` when it is absent.
+SmallVector<int64_t> intsOr(Operation *op, StringRef name, int64_t len,
+                            int64_t dflt) {
+  SmallVector<int64_t> v(len, dflt);
+  if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(name))
+    v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+  return v;
+}
+
 /// An integer scalar operand or attribute: the constant's value.
 std::optional<int64_t> constInt(Value v) {
   if (!v || amk::isNone(v))
@@ -361,14 +370,8 @@ public:
         !yt.hasStaticShape() || !t.getElementType().isF32() ||
         (op->getNumResults() > 1 && !op->getResult(1).use_empty()))
       return failure();
-    auto ints = [&](StringRef n, int64_t d) {
-      SmallVector<int64_t> v(3, d);
-      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(n))
-        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
-      return v;
-    };
-    SmallVector<int64_t> k = ints("kernel_shape", 1), s = ints("strides", 1),
-                         dl = ints("dilations", 1);
+    SmallVector<int64_t> k = intsOr(op, "kernel_shape", 3, 1), s = intsOr(op, "strides", 3, 1),
+                         dl = intsOr(op, "dilations", 3, 1);
     SmallVector<int64_t> pads(6, 0);
     if (auto a = op->getAttrOfType<DenseI64ArrayAttr>("pads"))
       pads.assign(a.asArrayRef().begin(), a.asArrayRef().end());
@@ -463,16 +466,10 @@ public:
         xt.getRank() != 4 || !xt.getElementType().isF32() || !wv ||
         wv->rank() != 4)
       return failure();
-    auto ints = [&](StringRef n, size_t len, int64_t d) {
-      SmallVector<int64_t> v(len, d);
-      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(n))
-        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
-      return v;
-    };
-    SmallVector<int64_t> st = ints("strides", 2, 1),
-                         dil = ints("dilations", 2, 1),
-                         pads = ints("pads", 4, 0),
-                         outPad = ints("output_padding", 2, 0);
+    SmallVector<int64_t> st = intsOr(op, "strides", 2, 1),
+                         dil = intsOr(op, "dilations", 2, 1),
+                         pads = intsOr(op, "pads", 4, 0),
+                         outPad = intsOr(op, "output_padding", 2, 0);
     int64_t group = 1;
     if (auto g = op->getAttrOfType<IntegerAttr>("group"))
       group = g.getInt();
@@ -746,15 +743,9 @@ public:
     // The indices address the default unpooled layout; an output_shape
     // larger than it only pads the canvas at the end of each axis.
     int64_t rank = xt.getRank(), sp = rank - 2;
-    auto ints = [&](StringRef name, int64_t len, int64_t d) {
-      SmallVector<int64_t> v(len, d);
-      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(name))
-        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
-      return v;
-    };
-    SmallVector<int64_t> k = ints("kernel_shape", sp, 0),
-                         st = ints("strides", sp, 1),
-                         pads = ints("pads", 2 * sp, 0);
+    SmallVector<int64_t> k = intsOr(op, "kernel_shape", sp, 0),
+                         st = intsOr(op, "strides", sp, 1),
+                         pads = intsOr(op, "pads", 2 * sp, 0);
     if ((int64_t)k.size() != sp || (int64_t)st.size() != sp ||
         (int64_t)pads.size() != 2 * sp)
       return failure();
@@ -804,14 +795,8 @@ public:
     if (!xt || !yt || !it || !xt.hasStaticShape() || !yt.hasStaticShape() ||
         xt.getRank() != 4 || !xt.getElementType().isF32())
       return failure();
-    auto ints = [&](StringRef name, int64_t len, int64_t d) {
-      SmallVector<int64_t> v(len, d);
-      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(name))
-        v.assign(a.asArrayRef().begin(), a.asArrayRef().end());
-      return v;
-    };
-    SmallVector<int64_t> k = ints("kernel_shape", 2, 1), st = ints("strides", 2, 1),
-                         dl = ints("dilations", 2, 1), pads = ints("pads", 4, 0);
+    SmallVector<int64_t> k = intsOr(op, "kernel_shape", 2, 1), st = intsOr(op, "strides", 2, 1),
+                         dl = intsOr(op, "dilations", 2, 1), pads = intsOr(op, "pads", 4, 0);
     if (k.size() != 2 || st.size() != 2 || dl.size() != 2 || pads.size() != 4)
       return failure();
     int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
