@@ -509,19 +509,18 @@ public:
     for (int64_t i = 0; i < nin; ++i) {
       dtypes[i] = dims[rank + i * (1 + rank)];
       strides[i] = dims + rank + i * (1 + rank) + 1;
-      if (!intType(dtypes[i]) && !(compute == AMK_TEW_F64 &&
-                                   (dtypes[i] == AMK_RT_F32 ||
-                                    dtypes[i] == AMK_RT_F64)))
+      if (!intType(dtypes[i]) &&
+          !(compute == AMK_TEW_F64 &&
+            (dtypes[i] == AMK_RT_F32 || dtypes[i] == AMK_RT_F64)))
         return false;
     }
     if (!intType(ydtype))
       return false;
     if (compute == AMK_TEW_F64)
-      return (op >= AMK_OP_EQUAL && op <= AMK_OP_GREATER_EQUAL &&
-              nin == 2) ||
+      return (op >= AMK_OP_EQUAL && op <= AMK_OP_GREATER_EQUAL && nin == 2) ||
              (op == AMK_OP_ISNAN && nin == 1);
-    bool binary = (op >= AMK_OP_ADD && op <= AMK_OP_DIV) ||
-                  op == AMK_OP_MAX || op == AMK_OP_MIN ||
+    bool binary = (op >= AMK_OP_ADD && op <= AMK_OP_DIV) || op == AMK_OP_MAX ||
+                  op == AMK_OP_MIN ||
                   (op >= AMK_OP_MOD && op <= AMK_OP_SHIFT_RIGHT);
     bool unary = op == AMK_OP_COPY || op == AMK_OP_NEG || op == AMK_OP_ABS ||
                  op == AMK_OP_SIGN || op == AMK_OP_RELU || op == AMK_OP_NOT ||
@@ -534,10 +533,10 @@ public:
     OpBuilder &b = e.b;
     Location loc = e.loc;
     Type ptr = e.ptrTy;
-    auto fnType = LLVM::LLVMFunctionType::get(
-        LLVM::LLVMVoidType::get(e.ctx), {ptr, ptr, e.i64, e.i64});
-    auto fn = LLVM::LLVMFuncOp::create(b, loc, name, fnType,
-                                       LLVM::Linkage::Internal);
+    auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(e.ctx),
+                                              {ptr, ptr, e.i64, e.i64});
+    auto fn =
+        LLVM::LLVMFuncOp::create(b, loc, name, fnType, LLVM::Linkage::Internal);
     OpBuilder::InsertionGuard guard(b);
     Block *entry = fn.addEntryBlock(b);
     b.setInsertionPointToStart(entry);
@@ -549,8 +548,7 @@ public:
                                        ArrayRef<LLVM::GEPArg>{(int32_t)i});
       base[i] = LLVM::LoadOp::create(b, loc, ptr, slot);
     }
-    auto loop =
-        scf::ForOp::create(b, loc, begin, end, e.cst(b, e.i64, 1));
+    auto loop = scf::ForOp::create(b, loc, begin, end, e.cst(b, e.i64, 1));
     b.setInsertionPointToStart(loop.getBody());
     Value idx = loop.getInductionVar();
     Value acc = load(0, base[0], offset(0, idx));
@@ -633,8 +631,8 @@ private:
     Location loc = e.loc;
     int64_t dt = dtypes[i];
     Type elem = storage(dt);
-    Value p = LLVM::GEPOp::create(b, loc, e.ptrTy, elem, basePtr,
-                                  ValueRange{off});
+    Value p =
+        LLVM::GEPOp::create(b, loc, e.ptrTy, elem, basePtr, ValueRange{off});
     Value v = LLVM::LoadOp::create(b, loc, elem, p);
     if (dt == AMK_RT_F32)
       return arith::ExtFOp::create(b, loc, b.getF64Type(), v);
@@ -652,9 +650,7 @@ private:
     return arith::ExtUIOp::create(b, loc, e.i64, v);
   }
 
-  Value flag(Value i1) {
-    return arith::ExtUIOp::create(e.b, e.loc, e.i64, i1);
-  }
+  Value flag(Value i1) { return arith::ExtUIOp::create(e.b, e.loc, e.i64, i1); }
   Value icmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(e.b, e.loc, p, x, y);
   }
@@ -670,8 +666,8 @@ private:
     OpBuilder &b = e.b;
     Location loc = e.loc;
     if (isFloatCompute()) // ISNAN
-      return flag(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a,
-                                        a));
+      return flag(
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a, a));
     Value zero = c64(0);
     switch (op) {
     case AMK_OP_NEG:
@@ -711,13 +707,12 @@ private:
     OpBuilder &b = e.b;
     Location loc = e.loc;
     if (isFloatCompute()) {
-      arith::CmpFPredicate p = op == AMK_OP_EQUAL ? arith::CmpFPredicate::OEQ
-                               : op == AMK_OP_LESS ? arith::CmpFPredicate::OLT
-                               : op == AMK_OP_LESS_EQUAL
-                                   ? arith::CmpFPredicate::OLE
-                               : op == AMK_OP_GREATER
-                                   ? arith::CmpFPredicate::OGT
-                                   : arith::CmpFPredicate::OGE;
+      arith::CmpFPredicate p =
+          op == AMK_OP_EQUAL        ? arith::CmpFPredicate::OEQ
+          : op == AMK_OP_LESS       ? arith::CmpFPredicate::OLT
+          : op == AMK_OP_LESS_EQUAL ? arith::CmpFPredicate::OLE
+          : op == AMK_OP_GREATER    ? arith::CmpFPredicate::OGT
+                                    : arith::CmpFPredicate::OGE;
       return flag(arith::CmpFOp::create(b, loc, p, x, y));
     }
     Value zero = c64(0);
@@ -775,17 +770,14 @@ private:
     case AMK_OP_LESS:
       return flag(icmp(lt(), x, y));
     case AMK_OP_LESS_EQUAL:
-      return flag(icmp(sgn ? arith::CmpIPredicate::sle
-                           : arith::CmpIPredicate::ule,
-                       x, y));
+      return flag(icmp(
+          sgn ? arith::CmpIPredicate::sle : arith::CmpIPredicate::ule, x, y));
     case AMK_OP_GREATER:
-      return flag(icmp(sgn ? arith::CmpIPredicate::sgt
-                           : arith::CmpIPredicate::ugt,
-                       x, y));
+      return flag(icmp(
+          sgn ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt, x, y));
     case AMK_OP_GREATER_EQUAL:
-      return flag(icmp(sgn ? arith::CmpIPredicate::sge
-                           : arith::CmpIPredicate::uge,
-                       x, y));
+      return flag(icmp(
+          sgn ? arith::CmpIPredicate::sge : arith::CmpIPredicate::uge, x, y));
     case AMK_OP_AND:
     case AMK_OP_OR:
     case AMK_OP_XOR: {

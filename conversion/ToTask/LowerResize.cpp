@@ -322,9 +322,9 @@ LogicalResult Scheduler::lowerRoiAlign(Operation *op) {
     return unsupported(op, "its batch indices are not int32 or int64");
   StringRef mode = strAttr(op, "mode", "avg");
   const amk::onnx::VersionInfo *v = amk::onnx::getVersionInfo(op);
-  StringRef coord = strAttr(op, "coordinate_transformation_mode",
-                            v && v->since >= 16 ? "half_pixel"
-                                                : "output_half_pixel");
+  StringRef coord =
+      strAttr(op, "coordinate_transformation_mode",
+              v && v->since >= 16 ? "half_pixel" : "output_half_pixel");
   if ((mode != "avg" && mode != "max") ||
       (coord != "half_pixel" && coord != "output_half_pixel"))
     return unsupported(op, "mode '" + mode + "' or coordinate mode '" + coord +

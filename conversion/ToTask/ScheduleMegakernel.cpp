@@ -322,8 +322,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case<fused::LayerNormOp, onnx::LayerNormalizationOp>(
           [&](Operation *op) { return lowerLayerNorm(op); })
       .Case([&](fused::AttentionOp op) { return lowerAttention(op); })
-      .Case<onnx::NegativeLogLikelihoodLossOp,
-            onnx::SoftmaxCrossEntropyLossOp>(
+      .Case<onnx::NegativeLogLikelihoodLossOp, onnx::SoftmaxCrossEntropyLossOp>(
           [&](Operation *op) { return lowerLoss(op); })
       .Case([&](onnx::TransposeOp op) { return lowerTranspose(op); })
       .Case([&](onnx::SliceOp op) { return lowerSlice(op); })
@@ -344,9 +343,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::RoiAlignOp op) { return lowerRoiAlign(op); })
       .Case([&](onnx::OneHotOp op) { return lowerOneHot(op); })
       .Case([&](onnx::DetOp op) { return lowerDet(op); })
-      .Case([&](onnx::ReverseSequenceOp op) {
-        return lowerReverseSequence(op);
-      })
+      .Case(
+          [&](onnx::ReverseSequenceOp op) { return lowerReverseSequence(op); })
       .Case<onnx::InstanceNormalizationOp, onnx::LRNOp>(
           [&](Operation *op) { return lowerChannelNorm(op); })
       .Case([&](onnx::ConvTransposeOp op) { return lowerConvTranspose(op); })

@@ -370,7 +370,8 @@ public:
         !yt.hasStaticShape() || !t.getElementType().isF32() ||
         (op->getNumResults() > 1 && !op->getResult(1).use_empty()))
       return failure();
-    SmallVector<int64_t> k = intsOr(op, "kernel_shape", 3, 1), s = intsOr(op, "strides", 3, 1),
+    SmallVector<int64_t> k = intsOr(op, "kernel_shape", 3, 1),
+                         s = intsOr(op, "strides", 3, 1),
                          dl = intsOr(op, "dilations", 3, 1);
     SmallVector<int64_t> pads(6, 0);
     if (auto a = op->getAttrOfType<DenseI64ArrayAttr>("pads"))
@@ -717,8 +718,8 @@ public:
     SmallVector<int64_t> keep(t.getShape());
     keep[axis] = 1;
     auto kt = t.clone(keep);
-    Value norm = e.op(p == 1 ? "ReduceL1" : "ReduceL2", kt,
-                      {x, e.ints({axis})}, {e.attr("keepdims", 1)});
+    Value norm = e.op(p == 1 ? "ReduceL1" : "ReduceL2", kt, {x, e.ints({axis})},
+                      {e.attr("keepdims", 1)});
     Value zero = e.op("Equal", kt.clone(b.getI1Type()), {norm, e.scalar(0.f)});
     Value guard = e.op("Cast", kt, {zero},
                        {e.attr("to", (int64_t)onnx::DataType::FLOAT)});
@@ -766,10 +767,9 @@ public:
       total *= v;
     Tensor zeros(*onnx::getDataType(yt.getElementType()), {total});
     Value flatX = e.reshape(x, {n}), flatI = e.reshape(idx, {n});
-    Value scattered =
-        e.op("ScatterElements", yt.clone({total}),
-             {amk::createConstant(b, e.loc, zeros), flatI, flatX},
-             {e.attr("axis", 0)});
+    Value scattered = e.op("ScatterElements", yt.clone({total}),
+                           {amk::createConstant(b, e.loc, zeros), flatI, flatX},
+                           {e.attr("axis", 0)});
     Value y = e.reshape(scattered, dflt);
     if (llvm::any_of(grow, [](int64_t g) { return g != 0; }))
       y = e.op("Pad", yt, {y, e.ints(grow), e.none(), e.none()},
@@ -795,8 +795,10 @@ public:
     if (!xt || !yt || !it || !xt.hasStaticShape() || !yt.hasStaticShape() ||
         xt.getRank() != 4 || !xt.getElementType().isF32())
       return failure();
-    SmallVector<int64_t> k = intsOr(op, "kernel_shape", 2, 1), st = intsOr(op, "strides", 2, 1),
-                         dl = intsOr(op, "dilations", 2, 1), pads = intsOr(op, "pads", 4, 0);
+    SmallVector<int64_t> k = intsOr(op, "kernel_shape", 2, 1),
+                         st = intsOr(op, "strides", 2, 1),
+                         dl = intsOr(op, "dilations", 2, 1),
+                         pads = intsOr(op, "pads", 4, 0);
     if (k.size() != 2 || st.size() != 2 || dl.size() != 2 || pads.size() != 4)
       return failure();
     int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
@@ -845,29 +847,31 @@ public:
     Type f32 = b.getF32Type(), i64 = b.getI64Type();
     Value padded = x;
     if (Hp != H || Wp != W || pads[0] || pads[1]) {
-      SmallVector<int64_t> p8 = {0, 0, pads[0], pads[1],
+      SmallVector<int64_t> p8 = {0, 0, pads[0],          pads[1],
                                  0, 0, Hp - H - pads[0], Wp - W - pads[1]};
-      padded = e.op("Pad", RankedTensorType::get({N, C, Hp, Wp}, f32),
-                    {x, e.ints(p8),
-                     amk::createConstant(
-                         b, e.loc,
-                         Tensor::scalar(onnx::DataType::FLOAT,
-                                        -std::numeric_limits<float>::infinity())),
-                     e.none()},
-                    {b.getNamedAttr("mode", b.getStringAttr("constant"))});
+      padded =
+          e.op("Pad", RankedTensorType::get({N, C, Hp, Wp}, f32),
+               {x, e.ints(p8),
+                amk::createConstant(
+                    b, e.loc,
+                    Tensor::scalar(onnx::DataType::FLOAT,
+                                   -std::numeric_limits<float>::infinity())),
+                e.none()},
+               {b.getNamedAttr("mode", b.getStringAttr("constant"))});
     }
     Value rows = e.reshape(padded, {N, C, Hp * Wp});
-    Value g = e.op("Gather", RankedTensorType::get({N, C, P * K}, f32),
-                   {rows, amk::createConstant(b, e.loc, win)},
-                   {e.attr("axis", 2)});
+    Value g =
+        e.op("Gather", RankedTensorType::get({N, C, P * K}, f32),
+             {rows, amk::createConstant(b, e.loc, win)}, {e.attr("axis", 2)});
     Value windows = e.reshape(g, {N, C, P, K});
     Value arg = e.op("ArgMax", RankedTensorType::get({N, C, P, 1}, i64),
                      {windows}, {e.attr("axis", 3), e.attr("keepdims", 1)});
-    Value table = e.op("Expand", RankedTensorType::get({N, C, P, K}, i64),
-                       {amk::createConstant(b, e.loc, flat),
-                        e.ints({N, C, P, K})});
-    Value pick = e.op("GatherElements", RankedTensorType::get({N, C, P, 1}, i64),
-                      {table, arg}, {e.attr("axis", 3)});
+    Value table =
+        e.op("Expand", RankedTensorType::get({N, C, P, K}, i64),
+             {amk::createConstant(b, e.loc, flat), e.ints({N, C, P, K})});
+    Value pick =
+        e.op("GatherElements", RankedTensorType::get({N, C, P, 1}, i64),
+             {table, arg}, {e.attr("axis", 3)});
     Value inPlane = e.reshape(pick, {N, C, P});
     Value idx = e.op("Add", RankedTensorType::get({N, C, P}, i64),
                      {inPlane, amk::createConstant(b, e.loc, planes)});
@@ -889,8 +893,8 @@ public:
     getOperation().walk([&](Operation *op) {
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
               onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
-              onnx::GroupNormalizationOp, onnx::GemmOp,
-              onnx::LpNormalizationOp, onnx::MaxUnpoolOp>(op))
+              onnx::GroupNormalizationOp, onnx::GemmOp, onnx::LpNormalizationOp,
+              onnx::MaxUnpoolOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;

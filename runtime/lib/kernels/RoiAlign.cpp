@@ -46,7 +46,8 @@ bool KernelImpl<AMK_RT_K_ROI_ALIGN>::run(const KernelCall &call,
       return false;
     }
     const float *x = X + (b * C + c) * H * W;
-    double x1 = rois[r * 4] * scale - offset, y1 = rois[r * 4 + 1] * scale - offset;
+    double x1 = rois[r * 4] * scale - offset,
+           y1 = rois[r * 4 + 1] * scale - offset;
     double x2 = rois[r * 4 + 2] * scale - offset,
            y2 = rois[r * 4 + 3] * scale - offset;
     double rw = x2 - x1, rh = y2 - y1;
