@@ -7,6 +7,8 @@
 #include "Peak.h"
 #include "Fnv1a.h"
 
+#include "runtime/lib/kernels/Vnni.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,6 +17,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace amk::rt {
 
@@ -58,6 +64,88 @@ __attribute__((noinline)) float fmaLoop(uint64_t iters, float seed) {
   return s;
 }
 
+#if defined(__x86_64__)
+// One vpdpbusd is 64 u8 x s8 multiply-adds; twelve chains cover its
+// latency on two ports.
+__attribute__((noinline, target("avx512f,avx512bw,avx512vnni"))) int32_t
+vnniLoop(uint64_t iters, int32_t seed) {
+  __m512i acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm512_set1_epi32(seed + i);
+  __m512i x = _mm512_set1_epi32(0x01020304), w = _mm512_set1_epi32(0x01ff01ff);
+  for (uint64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm512_dpbusd_epi32(acc[i], x, w);
+    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
+                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
+                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
+  }
+  int32_t s = 0;
+  for (int i = 0; i < 12; ++i)
+    s += _mm512_reduce_add_epi32(acc[i]);
+  return s;
+}
+
+// The AVX2 kernels' inner step: vpmaddwd (16 multiply-adds of 16-bit
+// halves) then vpaddd into the accumulator. The product reads the
+// accumulator, so it can be neither hoisted nor shared between chains.
+__attribute__((noinline, target("avx2"))) int32_t avx2Int8Loop(uint64_t iters,
+                                                                int32_t seed) {
+  __m256i acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm256_set1_epi32(seed + i);
+  __m256i w = _mm256_set1_epi32(0x0001ffff);
+  for (uint64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(acc[i], w));
+    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
+                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
+                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
+  }
+  int32_t s = 0;
+  alignas(32) int32_t l[8];
+  for (int i = 0; i < 12; ++i) {
+    _mm256_store_si256((__m256i *)l, acc[i]);
+    for (int j = 0; j < 8; ++j)
+      s += l[j];
+  }
+  return s;
+}
+#endif
+
+/// Runs `loop` on `threads` threads at once, `reps` times; the sum over
+/// threads of each one's best rate, `opsPerIter` operations per iteration.
+template <class Loop>
+double bestRateSum(unsigned threads, uint64_t iters, int reps,
+                   double opsPerIter, Loop loop) {
+  threads = std::max(1u, threads);
+  std::vector<double> best(threads, 0);
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<std::thread> ts;
+    std::atomic<unsigned> ready{0};
+    std::vector<double> secs(threads);
+    for (unsigned t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < threads)
+          ;
+        auto t0 = Clock::now();
+        loop(t);
+        secs[t] = seconds(t0, Clock::now());
+      });
+    for (auto &t : ts)
+      t.join();
+    for (unsigned t = 0; t < threads; ++t)
+      best[t] = std::max(best[t], opsPerIter * iters / secs[t] / 1e9);
+  }
+  double total = 0;
+  for (double b : best)
+    total += b;
+  return total;
+}
+
 std::string readFirstLine(const std::string &path) {
   std::ifstream f(path);
   std::string line;
@@ -70,31 +158,32 @@ std::string readFirstLine(const std::string &path) {
 int peakVectorLanes() { return kLanes; }
 
 double measureFmaPeak(unsigned threads, uint64_t iters, int reps) {
-  threads = std::max(1u, threads);
-  std::vector<double> best(threads, 0);
-  for (int rep = 0; rep < reps; ++rep) {
-    std::vector<std::thread> ts;
-    std::atomic<unsigned> ready{0};
-    std::vector<double> secs(threads);
-    std::atomic<float> sink{0};
-    for (unsigned t = 0; t < threads; ++t)
-      ts.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (ready.load() < threads)
-          ;
-        auto t0 = Clock::now();
-        sink.store(fmaLoop(iters, (float)t));
-        secs[t] = seconds(t0, Clock::now());
-      });
-    for (auto &t : ts)
-      t.join();
-    for (unsigned t = 0; t < threads; ++t)
-      best[t] = std::max(best[t], 2.0 * 12 * kLanes * iters / secs[t] / 1e9);
-  }
-  double total = 0;
-  for (double b : best)
-    total += b;
-  return total;
+  std::atomic<float> sink{0};
+  return bestRateSum(threads, iters, reps, 2.0 * 12 * kLanes,
+                     [&](unsigned t) { sink.store(fmaLoop(iters, (float)t)); });
+}
+
+const char *int8ProductPath() {
+  if (hasVnni())
+    return "vnni";
+  if (hasAvx2())
+    return "avx2";
+  return "portable";
+}
+
+double measureInt8Peak(unsigned threads, uint64_t iters, int reps) {
+  std::atomic<int32_t> sink{0};
+#if defined(__x86_64__)
+  if (hasVnni())
+    return bestRateSum(threads, iters, reps, 12.0 * 64, [&](unsigned t) {
+      sink.store(vnniLoop(iters, (int32_t)t));
+    });
+  if (hasAvx2())
+    return bestRateSum(threads, iters, reps, 12.0 * 16, [&](unsigned t) {
+      sink.store(avx2Int8Loop(iters, (int32_t)t));
+    });
+#endif
+  return 0;
 }
 
 /// Seconds for `threads` threads each running body(t, lo, hi) over its

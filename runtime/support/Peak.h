@@ -25,6 +25,19 @@ int peakVectorLanes();
 double measureFmaPeak(unsigned threads, uint64_t iters = 20'000'000,
                       int reps = 3);
 
+/// The int8 product path the integer kernels (QCONV, QGEMM) take on this
+/// machine: "vnni" (vpdpbusd), "avx2" (its exact emulation with
+/// vpmaddwd), or "portable" (runtime/lib/kernels/Vnni.h decides, with the
+/// same environment overrides).
+const char *int8ProductPath();
+
+/// G multiply-adds/s (u8 x s8 into int32) of a register-only loop of that
+/// path's instructions (12 independent accumulators), on `threads` threads
+/// at once, the best of `reps` repetitions per thread, summed: the integer
+/// kernels' roofline. 0 for the portable path (no loop to measure).
+double measureInt8Peak(unsigned threads, uint64_t iters = 20'000'000,
+                       int reps = 3);
+
 /// GB/s of the triad a = b + s c over three arrays of `floatsPerArray`
 /// floats (far larger than the caches), split over `threads` threads, the
 /// best of `reps` repetitions. Returns a negative value if the triad

@@ -14,8 +14,9 @@
 // does 64 multiply-adds for 16 pixels of one output channel. A register
 // tile is 8 channels x 48 pixels (24 accumulators). The VNNI code is
 // compiled for its target with a function attribute and chosen when the
-// CPU reports the feature at run time; other CPUs run the same packed
-// layout through portable loops.
+// CPU reports the feature at run time; CPUs with AVX2 but no VNNI run the
+// same packed layout through an exact AVX2 emulation (Vnni.h), others
+// through portable loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -202,6 +203,61 @@ epilogueAvx512(const QParams &q, const QBuffers &bf, const int32_t *acc,
   }
   return true;
 }
+
+/// epilogueAvx512's steps on 8 lanes, for CPUs without AVX-512: the
+/// portable loops cost more than the products of a 1x1 convolution over
+/// 16 channels. A tail under 8 outputs takes the portable loops.
+__attribute__((target("avx2,fma"))) bool
+epilogueAvx2(const QParams &q, const QBuffers &bf, const int32_t *acc,
+             int64_t n, int64_t oc, int64_t at) {
+  int act = (int)q.s.mode;
+  if ((act != AMK_OP_NONE && act != AMK_OP_RELU && act != AMK_OP_CLIP) ||
+      q.yType == AMK_RT_I32)
+    return false;
+  const __m256 m = _mm256_set1_ps(bf.m[oc]), b = _mm256_set1_ps(bf.b[oc]);
+  const __m256i wz = _mm256_set1_epi32(bf.wz[oc] * bf.wzMul);
+  __m256 lo = _mm256_set1_ps(-INFINITY), hi = _mm256_set1_ps(INFINITY);
+  if (act == AMK_OP_RELU)
+    lo = _mm256_setzero_ps();
+  else if (act == AMK_OP_CLIP)
+    lo = _mm256_set1_ps(q.actA), hi = _mm256_set1_ps(q.actB);
+  const __m256 zs = _mm256_set1_ps(q.zScale), zz = _mm256_set1_ps((float)q.zzp);
+  const __m256 inv = _mm256_set1_ps(q.invYScale),
+               yz = _mm256_set1_ps((float)q.yzp);
+  const __m256 qlo = _mm256_set1_ps(q.yType == AMK_RT_U8 ? 0.f : -128.f),
+               qhi = _mm256_set1_ps(q.yType == AMK_RT_U8 ? 255.f : 127.f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i a = _mm256_loadu_si256((const __m256i *)(acc + i));
+    __m256 v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(a, wz)),
+                               m, b);
+    if (bf.z) {
+      __m128i zb = _mm_loadl_epi64(
+          (const __m128i *)(static_cast<const uint8_t *>(bf.z) + at + i));
+      __m256i zi = q.zType == AMK_RT_U8 ? _mm256_cvtepu8_epi32(zb)
+                                        : _mm256_cvtepi8_epi32(zb);
+      v = _mm256_fmadd_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(zi), zz), zs, v);
+    }
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    if (q.yType == AMK_RT_F32) {
+      _mm256_storeu_ps(static_cast<float *>(bf.y) + at + i, v);
+      continue;
+    }
+    v = _mm256_round_ps(_mm256_mul_ps(v, inv),
+                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, yz), qlo), qhi);
+    // In range already, so the saturating packs only narrow.
+    __m256i w = _mm256_cvtps_epi32(v);
+    __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(w),
+                                  _mm256_extracti128_si256(w, 1));
+    __m128i w8 = q.yType == AMK_RT_U8 ? _mm_packus_epi16(w16, w16)
+                                      : _mm_packs_epi16(w16, w16);
+    _mm_storel_epi64((__m128i *)(static_cast<uint8_t *>(bf.y) + at + i), w8);
+  }
+  if (i < n)
+    epiloguePortable(q, bf, acc + i, n - i, oc, at + i);
+  return true;
+}
 #endif
 
 /// The epilogue of n <= kNR outputs of channel `oc` at `at`.
@@ -209,6 +265,8 @@ void epilogue(const QParams &q, const QBuffers &bf, const int32_t *acc,
               int64_t n, int64_t oc, int64_t at) {
 #if AMK_QCONV_X86
   if (hasAvx512() && epilogueAvx512(q, bf, acc, n, oc, at))
+    return;
+  if (hasAvx2() && epilogueAvx2(q, bf, acc, n, oc, at))
     return;
 #endif
   epiloguePortable(q, bf, acc, n, oc, at);
@@ -392,6 +450,58 @@ vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
       _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
 }
 
+/// The AVX2 tile's weights for one 8-channel block: `steps` packed 4-deep
+/// steps of [8][4] s8 become per step and channel two words, the even
+/// bytes (w0, w2) and the odd bytes (w1, w3) as int16 pairs, which
+/// vpmaddwd multiplies by the activations' even and odd bytes.
+void splitWeights(const int8_t *w, int64_t steps, std::vector<int32_t> &out) {
+  out.resize(steps * kMR * 2);
+  auto pair = [](int8_t lo, int8_t hi) {
+    return (int32_t)((uint32_t)(uint16_t)(int16_t)lo |
+                     (uint32_t)(uint16_t)(int16_t)hi << 16);
+  };
+  for (int64_t i = 0; i < steps * kMR; ++i) {
+    const int8_t *b = w + i * 4;
+    out[2 * i] = pair(b[0], b[2]);
+    out[2 * i + 1] = pair(b[1], b[3]);
+  }
+}
+
+/// vpdpbusd emulated exactly with AVX2, for CPUs without VNNI: 8 channels
+/// x 8 positions per pass (8 accumulators of the 16 registers), `n`
+/// positions in passes. Step (c4, t) reads 8 positions' 4 bytes at `a` +
+/// c4 * `stepBytes` + offs[t] * 4; each lane's bytes are split into even
+/// and odd 16-bit halves and multiplied pairwise with the split weights
+/// `ws`, two vpmaddwd + two vpaddd per channel for 32 products.
+__attribute__((target("avx2"))) void
+avx2Tile(const uint8_t *a, int64_t stepBytes, const int64_t *offs,
+         int64_t taps, int64_t c4s, const int32_t *ws, int64_t n,
+         int32_t acc[kMR][kNR]) {
+  const __m256i even = _mm256_set1_epi32(0x00ff00ff);
+  for (int64_t p = 0; p < n; p += 8) {
+    __m256i c[kMR];
+    for (int64_t r = 0; r < kMR; ++r)
+      c[r] = _mm256_setzero_si256();
+    const int32_t *w = ws;
+    for (int64_t c4 = 0; c4 < c4s; ++c4) {
+      const uint8_t *ac = a + c4 * stepBytes + p * 4;
+      for (int64_t t = 0; t < taps; ++t, w += 2 * kMR) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(ac + offs[t] * 4));
+        __m256i xl = _mm256_and_si256(x, even), xh = _mm256_srli_epi16(x, 8);
+#pragma clang loop unroll(full)
+        for (int64_t r = 0; r < kMR; ++r) {
+          c[r] = _mm256_add_epi32(
+              c[r], _mm256_madd_epi16(xl, _mm256_set1_epi32(w[2 * r])));
+          c[r] = _mm256_add_epi32(
+              c[r], _mm256_madd_epi16(xh, _mm256_set1_epi32(w[2 * r + 1])));
+        }
+      }
+    }
+    for (int64_t r = 0; r < kMR; ++r)
+      _mm256_storeu_si256((__m256i *)(acc[r] + p), c[r]);
+  }
+}
+
 #endif
 
 /// Variant 1: implicit GEMM on packed weights.
@@ -403,9 +513,14 @@ void qconvGemmTile(const KernelCall &call, const int64_t *tile) {
   thread_local std::vector<uint8_t> packed;
   packed.resize(k4s * kPixelBlock * 4 + 256);
   auto micro = microKernelPortable;
+  bool avx2 = false;
 #if AMK_QCONV_X86
   if (hasVnni())
     micro = microKernelVnni;
+  else
+    avx2 = hasAvx2();
+  const int64_t noOffset = 0;
+  thread_local std::vector<int32_t> ws;
 #endif
   alignas(64) int32_t acc[kMR][kNR];
   for (int64_t r = tile[0]; r < tile[1];) {
@@ -418,9 +533,19 @@ void qconvGemmTile(const KernelCall &call, const int64_t *tile) {
       // Row tiles start on 8-channel blocks (the scheduler aligns them).
       for (int64_t m0 = mStart / kMR * kMR; m0 < mEnd; m0 += kMR) {
         const int8_t *wb = bf.w + m0 / kMR * k4s * kMR * 4;
+#if AMK_QCONV_X86
+        if (avx2)
+          splitWeights(wb, k4s, ws);
+#endif
         for (int64_t c = 0; c < pb; c += kNR) {
           int64_t n = std::min(kNR, pb - c);
-          micro(packed.data(), wb, k4s, c, n, acc);
+#if AMK_QCONV_X86
+          if (avx2)
+            avx2Tile(packed.data() + c * 4, kPixelBlock * 4, &noOffset, 1, k4s,
+                     ws.data(), n, acc);
+          else
+#endif
+            micro(packed.data(), wb, k4s, c, n, acc);
           for (int64_t rr = 0; rr < kMR; ++rr) {
             int64_t oc = m0 + rr;
             if (oc < mStart || oc >= mEnd)
@@ -478,9 +603,11 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   const int64_t wpPad = (wp + 15) / 16 * 16;
   rowBuf.resize(4 * wpPad);
   const uint8_t pad = (uint8_t)q.xzp, flip = q.xSigned ? 0x80 : 0;
-  bool vnni = false;
+  bool vnni = false, avx2 = false;
 #if AMK_QCONV_X86
   vnni = hasVnni();
+  avx2 = !vnni && hasAvx2();
+  thread_local std::vector<int32_t> ws;
 #endif
   alignas(64) int32_t acc[kMR][kNR];
   for (int64_t r = tile[0]; r < tile[1];) {
@@ -525,10 +652,16 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
         }
     for (int64_t m0 = mStart / kMR * kMR; m0 < mEnd; m0 += kMR) {
       const int8_t *wb = bf.w + m0 / kMR * c4s * taps * kMR * 4;
+#if AMK_QCONV_X86
+      if (avx2)
+        splitWeights(wb, c4s * taps, ws);
+#endif
       for (int64_t q0 = 0; q0 < nq; q0 += kNR) {
         int64_t n = std::min(kNR, nq - q0);
         const uint8_t *a = xb.data() + q0 * 4;
 #if AMK_QCONV_X86
+        if (avx2)
+          avx2Tile(a, quad * 4, off.data(), taps, c4s, ws.data(), n, acc);
         if (vnni) {
           if (n > 32)
             vnniDirectTile<3>(a, quad, off.data(), taps, wb, c4s, acc);
@@ -538,7 +671,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
             vnniDirectTile<1>(a, quad, off.data(), taps, wb, c4s, acc);
         }
 #endif
-        if (!vnni) {
+        if (!vnni && !avx2) {
           for (int64_t rr = 0; rr < kMR; ++rr)
             std::fill_n(acc[rr], kNR, 0);
           const int8_t *w = wb;

@@ -42,6 +42,22 @@ inline bool hasAvx512() {
 #endif
 }
 
+/// Whether to run the AVX2 integer products (QCONV, QGEMM) where VNNI is
+/// not chosen: the CPU has AVX2 and AMK_NO_AVX2 is unset (the tests' way
+/// to the portable loops). They emulate vpdpbusd exactly: the four u8
+/// and s8 bytes of a 32-bit lane are split into even and odd 16-bit
+/// halves and multiplied pairwise with vpmaddwd, whose 32-bit sums cannot
+/// saturate (vpmaddubsw's 16-bit ones can: 2 x 255 x 127 > 32767).
+inline bool hasAvx2() {
+#if defined(__x86_64__)
+  static const bool has =
+      __builtin_cpu_supports("avx2") && !std::getenv("AMK_NO_AVX2");
+  return has;
+#else
+  return false;
+#endif
+}
+
 } // namespace amk::rt
 
 #endif // AMK_RUNTIME_KERNELS_VNNI_H

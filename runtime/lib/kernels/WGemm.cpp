@@ -296,6 +296,124 @@ dequantPanelAvx512(const WParams &g, const WBuffers &bf, int64_t p,
 }
 #endif
 
+#if AMK_WGEMM_X86
+/// The AVX2 stream (CPUs without AVX-512): columns [c0, c0 + 8 * NV) of
+/// the panel for MR rows, with MR x NV partial sums in registers (one row
+/// takes the whole panel, more rows a half: AVX2 has 16 registers). int8
+/// weights widen from memory operands (vpmovsxbd); int4 nibbles are read
+/// in place as in the AVX-512 path, against activations scaled by 16^-t.
+/// The group's scale goes into `out`, which holds the running sums.
+template <int Bits, int MR, int NV>
+__attribute__((target("avx2,fma"))) void
+streamColumnsAvx2(const WParams &g, const uint8_t *w, const PanelTables &t,
+                  const float *const *a, const float *const *asum, int64_t c0,
+                  float out[kMaxStreamRows][kP]) {
+  for (int r = 0; r < MR; ++r)
+    std::fill_n(out[r] + c0, 8 * NV, 0.f);
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
+    __m256 part[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v)
+        part[r][v] = _mm256_setzero_ps();
+    if constexpr (Bits == 8) {
+      for (int64_t k = k0; k < k1; ++k) {
+        const uint8_t *row = w + k * kP + c0;
+        _mm_prefetch(reinterpret_cast<const char *>(row + 8 * kP),
+                     _MM_HINT_T0);
+        __m256 av[MR];
+        for (int r = 0; r < MR; ++r)
+          av[r] = _mm256_set1_ps(a[r][k]);
+        for (int v = 0; v < NV; ++v) {
+          __m256 wv = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(
+              reinterpret_cast<const __m128i *>(row + 8 * v))));
+          for (int r = 0; r < MR; ++r)
+            part[r][v] = _mm256_fmadd_ps(wv, av[r], part[r][v]);
+        }
+      }
+    } else {
+      for (int64_t k8 = k0; k8 < k1; k8 += 8) {
+        const uint8_t *blk = w + ((k8 / 8) * kP + c0) * 4;
+        _mm_prefetch(reinterpret_cast<const char *>(blk + 4 * kP * 4),
+                     _MM_HINT_T0);
+        int n = (int)std::min<int64_t>(8, k1 - k8);
+        for (int tt = 0; tt < n; ++tt) {
+          __m256 av[MR];
+          for (int r = 0; r < MR; ++r)
+            av[r] = _mm256_set1_ps(a[r][k8 + tt]);
+          for (int v = 0; v < NV; ++v) {
+            __m256i x = _mm256_loadu_si256(
+                reinterpret_cast<const __m256i *>(blk + 32 * v));
+            __m256 wv = _mm256_cvtepi32_ps(
+                tt == 7 ? _mm256_srli_epi32(x, 28)
+                        : _mm256_and_si256(x, _mm256_set1_epi32(15 << (4 * tt))));
+            for (int r = 0; r < MR; ++r)
+              part[r][v] = _mm256_fmadd_ps(wv, av[r], part[r][v]);
+          }
+        }
+      }
+    }
+    for (int v = 0; v < NV; ++v) {
+      int64_t c = c0 + 8 * v;
+      __m256 sv = _mm256_loadu_ps(t.s + q * kP + c);
+      for (int r = 0; r < MR; ++r) {
+        __m256 o = _mm256_fmadd_ps(part[r][v], sv, _mm256_loadu_ps(out[r] + c));
+        if (t.sz)
+          o = _mm256_fnmadd_ps(_mm256_loadu_ps(t.sz + q * kP + c),
+                               _mm256_set1_ps(asum[r][q]), o);
+        _mm256_storeu_ps(out[r] + c, o);
+      }
+    }
+  }
+}
+
+template <int Bits>
+__attribute__((target("avx2,fma"))) void
+streamPanelAvx2(const WParams &g, const WBuffers &bf, int64_t p,
+                const float *const *a, const float *const *asum, int mr,
+                float out[kMaxStreamRows][kP]) {
+  const uint8_t *w = g.panel(bf.w, p);
+  PanelTables t(g, bf, p);
+  if (mr == 1) {
+    streamColumnsAvx2<Bits, 1, 8>(g, w, t, a, asum, 0, out);
+    return;
+  }
+  for (int64_t c0 = 0; c0 < kP; c0 += 32) {
+    if (mr == 2)
+      streamColumnsAvx2<Bits, 2, 4>(g, w, t, a, asum, c0, out);
+    else
+      streamColumnsAvx2<Bits, 3, 4>(g, w, t, a, asum, c0, out);
+  }
+}
+
+template <int Bits>
+__attribute__((target("avx2,fma"))) void
+dequantPanelAvx2(const WParams &g, const WBuffers &bf, int64_t p, float *dst) {
+  const uint8_t *w = g.panel(bf.w, p);
+  PanelTables t(g, bf, p);
+  for (int64_t k = 0; k < g.k; ++k) {
+    int64_t q = k / g.group;
+    for (int64_t c = 0; c < kP; c += 8) {
+      __m256i x;
+      if constexpr (Bits == 8)
+        x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(
+            reinterpret_cast<const __m128i *>(w + k * kP + c)));
+      else
+        x = _mm256_and_si256(
+            _mm256_srli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(
+                                  w + ((k / 8) * kP + c) * 4)),
+                              (int)(4 * (k % 8))),
+            _mm256_set1_epi32(15));
+      __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(x),
+                               _mm256_loadu_ps(t.s + q * kP + c));
+      if (t.sz)
+        v = _mm256_sub_ps(v, _mm256_loadu_ps(t.sz + q * kP + c));
+      _mm256_storeu_ps(dst + k * kP + c, v);
+    }
+  }
+}
+#endif
+
 void streamPanel(const WParams &g, const WBuffers &bf, int64_t p,
                  const float *const *a, const float *const *asum, int mr,
                  float out[kMaxStreamRows][kP]) {
@@ -318,6 +436,13 @@ void streamPanel(const WParams &g, const WBuffers &bf, int64_t p,
       run(std::integral_constant<int, 4>());
     return;
   }
+  if (hasAvx2()) {
+    if (g.bits == 8)
+      streamPanelAvx2<8>(g, bf, p, a, asum, mr, out);
+    else
+      streamPanelAvx2<4>(g, bf, p, a, asum, mr, out);
+    return;
+  }
 #endif
   streamPanelPortable(g, bf, p, a, asum, mr, out);
 }
@@ -330,6 +455,13 @@ void dequantPanel(const WParams &g, const WBuffers &bf, int64_t p,
       dequantPanelAvx512<8>(g, bf, p, dst);
     else
       dequantPanelAvx512<4>(g, bf, p, dst);
+    return;
+  }
+  if (hasAvx2()) {
+    if (g.bits == 8)
+      dequantPanelAvx2<8>(g, bf, p, dst);
+    else
+      dequantPanelAvx2<4>(g, bf, p, dst);
     return;
   }
 #endif
@@ -412,7 +544,7 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
   int64_t aRow0 = 0;
 #if AMK_WGEMM_X86
   thread_local std::vector<float> scaled;
-  if (g.bits == 4 && hasAvx512()) {
+  if (g.bits == 4 && (hasAvx512() || hasAvx2())) {
     scaled.resize((r1 - r0) * g.k);
     for (int64_t r = r0; r < r1; ++r)
       for (int64_t k = 0; k < g.k; ++k)
