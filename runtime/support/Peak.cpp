@@ -77,9 +77,10 @@ vnniLoop(uint64_t iters, int32_t seed) {
 #pragma GCC unroll 12
     for (int i = 0; i < 12; ++i)
       acc[i] = _mm512_dpbusd_epi32(acc[i], x, w);
-    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
-                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
-                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
+    asm volatile(""
+                 : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
+                   "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
+                   "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
   }
   int32_t s = 0;
   for (int i = 0; i < 12; ++i)
@@ -91,7 +92,7 @@ vnniLoop(uint64_t iters, int32_t seed) {
 // halves) then vpaddd into the accumulator. The product reads the
 // accumulator, so it can be neither hoisted nor shared between chains.
 __attribute__((noinline, target("avx2"))) int32_t avx2Int8Loop(uint64_t iters,
-                                                                int32_t seed) {
+                                                               int32_t seed) {
   __m256i acc[12];
   for (int i = 0; i < 12; ++i)
     acc[i] = _mm256_set1_epi32(seed + i);
@@ -100,9 +101,10 @@ __attribute__((noinline, target("avx2"))) int32_t avx2Int8Loop(uint64_t iters,
 #pragma GCC unroll 12
     for (int i = 0; i < 12; ++i)
       acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(acc[i], w));
-    asm volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
-                 "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
-                 "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
+    asm volatile(""
+                 : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]),
+                   "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
+                   "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
   }
   int32_t s = 0;
   alignas(32) int32_t l[8];

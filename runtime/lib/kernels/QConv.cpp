@@ -1,4 +1,5 @@
-//===- QConv.cpp - Integer convolution -------------------------------------===//
+//===- QConv.cpp - Integer convolution
+//-------------------------------------===//
 //
 // Part of AMK. QCONV (kernel_params.h): uint8 activations times int8
 // weights summed in int32, then one float epilogue per output that
@@ -229,8 +230,8 @@ epilogueAvx2(const QParams &q, const QBuffers &bf, const int32_t *acc,
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256i a = _mm256_loadu_si256((const __m256i *)(acc + i));
-    __m256 v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(a, wz)),
-                               m, b);
+    __m256 v =
+        _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(a, wz)), m, b);
     if (bf.z) {
       __m128i zb = _mm_loadl_epi64(
           (const __m128i *)(static_cast<const uint8_t *>(bf.z) + at + i));
@@ -474,9 +475,8 @@ void splitWeights(const int8_t *w, int64_t steps, std::vector<int32_t> &out) {
 /// and odd 16-bit halves and multiplied pairwise with the split weights
 /// `ws`, two vpmaddwd + two vpaddd per channel for 32 products.
 __attribute__((target("avx2"))) void
-avx2Tile(const uint8_t *a, int64_t stepBytes, const int64_t *offs,
-         int64_t taps, int64_t c4s, const int32_t *ws, int64_t n,
-         int32_t acc[kMR][kNR]) {
+avx2Tile(const uint8_t *a, int64_t stepBytes, const int64_t *offs, int64_t taps,
+         int64_t c4s, const int32_t *ws, int64_t n, int32_t acc[kMR][kNR]) {
   const __m256i even = _mm256_set1_epi32(0x00ff00ff);
   for (int64_t p = 0; p < n; p += 8) {
     __m256i c[kMR];

@@ -141,15 +141,17 @@ tileVnni(const uint32_t *const a[kMR], const int8_t *bp, int64_t k4s,
 /// into its even and odd bytes sign-extended in registers, and the pairs
 /// multiplied with vpmaddwd. Per pass 6 rows x 8 columns (6 accumulators,
 /// the split weights and two broadcasts).
-__attribute__((target("avx2"))) void
-tileAvx2(const uint32_t *const a[kMR], const int8_t *bp, int64_t k4s,
-         uint32_t flip, int32_t acc[kMR][kNR]) {
+__attribute__((target("avx2"))) void tileAvx2(const uint32_t *const a[kMR],
+                                              const int8_t *bp, int64_t k4s,
+                                              uint32_t flip,
+                                              int32_t acc[kMR][kNR]) {
   thread_local std::vector<int32_t> split;
   split.resize(kMR * 2 * k4s);
   for (int64_t r = 0; r < kMR; ++r)
     for (int64_t k4 = 0; k4 < k4s; ++k4) {
       uint32_t w = a[r][k4] ^ flip;
-      split[(k4 * kMR + r) * 2] = (int32_t)((w & 0xff) | (w >> 16 & 0xff) << 16);
+      split[(k4 * kMR + r) * 2] =
+          (int32_t)((w & 0xff) | (w >> 16 & 0xff) << 16);
       split[(k4 * kMR + r) * 2 + 1] =
           (int32_t)((w >> 8 & 0xff) | (w >> 24) << 16);
     }

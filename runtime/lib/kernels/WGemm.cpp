@@ -319,14 +319,13 @@ streamColumnsAvx2(const WParams &g, const uint8_t *w, const PanelTables &t,
     if constexpr (Bits == 8) {
       for (int64_t k = k0; k < k1; ++k) {
         const uint8_t *row = w + k * kP + c0;
-        _mm_prefetch(reinterpret_cast<const char *>(row + 8 * kP),
-                     _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(row + 8 * kP), _MM_HINT_T0);
         __m256 av[MR];
         for (int r = 0; r < MR; ++r)
           av[r] = _mm256_set1_ps(a[r][k]);
         for (int v = 0; v < NV; ++v) {
-          __m256 wv = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(
-              reinterpret_cast<const __m128i *>(row + 8 * v))));
+          __m256 wv = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i *>(row + 8 * v))));
           for (int r = 0; r < MR; ++r)
             part[r][v] = _mm256_fmadd_ps(wv, av[r], part[r][v]);
         }
@@ -345,8 +344,9 @@ streamColumnsAvx2(const WParams &g, const uint8_t *w, const PanelTables &t,
             __m256i x = _mm256_loadu_si256(
                 reinterpret_cast<const __m256i *>(blk + 32 * v));
             __m256 wv = _mm256_cvtepi32_ps(
-                tt == 7 ? _mm256_srli_epi32(x, 28)
-                        : _mm256_and_si256(x, _mm256_set1_epi32(15 << (4 * tt))));
+                tt == 7
+                    ? _mm256_srli_epi32(x, 28)
+                    : _mm256_and_si256(x, _mm256_set1_epi32(15 << (4 * tt))));
             for (int r = 0; r < MR; ++r)
               part[r][v] = _mm256_fmadd_ps(wv, av[r], part[r][v]);
           }
@@ -396,13 +396,14 @@ dequantPanelAvx2(const WParams &g, const WBuffers &bf, int64_t p, float *dst) {
     for (int64_t c = 0; c < kP; c += 8) {
       __m256i x;
       if constexpr (Bits == 8)
-        x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(
-            reinterpret_cast<const __m128i *>(w + k * kP + c)));
+        x = _mm256_cvtepi8_epi32(
+            _mm_loadl_epi64(reinterpret_cast<const __m128i *>(w + k * kP + c)));
       else
         x = _mm256_and_si256(
-            _mm256_srli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(
-                                  w + ((k / 8) * kP + c) * 4)),
-                              (int)(4 * (k % 8))),
+            _mm256_srli_epi32(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(
+                    w + ((k / 8) * kP + c) * 4)),
+                (int)(4 * (k % 8))),
             _mm256_set1_epi32(15));
       __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(x),
                                _mm256_loadu_ps(t.s + q * kP + c));
