@@ -21,7 +21,8 @@
 # median / int8 median; kept only when the int8 outputs reach cosine 0.99
 # against the float model on the reference interpreter), and AMK against
 # ONNX Runtime on one QDQ .onnx in ORT's quantizer layout
-# (scripts/int8-bench-prep.py; kept only at cosine >= 0.999 with ORT).
+# (scripts/int8-bench-prep.py; kept only at cosine >= 0.999 with ORT, 0.99
+# on CPUs without VNNI, where ORT saturates; see below).
 # Then weight-only quantization (--wonly-models, default BERT-like and
 # ViT-small): AMK's --precision w8 and w4 against AMK's float32 run above
 # (kept at cosine >= 0.99 for w8 and 0.95 for w4 against the float model:
@@ -214,7 +215,13 @@ PY
   done
 done
 # Integer execution: AMK int8 vs AMK float32 (the batch-1 runs above), and
-# AMK vs ORT on the same QDQ file.
+# AMK vs ORT on the same QDQ file. Without VNNI, ONNX Runtime's u8 x s8
+# products (vpmaddubsw) saturate in 16 bits and its outputs drift to cosine
+# 0.993-0.998 of the exact result, which AMK computes (runtime-qdq-kernels
+# checks it against the interpreter bit for bit): there the QDQ file's
+# check against ORT is at cosine 0.99.
+qdq_ort_cosine=0.999
+grep -qw avx512_vnni /proc/cpuinfo || qdq_ort_cosine=0.99
 for mname in "${int8_models[@]}"; do
   m="$build/zoo/${mname}_op17.onnx"
   [ -f "$m" ] || continue
@@ -234,12 +241,12 @@ for mname in "${int8_models[@]}"; do
     bench_run "$results_int8" "$mname qdq.onnx threads=$t" "threads=$t" \
       "kind=qdq-file" "name=$mname" -- "$w/qdq.onnx" "${inputs[@]}" --seed 7 \
       --threads "$t" --bench --iters "$iters" --warmup "$warmup" --compare-ort \
-      --min-cosine 0.999
+      --min-cosine "$qdq_ort_cosine"
     [ -f "$w/dynamic.onnx" ] || continue
     bench_run "$results_int8" "$mname dynamic.onnx threads=$t" "threads=$t" \
       "kind=dynamic-file" "name=$mname" -- "$w/dynamic.onnx" "${inputs[@]}" \
       --seed 7 --threads "$t" --bench --iters "$iters" --warmup "$warmup" \
-      --compare-ort --min-cosine 0.999
+      --compare-ort --min-cosine "$qdq_ort_cosine"
   done
 done
 # Weight-only: --precision w8/w4 on the zoo's transformers, then the
