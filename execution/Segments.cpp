@@ -582,6 +582,28 @@ SegmentedModel::Impl::plan(Graph &g, const llvm::BitVector &done,
         need(v);
   for (Value v : g.results)
     need(v);
+  // A fold can read an op that did not fold (Shape(x)[1] folds when x's
+  // dim 1 is static, Shape(x) does not when another dim is dynamic): such
+  // a fold cannot be recomputed until that op has run, so it waits for a
+  // later round, not marked done. Graph order: uses come first.
+  for (unsigned i = 0; i < g.ops.size(); ++i) {
+    if (!refold.test(i))
+      continue;
+    bool computable = llvm::all_of(g.uses[i], [&](Value v) {
+      if (constLike(v))
+        return true;
+      Operation *d = v.getDefiningOp();
+      auto it = d ? g.index.find(d) : g.index.end();
+      if (it == g.index.end())
+        return true;
+      unsigned u = it->second;
+      return done.test(u) || inS.test(u) || refold.test(u);
+    });
+    if (!computable) {
+      refold.reset(i);
+      folded.reset(i);
+    }
+  }
 
   // Host ops: the recomputed folds, then the ops at the cut whose inputs
   // are all known once the segment has run (ops behind them wait for the

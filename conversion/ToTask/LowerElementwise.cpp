@@ -246,7 +246,9 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
     return r;
   };
   for (Operation *o : body) {
-    if (isa<amk::onnx::ConstantOp>(o))
+    // An absent operand (Clip without a lower bound, as torch.clamp(x,
+    // max=...) exports) is read as -1 below, never computed.
+    if (isa<amk::onnx::ConstantOp, amk::onnx::NoValueOp>(o))
       continue;
     SmallVector<int64_t> args;
     for (Value v : o->getOperands()) {

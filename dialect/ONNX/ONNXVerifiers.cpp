@@ -514,6 +514,11 @@ LogicalResult ConcatOp::verify() {
     auto t = ranked(v);
     if (!t)
       continue;
+    // An empty input adds nothing and ONNX Runtime ignores its other dims
+    // (torchvision's detection exports concatenate [N, 4] with [0, 0]).
+    if (llvm::is_contained(t.getShape(), 0) && first &&
+        t.getRank() == first.getRank())
+      continue;
     if (!first) {
       first = t;
       if (failed(checkAxis(*this, "axis", getAxis(), t.getRank())))

@@ -449,13 +449,24 @@ LogicalResult reverseSequenceK(KernelContext &ctx) {
 
 std::optional<Tensor> concatTensors(llvm::ArrayRef<Tensor> parts, int64_t axis,
                                     std::string &err) {
-  const Tensor &first = parts.front();
+  // An input without elements adds nothing, and ONNX Runtime ignores its
+  // other dims: torchvision's detection exports concatenate boxes [N, 4]
+  // with an empty [0, 0] when a level has none.
+  const Tensor *ref = &parts.front();
+  for (const Tensor &t : parts)
+    if (t.numel() > 0) {
+      ref = &t;
+      break;
+    }
+  const Tensor &first = *ref;
   Shape out(first.shape());
   out[axis] = 0;
   for (const Tensor &t : parts) {
     bool same = t.rank() == first.rank();
     for (int64_t d = 0; same && d < t.rank(); ++d)
       same = d == axis || t.dim(d) == first.dim(d);
+    if (!same && t.numel() == 0 && t.rank() == first.rank())
+      continue;
     if (!same) {
       err = "inputs " + shapeToString(first.shape()) + " and " +
             shapeToString(t.shape()) + " differ outside axis " +
@@ -472,6 +483,8 @@ std::optional<Tensor> concatTensors(llvm::ArrayRef<Tensor> parts, int64_t axis,
     inner *= out[d];
   int64_t offset = 0;
   for (const Tensor &t : parts) {
+    if (t.numel() == 0) // nothing to copy, and maybe not [.., 0, ..] here
+      continue;
     int64_t chunk = t.dim(axis) * inner;
     for (int64_t o = 0; o < outer; ++o)
       copyElements(t, o * chunk, y, o * out[axis] * inner + offset, chunk);

@@ -31,6 +31,7 @@ Models (opset, inputs with dynamic dims by name):
   paddle_opset9      9  x[N,3,H,W]     paddle2onnx idiom (helper)
   loop_decoder      13  x[1,8]         tf2onnx-style Loop greedy decoder
   where_expand_int  13  x[N,T,C]       int64 shape/mask arithmetic (helper)
+  box_decode_idioms 17  boxes[N,4]     torchvision box decoding (helper)
 """
 import io
 import os
@@ -522,6 +523,48 @@ def where_expand_int():
                                     {'x': (3, 6, 2)}]
 
 
+def box_decode_idioms():
+    """What torchvision's detection exports do after the score threshold,
+    at opset 17 on boxes [N, 4], deltas [N, 4] and scores [N]:
+      keep      NonZero(Greater(scores, 0.1)) gathers the kept rows: [K, 4]
+                with K known only at run time;
+      Shape(kept)[1]  folds to 4 while Shape(kept) cannot (K is dynamic),
+                and a later Reshape reads it;
+      decode    torch.clamp(dw / 5, max=log(1000 / 16)): Clip with no
+                lower bound, grouped with Exp and Mul into one fused body;
+      cat       the decoded boxes concatenated with an empty [0, 0]
+                tensor (a level without boxes), built at run time so that
+                ONNX Runtime's load-time inference does not see it.
+    N is above the 64 elements of inputs amk-run specializes on, so the
+    model runs as segments, as a whole detector does."""
+    g = Graph('box_decode_idioms', 17, SEED + 151)
+    i64 = lambda hint, v: g.const(hint, np.array(v, np.int64))  # noqa: E731
+    f32 = lambda hint, v: g.const(hint, np.array(v, np.float32))  # noqa: E731
+    keep = g.op('NonZero', [g.op('Greater', ['scores', f32('thr', 0.1)])])
+    idx = g.op('Squeeze', [keep, i64('ax0', [0])])
+    boxes = g.op('Gather', ['boxes', idx], axis=0)              # [K,4]
+    deltas = g.op('Gather', ['deltas', idx], axis=0)            # [K,4]
+    width = g.op('Gather', [g.op('Shape', [deltas]), i64('one', 1)],
+                 axis=0)                                        # folds: 4
+    shape = g.op('Concat', [i64('m1', [-1]), g.unsqueeze(width, [0])],
+                 axis=0)
+    deltas = g.op('Reshape', [deltas, shape])
+    scaled = g.op('Div', [deltas, f32('five', 5.0)])
+    clamped = g.op('Clip', [scaled, '', f32('clip', np.log(1000.0 / 16))])
+    size = g.op('Mul', [g.op('Exp', [clamped]), f32('half', 0.5)])
+    decoded = g.op('Add', [boxes, size])
+    n = g.op('Gather', [g.op('Shape', ['boxes']), i64('zero', 0)], axis=0)
+    none = g.op('Mul', [g.unsqueeze(n, [0]), i64('nil', [0])])  # [0]
+    empty = g.op('ConstantOfShape', [g.op('Concat', [none, none], axis=0)],
+                 value=helper.make_tensor('z', F, [1], [0.0]))  # [0,0]
+    g.op('Concat', [decoded, empty], axis=0, out='out')
+    return g.model([vi('boxes', F, ['N', 4]), vi('deltas', F, ['N', 4]),
+                    vi('scores', F, ['N'])],
+                   [vi('out', F, ['K', 4])], 'onnx.helper'), [
+        {'boxes': (100, 4), 'deltas': (100, 4), 'scores': (100,)},
+        {'boxes': (70, 4), 'deltas': (70, 4), 'scores': (70,)}]
+
+
 def helper_model(build):
     def write(path):
         model, shapes = build()
@@ -540,6 +583,7 @@ MODELS = {
     'paddle_opset9': helper_model(paddle_opset9),
     'loop_decoder': helper_model(loop_decoder),
     'where_expand_int': helper_model(where_expand_int),
+    'box_decode_idioms': helper_model(box_decode_idioms),
 }
 
 

@@ -699,6 +699,39 @@ public:
   /// LpNormalization as x / (norm + (norm == 0)): the L1 or L2 norm along
   /// the axis by a reduction; a zero norm means a zero lane, which stays 0
   /// (as the interpreter defines it) instead of 0 / 0.
+  /// ConstantOfShape with a static result: Expand of its scalar value,
+  /// which the copy kernel broadcasts. Constant folding turns small ones
+  /// into constants either way; a large one (torchvision's RoI pooling
+  /// canvases, 20 MB) it leaves alone, and there is no ConstantOfShape
+  /// kernel.
+  LogicalResult decomposeConstantOfShape(Operation *op) {
+    Value shape = op->getOperand(0);
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!yt || !yt.hasStaticShape())
+      return failure();
+    auto scalarType = RankedTensorType::get({}, yt.getElementType());
+    Attribute value;
+    if (auto v = op->getAttrOfType<DenseElementsAttr>("value")) {
+      if (v.getNumElements() != 1 || v.getElementType() != yt.getElementType())
+        return failure();
+      value = v.reshape(scalarType);
+    } else if (yt.getElementType().isF32()) {
+      value = DenseElementsAttr::get(scalarType, 0.f);
+    } else {
+      return failure();
+    }
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    Value c = onnx::ConstantOp::create(
+                  b, op->getLoc(), TypeRange{scalarType}, ValueRange{},
+                  ArrayRef<NamedAttribute>{b.getNamedAttr("value", value)})
+                  .getResult();
+    Value y = e.op("Expand", yt, {c, shape});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   LogicalResult decomposeLpNorm(Operation *op) {
     Value x = op->getOperand(0);
     auto t = dyn_cast<RankedTensorType>(x.getType());
@@ -894,7 +927,7 @@ public:
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
               onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
               onnx::GroupNormalizationOp, onnx::GemmOp, onnx::LpNormalizationOp,
-              onnx::MaxUnpoolOp>(op))
+              onnx::MaxUnpoolOp, onnx::ConstantOfShapeOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -916,6 +949,8 @@ public:
         r = decomposeLpNorm(op);
       else if (isa<onnx::MaxUnpoolOp>(op))
         r = decomposeMaxUnpool(op);
+      else if (isa<onnx::ConstantOfShapeOp>(op))
+        r = decomposeConstantOfShape(op);
       else if (failed(r = decomposeMaxPoolIndices(op)) &&
                failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);

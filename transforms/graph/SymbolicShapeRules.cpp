@@ -424,17 +424,33 @@ SymbolicShapes::inferShape(Operation *op) {
           return (int64_t)d.size() != r;
         }))
       return std::nullopt;
+    // An input known to be empty whose other dims disagree with a known
+    // nonzero one adds nothing and is ignored, as ONNX Runtime does
+    // (torchvision concatenates boxes [N, 4] with an empty [0, 0]).
+    auto isZero = [](const Dim &x) {
+      return x && x->getConstant() && *x->getConstant() == 0;
+    };
+    auto isNonZero = [](const Dim &x) {
+      return x && x->getConstant() && *x->getConstant() != 0;
+    };
+    SmallVector<bool> ignored(ins.size(), false);
+    for (auto [k, in] : llvm::enumerate(ins))
+      for (int64_t i = 0; i < r; ++i)
+        if (i != *axis && isZero(in[i]) &&
+            llvm::any_of(ins, [&](const Dims &o) { return isNonZero(o[i]); }))
+          ignored[k] = true;
     Dims d(r);
     for (int64_t i = 0; i < r; ++i) {
       if (i == *axis) {
         Dim sum = cst(0);
-        for (const Dims &in : ins)
-          sum = sum + in[i];
+        for (auto [k, in] : llvm::enumerate(ins))
+          if (!ignored[k])
+            sum = sum + in[i];
         d[i] = sum;
         continue;
       }
-      for (const Dims &in : ins)
-        if (in[i] && (!d[i] || in[i]->getConstant()))
+      for (auto [k, in] : llvm::enumerate(ins))
+        if (!ignored[k] && in[i] && (!d[i] || in[i]->getConstant()))
           d[i] = in[i];
     }
     return one(d);

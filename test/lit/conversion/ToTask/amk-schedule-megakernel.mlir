@@ -57,6 +57,8 @@
 // RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1 fuse-blocks-min-bytes=0})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/output_view_and_root.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: %python -c "import numpy as np; np.save('%t/roi_x.npy', np.random.default_rng(3).standard_normal((2, 3, 8, 8)).astype(np.float32)); np.save('%t/roi_r.npy', np.array([[0.5, 1.25, 9.5, 12.0], [-1.0, 2.0, 5.5, 7.0]], np.float32)); np.save('%t/roi_b.npy', np.array([1, 0], np.int64)); np.save('%t/roi_bad.npy', np.array([0, 5], np.int64))"
 // RUN: amk-run %t/roi_align.mlir --input x=%t/roi_x.npy --input rois=%t/roi_r.npy --input batch=%t/roi_b.npy --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -716,6 +718,28 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK: amk_task.kernel copy {{{.*}}op = "onnx.Dropout"}
 // CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 1, 1, 0, 0, 48, 0, 1>, {{.*}}op = "onnx.Dropout"}
 // CHECK: amk_task.kernel pool {{{.*}}iparams = array<i64: 2, 3, 1, 8, 3, 1, 3, 1, 6, 1, 1, 0, 0, 1, 1, 1, 0>, {{.*}}op = "onnx.MaxPool"}
+
+// -----
+
+//--- clip_max_only.mlir
+// torch.clamp(x, max=c) exports Clip without a lower bound; grouped into a
+// fused body the absent operand's NoValue comes along and must be read as
+// "no bound" (torchvision's box decoding), not refused as an op.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @clip_max_only(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %f = "amk.fused_elementwise"(%x) ({
+    ^bb0(%arg: tensor<4x8xf32>):
+      %hi = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+      %none = "onnx.NoValue"() : () -> none
+      %c = "onnx.Clip"(%arg, %none, %hi) : (tensor<4x8xf32>, none, tensor<f32>) -> tensor<4x8xf32>
+      %e = "onnx.Exp"(%c) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      amk.yield %e : tensor<4x8xf32>
+    }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %f : tensor<4x8xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @clip_max_only
+// CHECK: amk_task.kernel elementwise
 
 // -----
 

@@ -45,6 +45,15 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     return %d : tensor<4xf32>
   }
 
+  // An empty input's other dims are not checked: it adds nothing, and
+  // ONNX Runtime ignores it (torchvision concatenates [N, 4] with [0, 0]).
+  // CHECK-LABEL: func.func @concat_empty
+  func.func @concat_empty(%a: tensor<3x4xf32>, %e: tensor<0x0xf32>) -> tensor<3x4xf32> {
+    // CHECK: "onnx.Concat"
+    %0 = "onnx.Concat"(%a, %e) <{axis = 0 : i64}> : (tensor<3x4xf32>, tensor<0x0xf32>) -> tensor<3x4xf32>
+    return %0 : tensor<3x4xf32>
+  }
+
   // CHECK-LABEL: func.func @generic
   func.func @generic(%x: tensor<4xf32>) -> tensor<4xf32> {
     // CHECK: "onnx.Generic"(%{{.*}}) <{domain = "com.microsoft", onnx_attrs = {epsilon = 9.99999974E-6 : f32}, op_type = "SkipLayerNormalization", region_names = []}>

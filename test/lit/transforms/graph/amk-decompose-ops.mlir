@@ -32,6 +32,9 @@
 // RUN: amk-run %t/norms.mlir --seed 7 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/pool.mlir --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/pool.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-opt %t/fill.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=FILL
+// RUN: %python -c "import numpy as np; np.save('%t/fill_s.npy', np.array([3, 4], np.int64))"
+// RUN: amk-run %t/fill.mlir --input s=%t/fill_s.npy --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // EXEC: ok vs reference
 
 //--- dft.mlir
@@ -207,5 +210,25 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 12 
     %w = "onnx.MaxUnpool"(%y, %i, %shape) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>, tensor<4xi64>) -> tensor<1x2x7x8xf32>
     %y2, %i2 = "onnx.MaxPool"(%x) <{ceil_mode = 1 : i64, dilations = array<i64: 1, 2>, kernel_shape = array<i64: 3, 2>, pads = array<i64: 1, 0, 0, 1>, storage_order = 1 : i64, strides = array<i64: 2, 2>}> : (tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
     return %u, %w, %i2 : tensor<1x2x6x6xf32>, tensor<1x2x7x8xf32>, tensor<1x2x3x3xi64>
+  }
+}
+
+//--- fill.mlir
+// ConstantOfShape has no kernel: with a static result it is Expand of its
+// value, whether the shape is computed (a segment's) or a constant too
+// large for constant folding (torchvision's 20 MB RoI canvases).
+// FILL-LABEL: func.func @main_graph(
+// FILL-NOT: onnx.ConstantOfShape
+// FILL: %[[V:.*]] = "onnx.Constant"() <{value = dense<2.500000e+00> : tensor<f32>}>
+// FILL: "onnx.Expand"(%[[V]], %arg1) : (tensor<f32>, tensor<2xi64>) -> tensor<3x4xf32>
+// FILL: %[[Z:.*]] = "onnx.Constant"() <{value = dense<0> : tensor<i64>}>
+// FILL: "onnx.Expand"(%[[Z]], %{{.*}}) : (tensor<i64>, tensor<2xi64>) -> tensor<3x4xi64>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @main_graph(%x: tensor<3x4xf32> {onnx.name = "x"}, %s: tensor<2xi64> {onnx.name = "s"}) -> (tensor<3x4xf32> {onnx.name = "y"}, tensor<3x4xi64> {onnx.name = "z"}) {
+    %f = "onnx.ConstantOfShape"(%s) <{value = dense<2.5> : tensor<1xf32>}> : (tensor<2xi64>) -> tensor<3x4xf32>
+    %y = "onnx.Add"(%x, %f) : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    %c = "onnx.Constant"() <{value = dense<[3, 4]> : tensor<2xi64>}> : () -> tensor<2xi64>
+    %z = "onnx.ConstantOfShape"(%c) <{value = dense<0> : tensor<1xi64>}> : (tensor<2xi64>) -> tensor<3x4xi64>
+    return %y, %z : tensor<3x4xf32>, tensor<3x4xi64>
   }
 }
