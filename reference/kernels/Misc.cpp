@@ -266,17 +266,24 @@ LogicalResult nmsK(KernelContext &ctx) {
                  inter;
     return uni > 0 ? inter / uni : 0.0;
   };
+  // Detection exports run this over thousands of boxes (torchvision's
+  // batched NMS offsets every class into one call): corners and scores
+  // are read once, not per comparison.
   std::vector<std::array<int64_t, 3>> selected;
-  for (int64_t b = 0; b < B; ++b)
+  std::vector<std::array<double, 4>> box(S);
+  std::vector<double> score(S);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t s = 0; s < S; ++s)
+      box[s] = corners(b, s);
     for (int64_t c = 0; c < C; ++c) {
       std::vector<int64_t> cand;
-      for (int64_t s = 0; s < S; ++s)
-        if (!hasScoreThreshold ||
-            scores.getDouble((b * C + c) * S + s) > scoreThreshold)
+      for (int64_t s = 0; s < S; ++s) {
+        score[s] = scores.getDouble((b * C + c) * S + s);
+        if (!hasScoreThreshold || score[s] > scoreThreshold)
           cand.push_back(s);
+      }
       std::stable_sort(cand.begin(), cand.end(), [&](int64_t x, int64_t y) {
-        return scores.getDouble((b * C + c) * S + x) >
-               scores.getDouble((b * C + c) * S + y);
+        return score[x] > score[y];
       });
       std::vector<int64_t> kept;
       for (int64_t s : cand) {
@@ -284,7 +291,7 @@ LogicalResult nmsK(KernelContext &ctx) {
           break;
         bool ok = true;
         for (int64_t k : kept)
-          if (iou(corners(b, s), corners(b, k)) > iouThreshold) {
+          if (iou(box[s], box[k]) > iouThreshold) {
             ok = false;
             break;
           }
@@ -294,6 +301,7 @@ LogicalResult nmsK(KernelContext &ctx) {
       for (int64_t s : kept)
         selected.push_back({b, c, s});
     }
+  }
   Tensor y(DataType::INT64, {static_cast<int64_t>(selected.size()), 3});
   for (size_t i = 0; i < selected.size(); ++i)
     for (int k = 0; k < 3; ++k)
