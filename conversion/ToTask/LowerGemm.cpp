@@ -191,12 +191,33 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
       biasMode = 3;
     else if (lastDim == N && prevDim == M && cn == batch * M * N)
       biasMode = 3, biasBStride = M * N;
-    else
-      return unsupported(op, "the addend's broadcast is not implemented");
     auto ci = getTensor(c, op);
     if (failed(ci))
       return failure();
     biasIdx = *ci;
+    if (biasMode == 0) {
+      // Any other broadcast (Swin's relative position bias [1, H, L, L]
+      // over windows x heads) is expanded once into a per-batch addend.
+      auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+      ArrayRef<int64_t> ys = yt.getShape();
+      int64_t off = (int64_t)ys.size() - cr;
+      if (off < 0 || yt.getNumElements() != batch * M * N)
+        return unsupported(op, "the addend does not broadcast to the result");
+      SmallVector<int64_t> inStrides = contiguousStrides(cs), src;
+      for (int64_t d = 0; d < (int64_t)ys.size(); ++d) {
+        int64_t id = d - off;
+        if (id >= 0 && cs[id] != 1 && cs[id] != ys[d])
+          return unsupported(op, "the addend does not broadcast to the result");
+        src.push_back(id < 0 || cs[id] == 1 ? 0 : inStrides[id]);
+      }
+      int expanded = newArenaTensor(
+          RankedTensorType::get(ys, ct.getElementType()),
+          tensors[biasIdx].name + ".expanded");
+      addCopy(op, biasIdx, expanded, ys, src, 0, contiguousStrides(ys), 0,
+              elemBytes(ct.getElementType()), true);
+      biasIdx = expanded;
+      biasMode = 3, biasBStride = M * N;
+    }
   }
   // A shared B with a batched, row-major A is one tall GEMM: fold the
   // batch into M (a (S, 1, D) x (D, N) MatMul would otherwise run S

@@ -67,6 +67,9 @@
 // ROIBAD: RoiAlign batch index 5 of region 1 is out of range [0, 2)
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
+// RUN: amk-run %t/gemm_addend_windows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/gemm_addend_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/gemm_addend_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // RUN: amk-run %t/trilu_runtime_k.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -291,15 +294,18 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 
 // -----
 
-//--- gemm_addend_broadcast.mlir
-// An amk.gemm addend that broadcasts over the batch.
+//--- gemm_addend_rows.mlir
+// An amk.gemm addend that broadcasts over the rows of each batch [2, 1, 5]:
+// none of the kernel's bias modes, so it is expanded to [2, 3, 5] first.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
-  func.func @gemm_addend_broadcast(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x1x5xf32>) -> tensor<2x3x5xf32> {
-    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'amk.gemm': the addend's broadcast is not implemented}}
+  func.func @gemm_addend_rows(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x1x5xf32>) -> tensor<2x3x5xf32> {
     %y = "amk.gemm"(%a, %b, %c) : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<2x1x5xf32>) -> tensor<2x3x5xf32>
     return %y : tensor<2x3x5xf32>
   }
 }
+// CHECK-LABEL: amk_task.program @gemm_addend_rows
+// CHECK: amk_task.kernel copy {{{.*}}op = "amk.gemm"}
+// CHECK: amk_task.kernel gemm {{{.*}}op = "amk.gemm"}
 
 // -----
 
@@ -407,6 +413,22 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // CHECK-LABEL: amk_task.program @gemm_batch_perm
 // CHECK: amk_task.kernel copy {{{.*}}iparams = array<i64: 4, 3, 0, 0, 5, 3, 8, 8, 40, 1, 24, 8, 1>
 // CHECK: amk_task.kernel gemm {{{.*}}name = "{{.*}}", op = "amk.gemm"}
+
+// -----
+
+//--- gemm_addend_windows.mlir
+// A fused addend that broadcasts over the outer batch dims only (Swin's
+// relative position bias [1, heads, L, L] over windows x heads): expanded
+// once into a per-batch addend, then the GEMM adds it per batch.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @gemm_addend_windows(%q: tensor<2x3x4x5xf32>, %k: tensor<2x3x4x5xf32>, %bias: tensor<1x3x4x4xf32>) -> tensor<2x3x4x4xf32> {
+    %y = "amk.gemm"(%q, %k, %bias) <{perm_b = array<i64: 0, 1, 3, 2>}> : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<1x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+    return %y : tensor<2x3x4x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @gemm_addend_windows
+// CHECK: amk_task.kernel copy {{{.*}}op = "amk.gemm"}
+// CHECK: amk_task.kernel gemm {{{.*}}op = "amk.gemm"}
 
 // -----
 
