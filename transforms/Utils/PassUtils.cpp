@@ -96,8 +96,13 @@ Type typeOfValue(const ref::RValue &v, MLIRContext *ctx) {
 
 Value getNoneValue(OpBuilder &b, Location loc) {
   Block *block = b.getInsertionBlock();
-  for (auto nv : block->getOps<onnx::NoValueOp>())
+  // The block's NoValue may come after the insertion point; it has no
+  // operands, so it moves to the start, where it dominates every use.
+  for (auto nv : block->getOps<onnx::NoValueOp>()) {
+    if (&block->front() != nv.getOperation())
+      nv->moveBefore(&block->front());
     return nv.getResult();
+  }
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(block);
   return onnx::NoValueOp::create(b, loc, b.getNoneType()).getResult();

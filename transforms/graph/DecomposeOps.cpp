@@ -424,6 +424,105 @@ public:
     return success();
   }
 
+  /// 3-D convolution (video models: r3d, mc3) as one 2-D convolution: the
+  /// KD input frames each output frame reads are gathered next to its
+  /// channels, [N, C, D, H, W] -> [N * OD, C * KD, H, W] (channel-major,
+  /// so a group's channels stay contiguous), and the weights reshaped to
+  /// [OC, C/g * KD, KH, KW] to match. The input is copied KD times; the
+  /// 2-D convolution kernels do the rest.
+  LogicalResult decomposeConv3D(Operation *op) {
+    Value x = op->getOperand(0), w = op->getOperand(1);
+    Value bias = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    auto wt = dyn_cast<RankedTensorType>(w.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!t || !wt || !yt || t.getRank() != 5 || !t.hasStaticShape() ||
+        !wt.hasStaticShape() || !yt.hasStaticShape() ||
+        !t.getElementType().isF32())
+      return failure();
+    SmallVector<int64_t> s = intsOr(op, "strides", 3, 1),
+                         dl = intsOr(op, "dilations", 3, 1),
+                         pads = intsOr(op, "pads", 6, 0);
+    if (s.size() != 3 || dl.size() != 3 || pads.size() != 6)
+      return failure();
+    int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2),
+            H = t.getDimSize(3), W = t.getDimSize(4);
+    int64_t OC = wt.getDimSize(0), CG = wt.getDimSize(1),
+            KD = wt.getDimSize(2), KH = wt.getDimSize(3),
+            KW = wt.getDimSize(4);
+    int64_t OD = yt.getDimSize(2), OH = yt.getDimSize(3), OW = yt.getDimSize(4);
+    auto strAttr = op->getAttrOfType<StringAttr>("auto_pad");
+    StringRef autoPad = strAttr ? strAttr.getValue() : "NOTSET";
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t in[3] = {D, H, W}, out[3] = {OD, OH, OW}, k[3] = {KD, KH, KW};
+      for (int i = 0; i < 3; ++i) {
+        int64_t total = std::max<int64_t>(
+            0, (out[i] - 1) * s[i] + (k[i] - 1) * dl[i] + 1 - in[i]);
+        pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        pads[i + 3] = total - pads[i];
+      }
+    } else if (autoPad == "VALID") {
+      pads.assign(6, 0);
+    }
+    int64_t Dp = D + pads[0] + pads[3];
+    if (OD != (Dp - dl[0] * (KD - 1) - 1) / s[0] + 1)
+      return failure();
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    Value xp = x;
+    if (pads[0] || pads[3])
+      xp = e.op("Pad", t.clone({N, C, Dp, H, W}),
+                {x, e.ints({0, 0, pads[0], 0, 0, 0, 0, pads[3], 0, 0}),
+                 e.none(), e.none()});
+    SmallVector<int64_t> frames;
+    for (int64_t o = 0; o < OD; ++o)
+      for (int64_t k = 0; k < KD; ++k)
+        frames.push_back(o * s[0] + k * dl[0]);
+    Value idx = amk::createConstant(b, op->getLoc(),
+                                    Tensor::fromInt64(frames, {OD, KD}));
+    Value g = e.op("Gather", t.clone({N, C, OD, KD, H, W}), {xp, idx},
+                   {e.attr("axis", 2)});
+    Value cols = e.reshape(e.transpose(g, {0, 2, 1, 3, 4, 5}),
+                           {N * OD, C * KD, H, W});
+    Value w2 = e.reshape(w, {OC, CG * KD, KH, KW});
+    SmallVector<NamedAttribute> attrs = {
+        e.attr("kernel_shape", ArrayRef<int64_t>{KH, KW}),
+        e.attr("strides", ArrayRef<int64_t>{s[1], s[2]}),
+        e.attr("dilations", ArrayRef<int64_t>{dl[1], dl[2]}),
+        e.attr("pads", ArrayRef<int64_t>{pads[1], pads[2], pads[4], pads[5]})};
+    if (auto grp = op->getAttrOfType<IntegerAttr>("group"))
+      attrs.push_back(e.attr("group", grp.getInt()));
+    SmallVector<Value> operands = {cols, w2, bias ? bias : e.none()};
+    Value conv = e.op("Conv", t.clone({N * OD, OC, OH, OW}), operands, attrs);
+    Value y = e.transpose(e.reshape(conv, {N, OD, OC, OH, OW}),
+                          {0, 2, 1, 3, 4});
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
+  /// Global pooling over other than two spatial dims (3-D: video models;
+  /// 1-D: audio) as the 2-D op over [N, C, prod(spatial), 1].
+  LogicalResult decomposeGlobalPool(Operation *op) {
+    Value x = op->getOperand(0);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!t || !yt || !t.hasStaticShape() || !yt.hasStaticShape() ||
+        t.getRank() == 4 || t.getRank() < 3)
+      return failure();
+    int64_t N = t.getDimSize(0), C = t.getDimSize(1);
+    int64_t S = t.getNumElements() / std::max<int64_t>(N * C, 1);
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    Value flat = e.reshape(x, {N, C, S, 1});
+    Value pooled = e.op(op->getName().stripDialect(), t.clone({N, C, 1, 1}),
+                        {flat}, op->getAttrs());
+    Value y = e.reshape(pooled, yt.getShape());
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   /// MaxPool on 8- or 16-bit integers: through float32, which holds every
   /// such value exactly (a max picks one of them).
   LogicalResult widenIntMaxPool(Operation *op) {
@@ -927,7 +1026,8 @@ public:
       if (isa<onnx::DFTOp, onnx::STFTOp, onnx::MeanVarianceNormalizationOp,
               onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
               onnx::GroupNormalizationOp, onnx::GemmOp, onnx::LpNormalizationOp,
-              onnx::MaxUnpoolOp, onnx::ConstantOfShapeOp>(op))
+              onnx::MaxUnpoolOp, onnx::ConstantOfShapeOp, onnx::ConvOp,
+              onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -951,6 +1051,10 @@ public:
         r = decomposeMaxUnpool(op);
       else if (isa<onnx::ConstantOfShapeOp>(op))
         r = decomposeConstantOfShape(op);
+      else if (isa<onnx::ConvOp>(op))
+        r = decomposeConv3D(op);
+      else if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp>(op))
+        r = decomposeGlobalPool(op);
       else if (failed(r = decomposeMaxPoolIndices(op)) &&
                failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);

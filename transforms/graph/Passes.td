@@ -298,6 +298,16 @@ def DecomposeOps : Pass<"amk-decompose-ops", "mlir::ModuleOp"> {
       slice, then one over D with a `kd x 1` window (max, sums and the
       padding counts of averages separate by axis).
     - `MaxPool` on 8- or 16-bit integers: through float32 (exact).
+    - 2-D `ConvTranspose` (one `Conv` per output phase), `GroupNormalization`,
+      `LpNormalization`, integer `Gemm`, `MaxPool`'s `Indices`, `MaxUnpool`
+      (docs/passes.md has each rewrite).
+    - 3-D `Conv` (video models): the frames each output frame reads
+      gathered next to the channels, `[N * OD, C * KD, H, W]`, and one 2-D
+      `Conv` with the weights reshaped to `[OC, C/g * KD, KH, KW]`.
+    - `GlobalAveragePool`/`GlobalMaxPool` over other than two spatial dims:
+      the 2-D op over the spatial dims flattened.
+    - `ConstantOfShape` with a static result: `Expand` of its value (a
+      shape computed at run time, or a result too large to fold).
 
     Runs in `amk-graph-opt` after `amk-infer-shapes`.
   }];

@@ -33,6 +33,9 @@
 // RUN: amk-run %t/pool.mlir --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/pool.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-opt %t/fill.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=FILL
+// RUN: amk-opt %t/video.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=VIDEO
+// RUN: amk-run %t/video.mlir --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/video.mlir --seed 5 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: %python -c "import numpy as np; np.save('%t/fill_s.npy', np.array([3, 4], np.int64))"
 // RUN: amk-run %t/fill.mlir --input s=%t/fill_s.npy --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // EXEC: ok vs reference
@@ -230,5 +233,29 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     %c = "onnx.Constant"() <{value = dense<[3, 4]> : tensor<2xi64>}> : () -> tensor<2xi64>
     %z = "onnx.ConstantOfShape"(%c) <{value = dense<0> : tensor<1xi64>}> : (tensor<2xi64>) -> tensor<3x4xi64>
     return %y, %z : tensor<3x4xf32>, tensor<3x4xi64>
+  }
+}
+
+//--- video.mlir
+// 3-D convolutions (video models) as one 2-D convolution over the frames
+// each output frame reads, gathered next to the channels: temporal
+// padding, stride and dilation pick the frames, groups stay contiguous.
+// Global pooling over three spatial dims is the 2-D op over them
+// flattened. Weights are inputs, so the run checks them at random values.
+// VIDEO-LABEL: func.func @main_graph(
+// VIDEO: "onnx.Pad"
+// VIDEO: "onnx.Gather"{{.*}} -> tensor<1x4x3x3x6x6xf32>
+// VIDEO: "onnx.Conv"{{.*}}group = 2 : i64, kernel_shape = array<i64: 3, 3>{{.*}} -> tensor<3x6x3x3xf32>
+// VIDEO: "onnx.Gather"{{.*}} -> tensor<1x6x1x2x3x3xf32>
+// VIDEO: "onnx.Conv"{{.*}} -> tensor<1x5x3x3xf32>
+// VIDEO: "onnx.GlobalAveragePool"{{.*}} : (tensor<1x5x9x1xf32>) -> tensor<1x5x1x1xf32>
+// VIDEO-NOT: "onnx.Conv"{{.*}}tensor<1x4x5x6x6xf32>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @main_graph(%x: tensor<1x4x5x6x6xf32> {onnx.name = "x"}, %w1: tensor<6x2x3x3x3xf32> {onnx.name = "w1"}, %b1: tensor<6xf32> {onnx.name = "b1"}, %w2: tensor<5x6x2x1x1xf32> {onnx.name = "w2"}) -> (tensor<1x5x1x1x1xf32> {onnx.name = "y"}) {
+    %h = "onnx.Conv"(%x, %w1, %b1) <{group = 2 : i64, kernel_shape = array<i64: 3, 3, 3>, pads = array<i64: 2, 1, 1, 1, 0, 0>, strides = array<i64: 2, 2, 2>}> : (tensor<1x4x5x6x6xf32>, tensor<6x2x3x3x3xf32>, tensor<6xf32>) -> tensor<1x6x3x3x3xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %c = "onnx.Conv"(%h, %w2, %none) <{dilations = array<i64: 2, 1, 1>, kernel_shape = array<i64: 2, 1, 1>}> : (tensor<1x6x3x3x3xf32>, tensor<5x6x2x1x1xf32>, none) -> tensor<1x5x1x3x3xf32>
+    %y = "onnx.GlobalAveragePool"(%c) : (tensor<1x5x1x3x3xf32>) -> tensor<1x5x1x1x1xf32>
+    return %y : tensor<1x5x1x1x1xf32>
   }
 }
