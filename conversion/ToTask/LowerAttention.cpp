@@ -61,21 +61,41 @@ LogicalResult Scheduler::lowerAttention(Operation *op) {
   SmallVector<int64_t> ms(4, 0);
   if (!isNoneValue(mask)) {
     auto mt = cast<RankedTensorType>(mask.getType());
-    if (!mt.getElementType().isF32() || mt.getRank() > 4 ||
-        (r > 4 && mt.getRank() > 2))
-      return unsupported(op, "the mask must be float32 of rank <= 4");
-    // Right-aligned against [B, H, S, T].
-    SmallVector<int64_t> full = {B, H, S, T};
+    if (!mt.getElementType().isF32() || mt.getRank() > r)
+      return unsupported(op, "the mask must be float32 of at most the "
+                             "scores' rank");
+    // Right-aligned against the scores [..., H, S, T], whose leading dims
+    // collapse into B (MaxViT's [1, windows, heads, L, L] with a
+    // [1, heads, L, L] bias): the mask's dims there are all 1 (B stride
+    // 0) or all the scores' own (contiguous, so B steps by the innermost
+    // one's stride).
+    SmallVector<int64_t> scores(qt.getShape().drop_back(2));
+    scores.append({S, T});
     SmallVector<int64_t> st = contiguousStrides(mt.getShape());
-    int64_t off = 4 - mt.getRank();
-    for (int64_t d = 0; d < 4; ++d) {
+    int64_t off = r - mt.getRank();
+    int64_t ones = 0, full = 0, lead = std::max<int64_t>(r - 3, 0);
+    for (int64_t d = 0; d < r; ++d) {
       int64_t id = d - off;
-      if (id < 0 || mt.getDimSize(id) == 1)
-        continue;
-      if (mt.getDimSize(id) != full[d])
+      int64_t size = id < 0 ? 1 : mt.getDimSize(id);
+      if (size != 1 && size != scores[d])
         return unsupported(op, "the mask does not broadcast to the scores");
-      ms[d] = st[id];
+      if (d < lead) {
+        ones += size == 1 && scores[d] != 1;
+        full += size == scores[d] && scores[d] != 1;
+        continue;
+      }
+      if (size != 1)
+        ms[4 - (r - d)] = st[id];
     }
+    if (ones && full)
+      return unsupported(op, "the mask broadcasts over some of the batch "
+                             "dimensions only");
+    if (full)
+      for (int64_t d = lead - 1; d >= 0; --d)
+        if (d - off >= 0 && mt.getDimSize(d - off) != 1) {
+          ms[0] = st[d - off];
+          break;
+        }
     auto m = getTensor(mask, op);
     if (failed(m))
       return failure();

@@ -70,6 +70,8 @@
 // RUN: amk-run %t/gemm_addend_windows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_addend_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_addend_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
 // RUN: amk-run %t/trilu_runtime_k.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -429,6 +431,21 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // CHECK-LABEL: amk_task.program @gemm_addend_windows
 // CHECK: amk_task.kernel copy {{{.*}}op = "amk.gemm"}
 // CHECK: amk_task.kernel gemm {{{.*}}op = "amk.gemm"}
+
+// -----
+
+//--- attention_windows.mlir
+// Attention over [1, windows, heads, L, D] (MaxViT's window and grid
+// attention) with a relative-position bias [1, heads, L, L]: the leading
+// dims collapse into the batch, over which the bias broadcasts.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @attention_windows(%q: tensor<1x3x2x5x4xf32>, %k: tensor<1x3x2x4x5xf32>, %v: tensor<1x3x2x5x4xf32>, %bias: tensor<1x2x5x5xf32>) -> tensor<1x3x2x5x4xf32> {
+    %y = "amk.attention"(%q, %k, %v, %bias) <{key_transposed = true, scale = 0.5 : f32}> : (tensor<1x3x2x5x4xf32>, tensor<1x3x2x4x5xf32>, tensor<1x3x2x5x4xf32>, tensor<1x2x5x5xf32>) -> tensor<1x3x2x5x4xf32>
+    return %y : tensor<1x3x2x5x4xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @attention_windows
+// CHECK: amk_task.kernel attention {{{.*}}iparams = array<i64: 3, 2, 5, 5, 4, 4, 1, 0, 25, 5, 1, 1>
 
 // -----
 

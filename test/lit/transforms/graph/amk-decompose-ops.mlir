@@ -34,6 +34,8 @@
 // RUN: amk-run %t/pool.mlir --seed 5 --threads 1 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-opt %t/fill.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=FILL
 // RUN: amk-opt %t/video.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=VIDEO
+// RUN: amk-opt %t/einsum.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=EINSUM
+// RUN: amk-run %t/einsum.mlir --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/video.mlir --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/video.mlir --seed 5 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: %python -c "import numpy as np; np.save('%t/fill_s.npy', np.array([3, 4], np.int64))"
@@ -257,5 +259,26 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     %c = "onnx.Conv"(%h, %w2, %none) <{dilations = array<i64: 2, 1, 1>, kernel_shape = array<i64: 2, 1, 1>}> : (tensor<1x6x3x3x3xf32>, tensor<5x6x2x1x1xf32>, none) -> tensor<1x5x1x3x3xf32>
     %y = "onnx.GlobalAveragePool"(%c) : (tensor<1x5x1x3x3xf32>) -> tensor<1x5x1x1x1xf32>
     return %y : tensor<1x5x1x1x1xf32>
+  }
+}
+
+//--- einsum.mlir
+// Float Einsums that are batched matrix products become Transposes, a
+// MatMul and Reshapes (MaxViT's spaced, upper-case equations; a product
+// whose free and contracted labels come in any order); a trace-like sum
+// over one operand stays an Einsum.
+// EINSUM-LABEL: func.func @main_graph(
+// EINSUM: "onnx.Transpose"(%arg1) <{perm = array<i64: 0, 1, 3, 2>}>
+// EINSUM: "onnx.MatMul"(%arg0, %{{.*}}) : (tensor<2x3x5x4xf32>, tensor<2x3x4x6xf32>) -> tensor<2x3x5x6xf32>
+// EINSUM: "onnx.MatMul"{{.*}} : (tensor<3x10x4xf32>, tensor<3x4x7xf32>) -> tensor<3x10x7xf32>
+// EINSUM: "onnx.Reshape"{{.*}} -> tensor<3x2x5x7xf32>
+// EINSUM: "onnx.Transpose"{{.*}}perm = array<i64: 1, 2, 0, 3>{{.*}} -> tensor<2x5x3x7xf32>
+// EINSUM: "onnx.Einsum"{{.*}}equation = "ij,jk->k"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @main_graph(%q: tensor<2x3x5x4xf32> {onnx.name = "q"}, %k: tensor<2x3x6x4xf32> {onnx.name = "k"}, %a: tensor<2x5x3x4xf32> {onnx.name = "a"}, %b: tensor<7x3x4xf32> {onnx.name = "b"}, %m: tensor<5x4xf32> {onnx.name = "m"}, %n: tensor<4x6xf32> {onnx.name = "n"}) -> (tensor<2x3x5x6xf32> {onnx.name = "s"}, tensor<2x5x3x7xf32> {onnx.name = "t"}, tensor<6xf32> {onnx.name = "u"}) {
+    %s = "onnx.Einsum"(%q, %k) <{equation = "B H I D, B H J D -> B H I J"}> : (tensor<2x3x5x4xf32>, tensor<2x3x6x4xf32>) -> tensor<2x3x5x6xf32>
+    %t = "onnx.Einsum"(%a, %b) <{equation = "nlhd,khd->nlhk"}> : (tensor<2x5x3x4xf32>, tensor<7x3x4xf32>) -> tensor<2x5x3x7xf32>
+    %u = "onnx.Einsum"(%m, %n) <{equation = "ij,jk->k"}> : (tensor<5x4xf32>, tensor<4x6xf32>) -> tensor<6xf32>
+    return %s, %t, %u : tensor<2x3x5x6xf32>, tensor<2x5x3x7xf32>, tensor<6xf32>
   }
 }
