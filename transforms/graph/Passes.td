@@ -306,6 +306,8 @@ def DecomposeOps : Pass<"amk-decompose-ops", "mlir::ModuleOp"> {
       `Conv` with the weights reshaped to `[OC, C/g * KD, KH, KW]`.
     - `GlobalAveragePool`/`GlobalMaxPool` over other than two spatial dims:
       the 2-D op over the spatial dims flattened.
+    - A float two-operand `Einsum` that is a batched matrix product:
+      Transposes and Reshapes around one `MatMul`.
     - `ConstantOfShape` with a static result: `Expand` of its value (a
       shape computed at run time, or a result too large to fold).
 
