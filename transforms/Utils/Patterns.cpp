@@ -433,6 +433,30 @@ static Operation *onlyUser(Value v) {
 std::optional<ActivationMatch> matchActivationOf(Value input, bool convKinds) {
   ActivationMatch m;
   m.input = input;
+  // SiLU (Swish) as exporters write it, Mul(x, Sigmoid(x)): x has exactly
+  // these two users. It is quick_gelu with alpha 1 (EfficientNet's every
+  // convolution).
+  if (llvm::range_size(input.getUsers()) == 2) {
+    onnx::SigmoidOp sig;
+    onnx::MulOp mul;
+    for (Operation *u : input.getUsers()) {
+      if (auto s = dyn_cast<onnx::SigmoidOp>(u))
+        sig = s;
+      else if (auto mu = dyn_cast<onnx::MulOp>(u))
+        mul = mu;
+    }
+    if (sig && mul && sig.getY().hasOneUse() &&
+        *sig.getY().getUsers().begin() == mul.getOperation() &&
+        ((mul.getA() == input && mul.getB() == sig.getY()) ||
+         (mul.getB() == input && mul.getA() == sig.getY())) &&
+        sig.getY().getType() == input.getType() &&
+        mul.getC().getType() == input.getType()) {
+      m.kind = "quick_gelu";
+      m.alpha = 1.0;
+      m.ops = {sig, mul};
+      return m;
+    }
+  }
   if (Operation *user = onlyUser(input)) {
     if (user->getNumResults() == 1 &&
         user->getResult(0).getType() == input.getType()) {
@@ -602,7 +626,8 @@ std::string describeMatch(ArrayRef<Operation *> ops) {
 
 std::vector<std::vector<Operation *>>
 singleUseGroups(ArrayRef<Operation *> ops,
-                llvm::function_ref<bool(Operation *)> eligible) {
+                llvm::function_ref<bool(Operation *)> eligible,
+                llvm::function_ref<bool(Operation *, Operation *)> joinable) {
   llvm::EquivalenceClasses<Operation *> classes;
   for (Operation *op : ops) {
     if (!eligible(op))
@@ -611,7 +636,7 @@ singleUseGroups(ArrayRef<Operation *> ops,
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp();
           def && operand.hasOneUse() && def->getBlock() == op->getBlock() &&
-          eligible(def))
+          eligible(def) && (!joinable || joinable(def, op)))
         classes.unionSets(def, op);
   }
   llvm::DenseMap<Operation *, size_t> groupOf;

@@ -119,10 +119,14 @@ std::string describeMatch(llvm::ArrayRef<mlir::Operation *> ops);
 /// The groups that the ops `eligible` accepts form along single-use edges
 /// (a producer whose only use is a consumer in the same block): the
 /// connected groups have one root each. Groups and their ops are in the
-/// order of `ops` (program order); groups of one op are included.
-std::vector<std::vector<mlir::Operation *>>
-singleUseGroups(llvm::ArrayRef<mlir::Operation *> ops,
-                llvm::function_ref<bool(mlir::Operation *)> eligible);
+/// order of `ops` (program order); groups of one op are included. With
+/// `joinable`, a producer joins its consumer's group only when
+/// joinable(producer, consumer) holds.
+std::vector<std::vector<mlir::Operation *>> singleUseGroups(
+    llvm::ArrayRef<mlir::Operation *> ops,
+    llvm::function_ref<bool(mlir::Operation *)> eligible,
+    llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> joinable =
+        nullptr);
 
 } // namespace amk
 

@@ -186,7 +186,8 @@ public:
           attrs.set(name, a);
       if (chain->act) {
         attrs.set("activation", b.getStringAttr(chain->act->kind));
-        if (chain->act->kind == "clip" || chain->act->kind == "leaky_relu")
+        if (chain->act->kind == "clip" || chain->act->kind == "leaky_relu" ||
+            chain->act->kind == "quick_gelu")
           attrs.set("activation_alpha",
                     b.getF32FloatAttr(static_cast<float>(chain->act->alpha)));
         if (chain->act->kind == "clip")

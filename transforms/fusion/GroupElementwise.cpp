@@ -70,7 +70,19 @@ public:
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) { ops.push_back(op); });
-    auto groups = amk::singleUseGroups(ops, groupable);
+    // A producer with far fewer elements than a large consumer
+    // (squeeze-excitation's Sigmoid on [1, C, 1, 1] before the Mul that
+    // scales [1, C, H, W]) stays out of the consumer's group: inside, it
+    // would be computed once per element of the broadcast, H x W times
+    // over. Below 4096 elements a second kernel costs more than that.
+    auto joinable = [](Operation *def, Operation *user) {
+      int64_t d = cast<RankedTensorType>(def->getResult(0).getType())
+                      .getNumElements(),
+              u = cast<RankedTensorType>(user->getResult(0).getType())
+                      .getNumElements();
+      return u < 4096 || u < 16 * d;
+    };
+    auto groups = amk::singleUseGroups(ops, groupable, joinable);
     int64_t numGroupsMade = 0, moved = 0;
     for (const auto &group : groups) {
       if (static_cast<int64_t>(group.size()) < minSize)

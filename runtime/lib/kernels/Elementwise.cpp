@@ -100,16 +100,35 @@ bool elementwiseTile(const KernelCall &call, const int64_t *tile,
       } else if (in.scalar) {
         std::fill_n(r, n, loadOne(src, in.dtype, 0));
       } else {
-        // Walk the output index and the broadcast input offset together.
+        // Walk the output index and the broadcast input offset together,
+        // a run of the innermost dim at a time: a per-channel scale
+        // (squeeze-excitation's [1, C, 1, 1]) is one fill per run, a row
+        // broadcast over rows one copy.
         int64_t idx[kMaxRank], off = 0, flat = start;
-        for (int64_t d = prog.rank - 1; d >= 0; --d) {
+        const int64_t last = prog.rank - 1;
+        for (int64_t d = last; d >= 0; --d) {
           idx[d] = flat % prog.dims[d];
           flat /= prog.dims[d];
           off += idx[d] * in.strides[d];
         }
-        for (int64_t e = 0; e < n; ++e) {
-          r[e] = loadOne(src, in.dtype, off);
-          for (int64_t d = prog.rank - 1; d >= 0; --d) {
+        const int64_t inner = prog.dims[last], step = in.strides[last];
+        for (int64_t e = 0; e < n;) {
+          int64_t run = std::min(n - e, inner - idx[last]);
+          if (step == 0)
+            std::fill_n(r + e, run, loadOne(src, in.dtype, off));
+          else if (step == 1)
+            loadContiguous(r + e, src, in.dtype, off, run);
+          else
+            for (int64_t i = 0; i < run; ++i)
+              r[e + i] = loadOne(src, in.dtype, off + i * step);
+          e += run;
+          off += run * step;
+          idx[last] += run;
+          if (idx[last] < inner)
+            continue;
+          off -= inner * step;
+          idx[last] = 0;
+          for (int64_t d = last - 1; d >= 0; --d) {
             off += in.strides[d];
             if (++idx[d] < prog.dims[d])
               break;

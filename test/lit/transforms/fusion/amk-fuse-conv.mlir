@@ -12,7 +12,7 @@
 // The fused graph computes what the original did (reference interpreter):
 // RUN: amk-run %s --reference --seed 3 --check-pipeline --pipeline='builtin.module(amk-fuse-conv)' | FileCheck %s --check-prefix=SAME
 // RUN: amk-run %s --reference --seed 3 --check-pipeline --pipeline='builtin.module(amk-fuse-conv{fuse-epilogue=false})' | FileCheck %s --check-prefix=SAME
-// SAME-COUNT-9: ok vs before-pipeline
+// SAME-COUNT-10: ok vs before-pipeline
 
 // On the CPU profile every chain fuses; the chains that cannot (a Conv
 // output with two uses, a BatchNorm with a non-constant mean, a Clip with
@@ -23,6 +23,7 @@
 // CHECK: "amk.conv"(%arg0, %{{.*}}, %{{.*}}, %[[NONE]]) <{activation = "sigmoid"
 // CHECK: "amk.conv"(%arg0, %{{.*}}, %{{.*}}, %[[NONE]]) <{activation = "leaky_relu", activation_alpha = 2.000000e-01 : f32
 // CHECK: "amk.conv"(%arg0, %{{.*}}, %{{.*}}, %[[NONE]]) <{activation = "clip", activation_alpha = 0.000000e+00 : f32, activation_beta = 6.000000e+00 : f32
+// CHECK: "amk.conv"(%arg0, %{{.*}}, %{{.*}}, %[[NONE]]) <{activation = "quick_gelu", activation_alpha = 1.000000e+00 : f32
 // BatchNorm folded (W * 2 / sqrt(2 + eps) = 0.1414), the residual is Z:
 // CHECK: %[[W5:.*]] = "onnx.Constant"() <{value = dense<1.41421{{[0-9]*}}e-01> : tensor<4x3x3x3xf32>}>
 // CHECK: "amk.conv"(%arg0, %[[W5]], %{{.*}}, %arg1) <{activation = "relu"
@@ -35,14 +36,14 @@
 // CHECK-NOT: amk.conv
 
 // The NPU-like profile: Conv is 97% of this graph's FLOPs, above its 0.6.
-// NPU: remark: [Missed] NotProfitable | Category:amk-fuse-conv | Remark="Conv density 0.973 of FLOPs (8 of 18 ops, 0.444) exceeds the threshold 0.600 of FLOPs, 0.500 of ops (target 'npu-like', {{.*}}knowledge/targets/npu-like.json): Conv fusion does not pay on this target; graph left unchanged"
+// NPU: remark: [Missed] NotProfitable | Category:amk-fuse-conv | Remark="Conv density 0.972 of FLOPs (9 of 21 ops, 0.429) exceeds the threshold 0.600 of FLOPs, 0.500 of ops (target 'npu-like', {{.*}}knowledge/targets/npu-like.json): Conv fusion does not pay on this target; graph left unchanged"
 // NPU-LABEL: func.func @conv_chains(
 // NPU-NOT: amk.conv
 // NPU: "onnx.HardSwish"
-// FORCED: remark: [Passed] Profitable | Category:amk-fuse-conv | Remark="Conv density 0.973 of FLOPs (8 of 18 ops, 0.444) is within the threshold 1.000 of FLOPs (density-threshold): fused 5 Conv chains, folded 1 BatchNormalizations"
+// FORCED: remark: [Passed] Profitable | Category:amk-fuse-conv | Remark="Conv density 0.972 of FLOPs (9 of 21 ops, 0.429) is within the threshold 1.000 of FLOPs (density-threshold): fused 6 Conv chains, folded 1 BatchNormalizations"
 // FORCED-LABEL: func.func @conv_chains(
 // FORCED: "amk.conv"
-// FILE: Remark="Conv density 0.973 of FLOPs (8 of 18 ops, 0.444) exceeds the threshold 0.900 of FLOPs, 1.000 of ops (target 'dense-test'
+// FILE: Remark="Conv density 0.972 of FLOPs (9 of 21 ops, 0.429) exceeds the threshold 0.900 of FLOPs, 1.000 of ops (target 'dense-test'
 
 // Folding only: c5 becomes a Conv with the folded weights and bias; the
 // Add and the Relu stay.
@@ -56,7 +57,7 @@
 // Without BatchNorm folding the chain through bn5 cannot fuse (the
 // epilogue would have to run after an unfolded BatchNorm); the others do.
 // NOFOLD-LABEL: func.func @conv_chains(
-// NOFOLD-COUNT-4: "amk.conv"
+// NOFOLD-COUNT-5: "amk.conv"
 // NOFOLD: %[[C:.*]] = "onnx.Conv"(%arg0
 // NOFOLD-NEXT: %[[Y:[^,]*]], {{.*}} = "onnx.BatchNormalization"(%[[C]]
 // NOFOLD-NEXT: %[[A:.*]] = "onnx.Add"(%[[Y]], %arg1)
@@ -79,7 +80,7 @@
 #add5 = loc(fused<#onnx.node<"add5", ["a5"]>>["t.onnx":0:0])
 #relu5 = loc(fused<#onnx.node<"relu5", ["z5"]>>["t.onnx":0:0])
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
-  func.func @conv_chains(%x: tensor<1x3x8x8xf32>, %r: tensor<1x4x8x8xf32>, %mean: tensor<4xf32>, %hi: tensor<f32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  func.func @conv_chains(%x: tensor<1x3x8x8xf32>, %r: tensor<1x4x8x8xf32>, %mean: tensor<4xf32>, %hi: tensor<f32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
     %none = "onnx.NoValue"() : () -> none
     %w = "onnx.Constant"() <{value = dense<0.1> : tensor<4x3x3x3xf32>}> : () -> tensor<4x3x3x3xf32>
     %b = "onnx.Constant"() <{value = dense<0.5> : tensor<4xf32>}> : () -> tensor<4xf32>
@@ -94,6 +95,10 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     %z3 = "onnx.LeakyRelu"(%y3) <{alpha = 0.2 : f32}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc(#lrelu3)
     %y4 = "onnx.Conv"(%x, %w, %b) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32> loc(#c4)
     %z4 = "onnx.Clip"(%y4, %lo, %six) : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x4x8x8xf32> loc(#clip4)
+    // SiLU as exporters write it: Mul(y, Sigmoid(y)), quick_gelu with alpha 1.
+    %y9 = "onnx.Conv"(%x, %w, %b) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+    %s9 = "onnx.Sigmoid"(%y9) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    %z9 = "onnx.Mul"(%s9, %y9) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
     %y5 = "onnx.Conv"(%x, %w, %b) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32> loc(#c5)
     %b5:5 = "onnx.BatchNormalization"(%y5, %s, %b, %b, %s) : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x8x8xf32>, none, none, none, none) loc(#bn5)
     %a5 = "onnx.Add"(%b5#0, %r) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc(#add5)
@@ -107,6 +112,6 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     // Negative: Clip's upper bound is not a constant.
     %y8 = "onnx.Conv"(%x, %w, %b) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
     %z8 = "onnx.Clip"(%y8, %lo, %hi) : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x4x8x8xf32>
-    return %z1, %z2, %z3, %z4, %z5, %y6, %z6, %b7#0, %z8 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+    return %z1, %z2, %z3, %z4, %z5, %y6, %z6, %b7#0, %z8, %z9 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
   }
 }

@@ -396,3 +396,28 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     return %e : tensor<4x8xf32>
   }
 }
+
+// -----
+
+//--- squeeze_excitation.mlir
+// Squeeze-excitation's scale: Sigmoid on [1, C, 1, 1], then a Mul that
+// broadcasts it over [1, C, H, W]. The Sigmoid stays out of the group, so
+// it runs once per channel rather than once per element (the group's
+// output has 4096 elements, 256 times the Sigmoid's). On small tensors a
+// second kernel costs more, and the small op joins (layer_norm above).
+// RUN: amk-run %t/squeeze_excitation.mlir %{same}
+// CHECK-LABEL: func.func @squeeze_excitation(
+// CHECK: %[[S:.*]] = "onnx.Sigmoid"(%arg1) : (tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+// CHECK: "amk.fused_elementwise"(%arg0, %[[S]])
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT: "onnx.Mul"
+// CHECK-NEXT: "onnx.Relu"
+// CHECK-NEXT: amk.yield
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @squeeze_excitation(%x: tensor<1x16x16x16xf32>, %s: tensor<1x16x1x1xf32>) -> tensor<1x16x16x16xf32> {
+    %g = "onnx.Sigmoid"(%s) : (tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+    %m = "onnx.Mul"(%x, %g) : (tensor<1x16x16x16xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x16x16xf32>
+    %r = "onnx.Relu"(%m) : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+    return %r : tensor<1x16x16x16xf32>
+  }
+}
