@@ -516,8 +516,7 @@ LogicalResult ConcatOp::verify() {
       continue;
     // An empty input adds nothing and ONNX Runtime ignores its other dims
     // (torchvision's detection exports concatenate [N, 4] with [0, 0]).
-    if (llvm::is_contained(t.getShape(), 0) && first &&
-        t.getRank() == first.getRank())
+    if (llvm::is_contained(t.getShape(), 0))
       continue;
     if (!first) {
       first = t;

@@ -532,8 +532,8 @@ def box_decode_idioms():
                 and a later Reshape reads it;
       decode    torch.clamp(dw / 5, max=log(1000 / 16)): Clip with no
                 lower bound, grouped with Exp and Mul into one fused body;
-      cat       the decoded boxes concatenated with an empty [0, 0]
-                tensor (a level without boxes), built at run time so that
+      cat       the decoded boxes concatenated between empty [0, 0]
+                tensors (levels without boxes), built at run time so that
                 ONNX Runtime's load-time inference does not see it.
     N is above the 64 elements of inputs amk-run specializes on, so the
     model runs as segments, as a whole detector does."""
@@ -557,7 +557,7 @@ def box_decode_idioms():
     none = g.op('Mul', [g.unsqueeze(n, [0]), i64('nil', [0])])  # [0]
     empty = g.op('ConstantOfShape', [g.op('Concat', [none, none], axis=0)],
                  value=helper.make_tensor('z', F, [1], [0.0]))  # [0,0]
-    g.op('Concat', [decoded, empty], axis=0, out='out')
+    g.op('Concat', [empty, decoded, empty], axis=0, out='out')
     return g.model([vi('boxes', F, ['N', 4]), vi('deltas', F, ['N', 4]),
                     vi('scores', F, ['N'])],
                    [vi('out', F, ['K', 4])], 'onnx.helper'), [

@@ -97,7 +97,7 @@ bool elementwiseTile(const KernelCall &call, const int64_t *tile,
       const auto &in = prog.in[i];
       if (in.contiguous) {
         loadContiguous(r, src, in.dtype, start, n);
-      } else if (in.scalar) {
+      } else if (in.scalar || prog.rank == 0) {
         std::fill_n(r, n, loadOne(src, in.dtype, 0));
       } else {
         // Walk the output index and the broadcast input offset together,

@@ -48,10 +48,12 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
   // An empty input's other dims are not checked: it adds nothing, and
   // ONNX Runtime ignores it (torchvision concatenates [N, 4] with [0, 0]).
   // CHECK-LABEL: func.func @concat_empty
-  func.func @concat_empty(%a: tensor<3x4xf32>, %e: tensor<0x0xf32>) -> tensor<3x4xf32> {
-    // CHECK: "onnx.Concat"
+  func.func @concat_empty(%a: tensor<3x4xf32>, %e: tensor<0x0xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+    // CHECK: "onnx.Concat"(%{{.*}}, %{{.*}})
+    // CHECK: "onnx.Concat"(%{{.*}}, %{{.*}})
     %0 = "onnx.Concat"(%a, %e) <{axis = 0 : i64}> : (tensor<3x4xf32>, tensor<0x0xf32>) -> tensor<3x4xf32>
-    return %0 : tensor<3x4xf32>
+    %1 = "onnx.Concat"(%e, %a) <{axis = 0 : i64}> : (tensor<0x0xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    return %0, %1 : tensor<3x4xf32>, tensor<3x4xf32>
   }
 
   // CHECK-LABEL: func.func @generic
