@@ -23,15 +23,18 @@ namespace amk::rt {
 
 namespace {
 
-/// Implicit-GEMM convolution (group 1): Y[oc][p] = sum_k W[oc][k] col[k][p]
-/// where the columns of each (depth block, pixel block) are packed into a
-/// small per-task buffer that stays in cache, instead of materializing the
-/// whole im2col matrix in memory.
+/// Implicit-GEMM convolution: Y[oc][p] = sum_k W[oc][k] col[k][p] where
+/// the columns of each (depth block, pixel block) are packed into a small
+/// per-task buffer that stays in cache, instead of materializing the whole
+/// im2col matrix in memory. With groups (ResNeXt, RegNet) each group is
+/// its own product over its input channels; a row range is cut at group
+/// boundaries.
 bool convGemmTile(const KernelCall &call, const int64_t *tile,
                   std::string &error) {
   Spatial s(call.ip);
   auto [X, W, Y, bias, res] = ConvBuffers::of(call);
-  int64_t kk = s.kh * s.kw, K = s.c * kk, P = s.oh * s.ow;
+  const int64_t icg = s.c / s.group, ocg = s.oc / s.group;
+  int64_t kk = s.kh * s.kw, K = icg * kk, P = s.oh * s.ow;
   thread_local std::vector<float> packed;
   packed.resize(kDepthBlock * kColBlock);
   BlockKernels bk;
@@ -39,7 +42,9 @@ bool convGemmTile(const KernelCall &call, const int64_t *tile,
   for (int64_t r = tile[0]; r < tile[1];) {
     int64_t img = r / s.oc, mStart = r % s.oc;
     int64_t mEnd = std::min(s.oc, mStart + (tile[1] - r));
-    const float *x = X + img * s.c * s.h * s.w;
+    mEnd = std::min(mEnd, (mStart / ocg + 1) * ocg);
+    const float *x =
+        X + (img * s.c + mStart / ocg * icg) * s.h * s.w; // the group's
     float *y = Y + img * s.oc * P;
     for (int64_t n0 = tile[2]; n0 < tile[3]; n0 += kColBlock) {
       int64_t nb = std::min(kColBlock, tile[3] - n0);
@@ -154,6 +159,12 @@ bool KernelImpl<AMK_RT_K_CONV>::check(const amk_rt_kernel &k, const int64_t *ip,
                                       const float *, std::string &error) {
   if (!hasParams(k, AMK_SP_NUM_IPARAMS, 2, error) || k.num_buffers < 5)
     return false;
+  if (ip[AMK_SP_GROUP] < 1 || ip[AMK_SP_C] % ip[AMK_SP_GROUP] ||
+      ip[AMK_SP_OC] % ip[AMK_SP_GROUP]) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': the channels are not divisible by the group count";
+    return false;
+  }
   if (k.variant == 2 &&
       (ip[AMK_SP_GROUP] != 1 || (ip[AMK_SP_SW] != 1 && ip[AMK_SP_SW] != 2))) {
     error = "kernel '" + std::string(k.name ? k.name : "") +

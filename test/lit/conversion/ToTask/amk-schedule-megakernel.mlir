@@ -71,6 +71,8 @@
 // RUN: amk-run %t/gemm_addend_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_addend_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 min-task-ns=0 tasks-per-worker=5})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -446,6 +448,22 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 }
 // CHECK-LABEL: amk_task.program @attention_windows
 // CHECK: amk_task.kernel attention {{{.*}}iparams = array<i64: 3, 2, 5, 5, 4, 4, 1, 0, 25, 5, 1, 1>
+
+// -----
+
+//--- grouped_conv.mlir
+// A grouped convolution that is not depthwise (ResNeXt's 32 groups,
+// RegNet's groups of 8 channels) runs the implicit GEMM per group
+// (variant 1): 3 groups of 4 -> 2 channels, stride 2, with a bias.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @grouped_conv(%x: tensor<2x12x9x9xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x5x5xf32> {
+    %none = "onnx.NoValue"() : () -> none
+    %y = "amk.conv"(%x, %w, %b, %none) <{group = 3 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, activation = "relu"}> : (tensor<2x12x9x9xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>, none) -> tensor<2x6x5x5xf32>
+    return %y : tensor<2x6x5x5xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @grouped_conv
+// CHECK: amk_task.kernel conv {{{.*}}variant = 1 : i64}
 
 // -----
 
