@@ -314,3 +314,26 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     return %f, %p#0, %p#1, %q : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
   }
 }
+
+// -----
+
+// ConvTranspose's shape by rule (a batch of 100 masks is too large to
+// infer by evaluating the op): stride (in - 1) + output_padding + span -
+// pads; output_shape; in * stride under SAME_UPPER; a dynamic batch stays
+// dynamic with its name.
+
+// CHECK-LABEL: func.func @conv_transpose_shapes(
+// CHECK: onnx.ConvTranspose{{.*}} -> tensor<100x256x28x28xf32>
+// CHECK: onnx.ConvTranspose{{.*}} -> tensor<2x6x11x8xf32>
+// CHECK: onnx.ConvTranspose{{.*}} -> tensor<2x6x12x20xf32>
+// CHECK: onnx.ConvTranspose{{.*}} -> tensor<?x6x8x10xf32>
+module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @conv_transpose_shapes(%x: tensor<100x256x14x14xf32>, %w: tensor<256x256x2x2xf32>, %s: tensor<2x4x6x5xf32>, %ws: tensor<4x3x3x3xf32>, %d: tensor<?x4x4x5xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+    %none = "onnx.NoValue"() : () -> none
+    %a = "onnx.ConvTranspose"(%x, %w, %none) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<100x256x14x14xf32>, tensor<256x256x2x2xf32>, none) -> tensor<*xf32>
+    %b = "onnx.ConvTranspose"(%s, %ws, %none) <{group = 2 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 2, 2>, output_padding = array<i64: 1, 0>}> : (tensor<2x4x6x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+    %c = "onnx.ConvTranspose"(%s, %ws, %none) <{group = 2 : i64, strides = array<i64: 2, 4>, auto_pad = "SAME_UPPER"}> : (tensor<2x4x6x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+    %e = "onnx.ConvTranspose"(%d, %ws, %none) <{group = 2 : i64, strides = array<i64: 2, 2>, output_shape = array<i64: 8, 10>}> : (tensor<?x4x4x5xf32>, tensor<4x3x3x3xf32>, none) -> tensor<*xf32>
+    return %a, %b, %c, %e : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+  }
+}
