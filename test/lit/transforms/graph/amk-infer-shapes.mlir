@@ -320,7 +320,7 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 // ConvTranspose's shape by rule (a batch of 100 masks is too large to
 // infer by evaluating the op): stride (in - 1) + output_padding + span -
 // pads; output_shape; in * stride under SAME_UPPER; a dynamic batch stays
-// dynamic with its name.
+// dynamic.
 
 // CHECK-LABEL: func.func @conv_transpose_shapes(
 // CHECK: onnx.ConvTranspose{{.*}} -> tensor<100x256x28x28xf32>
