@@ -210,9 +210,9 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
           return unsupported(op, "the addend does not broadcast to the result");
         src.push_back(id < 0 || cs[id] == 1 ? 0 : inStrides[id]);
       }
-      int expanded = newArenaTensor(
-          RankedTensorType::get(ys, ct.getElementType()),
-          tensors[biasIdx].name + ".expanded");
+      int expanded =
+          newArenaTensor(RankedTensorType::get(ys, ct.getElementType()),
+                         tensors[biasIdx].name + ".expanded");
       addCopy(op, biasIdx, expanded, ys, src, 0, contiguousStrides(ys), 0,
               elemBytes(ct.getElementType()), true);
       biasIdx = expanded;

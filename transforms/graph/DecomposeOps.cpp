@@ -449,9 +449,8 @@ public:
       return failure();
     int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2),
             H = t.getDimSize(3), W = t.getDimSize(4);
-    int64_t OC = wt.getDimSize(0), CG = wt.getDimSize(1),
-            KD = wt.getDimSize(2), KH = wt.getDimSize(3),
-            KW = wt.getDimSize(4);
+    int64_t OC = wt.getDimSize(0), CG = wt.getDimSize(1), KD = wt.getDimSize(2),
+            KH = wt.getDimSize(3), KW = wt.getDimSize(4);
     int64_t OD = yt.getDimSize(2), OH = yt.getDimSize(3), OW = yt.getDimSize(4);
     auto strAttr = op->getAttrOfType<StringAttr>("auto_pad");
     StringRef autoPad = strAttr ? strAttr.getValue() : "NOTSET";
@@ -484,8 +483,8 @@ public:
                                     Tensor::fromInt64(frames, {OD, KD}));
     Value g = e.op("Gather", t.clone({N, C, OD, KD, H, W}), {xp, idx},
                    {e.attr("axis", 2)});
-    Value cols = e.reshape(e.transpose(g, {0, 2, 1, 3, 4, 5}),
-                           {N * OD, C * KD, H, W});
+    Value cols =
+        e.reshape(e.transpose(g, {0, 2, 1, 3, 4, 5}), {N * OD, C * KD, H, W});
     Value w2 = e.reshape(w, {OC, CG * KD, KH, KW});
     SmallVector<NamedAttribute> attrs = {
         e.attr("kernel_shape", ArrayRef<int64_t>{KH, KW}),
@@ -496,8 +495,8 @@ public:
       attrs.push_back(e.attr("group", grp.getInt()));
     SmallVector<Value> operands = {cols, w2, bias ? bias : e.none()};
     Value conv = e.op("Conv", t.clone({N * OD, OC, OH, OW}), operands, attrs);
-    Value y = e.transpose(e.reshape(conv, {N, OD, OC, OH, OW}),
-                          {0, 2, 1, 3, 4});
+    Value y =
+        e.transpose(e.reshape(conv, {N, OD, OC, OH, OW}), {0, 2, 1, 3, 4});
     op->getResult(0).replaceAllUsesWith(y);
     op->erase();
     return success();
@@ -551,7 +550,8 @@ public:
     if (arrow == std::string::npos || comma == std::string::npos ||
         comma > arrow || eq.find('.') != std::string::npos)
       return failure();
-    std::string la = eq.substr(0, comma), lb = eq.substr(comma + 1, arrow - comma - 1),
+    std::string la = eq.substr(0, comma),
+                lb = eq.substr(comma + 1, arrow - comma - 1),
                 lo = eq.substr(arrow + 2);
     if ((int64_t)la.size() != at.getRank() ||
         (int64_t)lb.size() != bt.getRank() ||
@@ -559,7 +559,8 @@ public:
       return failure();
     auto unique = [](const std::string &l) {
       return llvm::all_of(l, [&](char c) {
-        return llvm::count(l, c) == 1 && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+        return llvm::count(l, c) == 1 &&
+               ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
       });
     };
     if (!unique(la) || !unique(lb) || !unique(lo))
@@ -1141,8 +1142,8 @@ public:
               onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
               onnx::GroupNormalizationOp, onnx::GemmOp, onnx::LpNormalizationOp,
               onnx::MaxUnpoolOp, onnx::ConstantOfShapeOp, onnx::ConvOp,
-              onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp,
-              onnx::EinsumOp>(op))
+              onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::EinsumOp>(
+              op))
         ops.push_back(op);
     });
     int64_t done = 0;
