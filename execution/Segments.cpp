@@ -586,28 +586,6 @@ SegmentedModel::Impl::plan(Graph &g, const llvm::BitVector &done,
   // dim 1 is static, Shape(x) does not when another dim is dynamic): such
   // a fold cannot be recomputed until that op has run, so it waits for a
   // later round, not marked done. Graph order: uses come first.
-  for (unsigned i = 0; i < g.ops.size(); ++i) {
-    if (!refold.test(i))
-      continue;
-    bool computable = llvm::all_of(g.uses[i], [&](Value v) {
-      if (constLike(v))
-        return true;
-      Operation *d = v.getDefiningOp();
-      auto it = d ? g.index.find(d) : g.index.end();
-      if (it == g.index.end())
-        return true;
-      unsigned u = it->second;
-      return done.test(u) || inS.test(u) || refold.test(u);
-    });
-    if (!computable) {
-      refold.reset(i);
-      folded.reset(i);
-    }
-  }
-
-  // Host ops: the recomputed folds, then the ops at the cut whose inputs
-  // are all known once the segment has run (ops behind them wait for the
-  // next round, where they can be compiled).
   auto knownAfterSegment = [&](Value v) {
     if (constLike(v))
       return true;
@@ -618,6 +596,15 @@ SegmentedModel::Impl::plan(Graph &g, const llvm::BitVector &done,
     unsigned i = it->second;
     return done.test(i) || inS.test(i) || refold.test(i);
   };
+  for (unsigned i = 0; i < g.ops.size(); ++i)
+    if (refold.test(i) && !llvm::all_of(g.uses[i], knownAfterSegment)) {
+      refold.reset(i);
+      folded.reset(i);
+    }
+
+  // Host ops: the recomputed folds, then the ops at the cut whose inputs
+  // are all known once the segment has run (ops behind them wait for the
+  // next round, where they can be compiled).
   for (unsigned i = 0; i < g.ops.size(); ++i)
     if (refold.test(i))
       plan->host.push_back(g.ops[i]);

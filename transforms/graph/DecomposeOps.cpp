@@ -101,6 +101,27 @@ SmallVector<int64_t> intsOr(Operation *op, StringRef name, int64_t len,
   return v;
 }
 
+/// `pads` ([begins..., ends...]) made explicit for `op`'s auto_pad: SAME
+/// pads from the static input and output sizes (the extra one at the end
+/// for SAME_UPPER, the start for SAME_LOWER), VALID none, NOTSET as given.
+void explicitPads(Operation *op, ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                  ArrayRef<int64_t> k, ArrayRef<int64_t> strides,
+                  ArrayRef<int64_t> dil, SmallVectorImpl<int64_t> &pads) {
+  auto a = op->getAttrOfType<StringAttr>("auto_pad");
+  StringRef autoPad = a ? a.getValue() : "NOTSET";
+  size_t n = in.size();
+  if (autoPad == "VALID") {
+    pads.assign(2 * n, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < n; ++i) {
+      int64_t total = std::max<int64_t>(0, (out[i] - 1) * strides[i] +
+                                               (k[i] - 1) * dil[i] + 1 - in[i]);
+      pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[i + n] = total - pads[i];
+    }
+  }
+}
+
 /// An integer scalar operand or attribute: the constant's value.
 std::optional<int64_t> constInt(Value v) {
   if (!v || amk::isNone(v))
@@ -383,19 +404,7 @@ public:
     int64_t N = t.getDimSize(0), C = t.getDimSize(1), D = t.getDimSize(2),
             H = t.getDimSize(3), W = t.getDimSize(4);
     int64_t OD = yt.getDimSize(2), OH = yt.getDimSize(3), OW = yt.getDimSize(4);
-    auto strAttr = op->getAttrOfType<StringAttr>("auto_pad");
-    StringRef autoPad = strAttr ? strAttr.getValue() : "NOTSET";
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t in[3] = {D, H, W}, out[3] = {OD, OH, OW};
-      for (int i = 0; i < 3; ++i) {
-        int64_t total = std::max<int64_t>(
-            0, (out[i] - 1) * s[i] + (k[i] - 1) * dl[i] + 1 - in[i]);
-        pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-        pads[i + 3] = total - pads[i];
-      }
-    } else if (autoPad == "VALID") {
-      pads.assign(6, 0);
-    }
+    explicitPads(op, {D, H, W}, {OD, OH, OW}, k, s, dl, pads);
     OpBuilder b(op);
     Emitter e(b, op->getLoc());
     SmallVector<NamedAttribute> common;
@@ -452,19 +461,7 @@ public:
     int64_t OC = wt.getDimSize(0), CG = wt.getDimSize(1), KD = wt.getDimSize(2),
             KH = wt.getDimSize(3), KW = wt.getDimSize(4);
     int64_t OD = yt.getDimSize(2), OH = yt.getDimSize(3), OW = yt.getDimSize(4);
-    auto strAttr = op->getAttrOfType<StringAttr>("auto_pad");
-    StringRef autoPad = strAttr ? strAttr.getValue() : "NOTSET";
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t in[3] = {D, H, W}, out[3] = {OD, OH, OW}, k[3] = {KD, KH, KW};
-      for (int i = 0; i < 3; ++i) {
-        int64_t total = std::max<int64_t>(
-            0, (out[i] - 1) * s[i] + (k[i] - 1) * dl[i] + 1 - in[i]);
-        pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-        pads[i + 3] = total - pads[i];
-      }
-    } else if (autoPad == "VALID") {
-      pads.assign(6, 0);
-    }
+    explicitPads(op, {D, H, W}, {OD, OH, OW}, {KD, KH, KW}, s, dl, pads);
     int64_t Dp = D + pads[0] + pads[3];
     if (OD != (Dp - dl[0] * (KD - 1) - 1) / s[0] + 1)
       return failure();
@@ -1050,19 +1047,7 @@ public:
       return failure();
     int64_t N = xt.getDimSize(0), C = xt.getDimSize(1), H = xt.getDimSize(2),
             W = xt.getDimSize(3), OH = yt.getDimSize(2), OW = yt.getDimSize(3);
-    auto ap = op->getAttrOfType<StringAttr>("auto_pad");
-    StringRef autoPad = ap ? ap.getValue() : "NOTSET";
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t in[2] = {H, W}, out[2] = {OH, OW};
-      for (int i = 0; i < 2; ++i) {
-        int64_t total = std::max<int64_t>(
-            0, (out[i] - 1) * st[i] + (k[i] - 1) * dl[i] + 1 - in[i]);
-        pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-        pads[i + 2] = total - pads[i];
-      }
-    } else if (autoPad == "VALID") {
-      pads.assign(4, 0);
-    }
+    explicitPads(op, {H, W}, {OH, OW}, k, st, dl, pads);
     // The padded plane covers every window (ceil_mode may reach past the
     // end pads).
     int64_t Hp = std::max(H + pads[0] + pads[2],
