@@ -717,6 +717,15 @@ private:
     }
     Value zero = c64(0);
     bool sgn = signedCompute();
+    // y, or 1 where dividing by it traps (0, and -1 for signed types:
+    // INT_MIN / -1).
+    auto safeDivisor = [&](Value isZero) {
+      Value bad = isZero;
+      if (sgn)
+        bad = arith::OrIOp::create(b, loc, bad,
+                                   icmp(arith::CmpIPredicate::eq, y, c64(-1)));
+      return select(bad, c64(1), y);
+    };
     switch (op) {
     case AMK_OP_ADD:
       return arith::AddIOp::create(b, loc, x, y);
@@ -728,11 +737,7 @@ private:
       // x / 0 = 0 and x / -1 = -x (wrapping): never a trap. The divisor
       // is made safe before dividing, the special cases selected after.
       Value isZero = icmp(arith::CmpIPredicate::eq, y, zero);
-      Value bad = isZero;
-      if (sgn)
-        bad = arith::OrIOp::create(b, loc, bad,
-                                   icmp(arith::CmpIPredicate::eq, y, c64(-1)));
-      Value safe = select(bad, c64(1), y);
+      Value safe = safeDivisor(isZero);
       Value q = sgn ? Value(arith::DivSIOp::create(b, loc, x, safe))
                     : Value(arith::DivUIOp::create(b, loc, x, safe));
       if (sgn)
@@ -743,11 +748,7 @@ private:
     case AMK_OP_MOD:
     case AMK_OP_FMOD: {
       Value isZero = icmp(arith::CmpIPredicate::eq, y, zero);
-      Value bad = isZero;
-      if (sgn)
-        bad = arith::OrIOp::create(b, loc, bad,
-                                   icmp(arith::CmpIPredicate::eq, y, c64(-1)));
-      Value safe = select(bad, c64(1), y);
+      Value safe = safeDivisor(isZero);
       Value r = sgn ? Value(arith::RemSIOp::create(b, loc, x, safe))
                     : Value(arith::RemUIOp::create(b, loc, x, safe));
       if (sgn && op == AMK_OP_MOD) {
@@ -759,7 +760,7 @@ private:
             b, loc, icmp(arith::CmpIPredicate::ne, r, zero), differ);
         r = select(fix, arith::AddIOp::create(b, loc, r, y), r);
       }
-      return select(bad, zero, r);
+      return select(isZero, zero, r); // x mod -1 is 0 already
     }
     case AMK_OP_MAX:
       return select(icmp(lt(), x, y), y, x);
