@@ -139,6 +139,7 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
   if (crop && (!roiT || roiT->numel() != 2 * (int64_t)axes.size()))
     return unsupported(op, "tf_crop_and_resize needs a constant roi");
   int64_t taps = nearest ? 1 : a.mode == "linear" ? 2 : 4;
+  bool extrapolated = false;
   SmallVector<int32_t> idx;
   SmallVector<float> wts;
   SmallVector<int64_t> tapsOf(rank), offOf(rank);
@@ -167,9 +168,19 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
     for (int64_t o = 0; o < out; ++o) {
       double x = originalCoordinate(a.transform, o, scale[d],
                                     scale[d] * in, in, roiStart, roiEnd);
-      if (crop && (x < 0 || x > in - 1))
-        return unsupported(op, "tf_crop_and_resize outside the input "
-                               "(extrapolation_value) is not implemented");
+      // Outside the input a crop reads no taps: index -1 tells the kernel
+      // to write extrapolation_value there.
+      if (crop && (x < 0 || x > in - 1)) {
+        if (!xt.getElementType().isF32())
+          return unsupported(op, "tf_crop_and_resize outside the input "
+                                 "is implemented for float32 only");
+        extrapolated = true;
+        for (int64_t t = 0; t < taps; ++t) {
+          idx.push_back(-1);
+          wts.push_back(0.f);
+        }
+        continue;
+      }
       // The reference takes the n nearest input coordinates: for an
       // integer x, x - n/2 .. x + n/2 - 1 with ratio 1.
       double fl = std::floor(x), r = x - fl;
@@ -227,6 +238,8 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
   k.variant =
       nearest ? AMK_RESIZE_VARIANT_NEAREST : AMK_RESIZE_VARIANT_WEIGHTED;
   k.slots = {*xi, yi, ii, wi};
+  if (extrapolated)
+    k.fp = {floatAttr(op, "extrapolation_value", 0.f)};
   int64_t eb = elemBytes(xt.getElementType());
   k.ip = {rank, eb};
   k.ip.append(xt.getShape().begin(), xt.getShape().end());

@@ -205,8 +205,10 @@ enum { AMK_LOSS_VARIANT_NLL = 0, AMK_LOSS_VARIANT_SCE = 1 };
  * Variant 0: float32, weighted. Variant 1 (nearest, one tap per axis):
  * elements moved by size (any type), W not read (edge, reflect and wrap
  * Pad use it with their index maps). iparams: rank, elem_bytes, then in
- * dims[rank], out dims[rank], taps[rank], off[rank]. Rows: the product of
- * all out dims but the last. */
+ * dims[rank], out dims[rank], taps[rank], off[rank]. fparams: none, or
+ * one: the extrapolation value, written (float32 only) wherever a tap
+ * index is -1 (a tf_crop_and_resize coordinate outside the input). Rows:
+ * the product of all out dims but the last. */
 enum { AMK_RESIZE_RANK, AMK_RESIZE_ELEM_BYTES, AMK_RESIZE_DIMS };
 enum { AMK_RESIZE_VARIANT_WEIGHTED = 0, AMK_RESIZE_VARIANT_NEAREST = 1 };
 #define AMK_RESIZE_MAX_RANK 8

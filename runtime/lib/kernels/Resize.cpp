@@ -14,6 +14,7 @@
 #include "amk/kernel_params.h"
 #include "amk/runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -50,6 +51,23 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
   }
   int64_t outLast = p.out[last], tapsLast = p.taps[last];
   const int32_t *idxLast = IDX + p.off[last];
+  // A crop outside the input: its taps are -1. The last axis reads through
+  // a copy with them at 0, and those outputs are overwritten afterwards.
+  bool extrap = call.kernel->num_fparams == 1;
+  float extrapValue = extrap ? call.fp[0] : 0.f;
+  thread_local std::vector<int32_t> safeLast;
+  if (extrap) {
+    safeLast.assign(idxLast, idxLast + outLast * tapsLast);
+    for (int32_t &i : safeLast)
+      i = i < 0 ? 0 : i;
+    idxLast = safeLast.data();
+  }
+  auto fillOutside = [&](float *y) {
+    const int32_t *raw = IDX + p.off[last];
+    for (int64_t o = 0; o < outLast; ++o)
+      if (raw[o * tapsLast] < 0)
+        y[o] = extrapValue;
+  };
   const float *wLast = weighted ? W + p.off[last] : nullptr;
   thread_local std::vector<int64_t> offs, no;
   thread_local std::vector<float> ws, nw;
@@ -72,8 +90,13 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
     }
     offs.assign(1, 0);
     ws.assign(1, 1.f);
-    for (int64_t d = 0; d < last; ++d) {
+    bool outside = false;
+    for (int64_t d = 0; d < last && !outside; ++d) {
       int64_t t = p.taps[d], base = p.off[d] + coord[d] * t;
+      if (extrap && IDX[base] < 0) {
+        outside = true;
+        break;
+      }
       size_t n = offs.size();
       no.clear();
       nw.clear();
@@ -88,6 +111,12 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
         }
       offs.swap(no);
       ws.swap(nw);
+    }
+    if (outside) {
+      float *y = reinterpret_cast<float *>(Y) + row * outLast;
+      std::fill(y, y + outLast, extrapValue);
+      prevSrc = -1;
+      continue;
     }
     if (!weighted) {
       char *y = Y + row * outLast * p.eb;
@@ -120,6 +149,8 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
         for (int64_t o = 0; o < outLast; ++o)
           std::memcpy(y + o * p.eb, X + (offs[0] + idxLast[o]) * p.eb, p.eb);
       }
+      if (extrap)
+        fillOutside(reinterpret_cast<float *>(y));
       continue;
     }
     const float *x = reinterpret_cast<const float *>(X);
@@ -154,6 +185,8 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
         }
         y[o] = acc;
       }
+      if (extrap)
+        fillOutside(y);
       continue;
     }
     const float *rows[4];
@@ -167,6 +200,8 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
         acc += ws[i] * rows[i][o];
       y[o] = acc;
     }
+    if (extrap)
+      fillOutside(y);
   }
   return true;
 }
@@ -180,8 +215,11 @@ bool KernelImpl<AMK_RT_K_RESIZE>::check(const amk_rt_kernel &k,
   int64_t rank = ip[AMK_RESIZE_RANK];
   if (rank < 1 || rank > AMK_RESIZE_MAX_RANK ||
       k.num_iparams != (uint32_t)(AMK_RESIZE_DIMS + 4 * rank) ||
-      k.num_buffers != 4 || k.variant > AMK_RESIZE_VARIANT_NEAREST) {
-    error = "bad resize parameters (rank 1-8, 4 buffers, variant 0 or 1)";
+      k.num_buffers != 4 || k.variant > AMK_RESIZE_VARIANT_NEAREST ||
+      k.num_fparams > 1 ||
+      (k.num_fparams == 1 && ip[AMK_RESIZE_ELEM_BYTES] != 4)) {
+    error = "bad resize parameters (rank 1-8, 4 buffers, variant 0 or 1, "
+            "an extrapolation value only for 4-byte data)";
     return false;
   }
   const int64_t *taps = ip + AMK_RESIZE_DIMS + 2 * rank;

@@ -757,6 +757,26 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 
 // -----
 
+//--- resize_crop.mlir
+// tf_crop_and_resize with a box reaching past the input: roi [0.5, 1.5]
+// of 4 elements maps outputs 0, 1, 2 to 1.5, 3.0 and 4.5. The last lies
+// outside, so its tap index is -1 and the extrapolation value travels as
+// the kernel's one float parameter.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @resize_crop(%x: tensor<4xf32>) -> tensor<3xf32> {
+    %none = "onnx.NoValue"() : () -> none
+    %roi = "onnx.Constant"() <{value = dense<[0.5, 1.5]> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %sz = "onnx.Constant"() <{value = dense<3> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %y = "onnx.Resize"(%x, %roi, %none, %sz) <{mode = "nearest", coordinate_transformation_mode = "tf_crop_and_resize", extrapolation_value = 7.0 : f32}> : (tensor<4xf32>, tensor<2xf32>, none, tensor<1xi64>) -> tensor<3xf32>
+    return %y : tensor<3xf32>
+  }
+}
+// CHECK-LABEL: amk_task.program @resize_crop
+// CHECK: amk_task.buffer {kind = "const", name = "resize.index", {{.*}}value = dense<[1, 3, -1]>
+// CHECK: amk_task.kernel resize {{{.*}}fparams = array<f32: 7.000000e+00>, {{.*}}op = "onnx.Resize", variant = 1 : i64}
+
+// -----
+
 //--- small_ops.mlir
 // Hardmax is softmax variant 2; inference Dropout copies its input and
 // fills its mask with true; 1-D max pooling is 2-D pooling of planes one
