@@ -341,6 +341,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::EinsumOp op) { return lowerEinsum(op); })
       .Case([&](onnx::GridSampleOp op) { return lowerGridSample(op); })
       .Case([&](onnx::RoiAlignOp op) { return lowerRoiAlign(op); })
+      .Case([&](onnx::TfIdfVectorizerOp op) { return lowerTfIdf(op); })
       .Case([&](onnx::OneHotOp op) { return lowerOneHot(op); })
       .Case([&](onnx::DetOp op) { return lowerDet(op); })
       .Case(

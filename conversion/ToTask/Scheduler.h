@@ -257,6 +257,7 @@ private:
   LogicalResult lowerResize(Operation *op);
   LogicalResult lowerGridSample(Operation *op);
   LogicalResult lowerRoiAlign(Operation *op);
+  LogicalResult lowerTfIdf(Operation *op);
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);

@@ -327,6 +327,22 @@ enum { AMK_ROI_N, AMK_ROI_C, AMK_ROI_H, AMK_ROI_W, AMK_ROI_R, AMK_ROI_HO,
        AMK_ROI_WO, AMK_ROI_RATIO, AMK_ROI_MAX, AMK_ROI_HALF_PIXEL,
        AMK_ROI_IDX_DTYPE, AMK_ROI_NUM_IPARAMS };
 
+/* TFIDF: TfIdfVectorizer over integer tokens. Buffers X [B, L] (int32 or
+ * int64), POOL (int64), WJ (float32 [D], the weight of each output
+ * index; absent means 1), Y [B, D] (float32). POOL holds, for each n-gram
+ * length n in [min_n, max_n], its n-grams sorted by their tokens, each as
+ * n tokens then its output index; pool[n] gives where they start and how
+ * many there are. Each row counts the n-grams that start at every
+ * position, for every skip 0..max_skip (unigrams once), then Y = count
+ * (TF), count > 0 ? w : 0 (IDF) or count * w (TFIDF). iparams: B, L, D,
+ * min_n, max_n, max_skip, mode (0 TF, 1 IDF, 2 TFIDF), X dtype, then
+ * (offset, count) per length from min_n to max_n (max_n <= 16). Rows: B. */
+enum { AMK_TFIDF_B, AMK_TFIDF_L, AMK_TFIDF_D, AMK_TFIDF_MIN_N,
+       AMK_TFIDF_MAX_N, AMK_TFIDF_MAX_SKIP, AMK_TFIDF_MODE, AMK_TFIDF_DTYPE,
+       AMK_TFIDF_POOL };
+enum { AMK_TFIDF_MODE_TF = 0, AMK_TFIDF_MODE_IDF = 1, AMK_TFIDF_MODE_TFIDF = 2 };
+#define AMK_TFIDF_MAX_GRAM 16
+
 /* INSTANCE_NORM: buffers X [N, C, S], scale [C], bias [C], Y (float32);
  * each (n, c) plane normalized by its mean and variance (in double), then
  * scaled and shifted. iparams: N, C, S. fparams: epsilon. Rows: N * C.

@@ -65,6 +65,11 @@
 // RUN: amk-run %t/roi_align.mlir --input x=%t/roi_x.npy --input rois=%t/roi_r.npy --input batch=%t/roi_b.npy --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: not amk-run %t/roi_align.mlir --input x=%t/roi_x.npy --input rois=%t/roi_r.npy --input batch=%t/roi_bad.npy 2>&1 | FileCheck %s --check-prefix=ROIBAD
 // ROIBAD: RoiAlign batch index 5 of region 1 is out of range [0, 2)
+// RUN: amk-run %t/resize_crop.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/resize_crop.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: %python -c "import numpy as np; np.save('%t/tfidf_x.npy', np.random.default_rng(5).integers(0, 5, (3, 9)).astype(np.int32))"
+// RUN: amk-run %t/tfidf.mlir --input x=%t/tfidf_x.npy --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/tfidf.mlir --input x=%t/tfidf_x.npy --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_i64.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_batch_perm.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=PERMEXEC
 // RUN: amk-run %t/gemm_addend_windows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -1138,5 +1143,25 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 16 
     %a = "onnx.RoiAlign"(%x, %rois, %batch) <{output_height = 2 : i64, output_width = 3 : i64, sampling_ratio = 2 : i64, spatial_scale = 0.5 : f32}> : (tensor<2x3x8x8xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x2x3xf32>
     %m = "onnx.RoiAlign"(%x, %rois, %batch) <{coordinate_transformation_mode = "output_half_pixel", mode = "max", output_height = 3 : i64, output_width = 3 : i64}> : (tensor<2x3x8x8xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x3x3xf32>
     return %a, %m : tensor<2x3x2x3xf32>, tensor<2x3x3x3xf32>
+  }
+}
+// -----
+
+//--- tfidf.mlir
+// TfIdfVectorizer on the TFIDF kernel: the pool grouped by length and
+// sorted at compile time (bigrams [0 1], [2 3], [3 3] with output indexes
+// 3, 2, 4, then the unigram 4 at 0), iparams B, L, D, min and max length,
+// max skip, mode (2 TFIDF), token dtype (6 int32), then per length the
+// table offset and count. The repeated unigram 4 keeps its last index;
+// weights follow output indexes (index 1 keeps 7.0 though no n-gram
+// counts there any more).
+// CHECK-LABEL: amk_task.program @main_graph
+// CHECK: amk_task.buffer {kind = "const", name = "tfidf.pool", {{.*}}value = dense<[4, 0, 0, 1, 3, 2, 3, 2, 3, 3, 4]>
+// CHECK: amk_task.buffer {kind = "const", name = "tfidf.weight", {{.*}}value = dense<[5.000000e-01, 7.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>
+// CHECK: amk_task.kernel tfidf {{{.*}}iparams = array<i64: 3, 9, 5, 1, 2, 1, 2, 6, 0, 1, 2, 3>, {{.*}}op = "onnx.TfIdfVectorizer"}
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 9 : i64}} {
+  func.func @main_graph(%x: tensor<3x9xi32> {onnx.name = "x"}) -> (tensor<3x5xf32> {onnx.name = "y"}) {
+    %y = "onnx.TfIdfVectorizer"(%x) <{max_gram_length = 2 : i64, max_skip_count = 1 : i64, min_gram_length = 1 : i64, mode = "TFIDF", ngram_counts = array<i64: 0, 2>, ngram_indexes = array<i64: 1, 0, 3, 2, 4>, pool_int64s = array<i64: 4, 4, 0, 1, 2, 3, 3, 3>, weights = array<f32: 7.0, 0.5, 3.0, 2.0, 4.0>}> : (tensor<3x9xi32>) -> tensor<3x5xf32>
+    return %y : tensor<3x5xf32>
   }
 }
