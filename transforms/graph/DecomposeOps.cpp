@@ -1120,6 +1120,343 @@ public:
     return success();
   }
 
+  /// Whether `v` is computed from a graph input (or inside control flow):
+  /// then no folding makes it a constant, and the integer kernels, which
+  /// pack weights and requantization tables at compile time, cannot take
+  /// it.
+  static bool dependsOnInput(Value v) {
+    SmallVector<Value> stack = {v};
+    DenseSet<Value> seen;
+    while (!stack.empty()) {
+      Value x = stack.pop_back_val();
+      if (!x || !seen.insert(x).second)
+        continue;
+      Operation *d = x.getDefiningOp();
+      if (!d || d->getNumRegions() > 0)
+        return true;
+      llvm::append_range(stack, d->getOperands());
+    }
+    return false;
+  }
+
+  /// An operand by schema position; null when absent or none.
+  static Value operandAt(Operation *op, unsigned i) {
+    if (i >= op->getNumOperands() || amk::isNone(op->getOperand(i)))
+      return Value();
+    return op->getOperand(i);
+  }
+
+  /// `v` cast to `elem` (`dt`), keeping its shape.
+  static Value castTo(Emitter &e, Value v, Type elem, onnx::DataType dt) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return e.op("Cast", t.clone(elem), {v}, {e.attr("to", (int64_t)dt)});
+  }
+
+  /// A per-tensor or per-axis parameter (a zero point, a scale, a bias) of
+  /// a rank-`rank` tensor cast to `elem`: one element stays [1]; `dim`
+  /// elements become [dim, 1, ...] so they broadcast along `axis`.
+  static FailureOr<Value> alongAxis(Emitter &e, Value v, Type elem,
+                                    onnx::DataType dt, int64_t rank,
+                                    int64_t axis, int64_t dim) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return failure();
+    int64_t n = t.getNumElements();
+    if (n != 1 && n != dim)
+      return failure();
+    SmallVector<int64_t> shape = {n};
+    if (n > 1)
+      shape.append(rank - axis - 1, 1);
+    Value c = castTo(e, v, elem, dt);
+    return t.getShape() == ArrayRef<int64_t>(shape) ? c : e.reshape(c, shape);
+  }
+
+  /// `v` as int32 less its zero point `zp` (none: 0), per tensor or along
+  /// `axis`.
+  static FailureOr<Value> centered(Emitter &e, Value v, Value zp,
+                                   int64_t axis) {
+    auto t = cast<RankedTensorType>(v.getType());
+    Type i32 = e.b.getI32Type();
+    Value c = castTo(e, v, i32, onnx::DataType::INT32);
+    if (!zp)
+      return c;
+    if (t.isDynamicDim(axis))
+      return failure();
+    auto z = alongAxis(e, zp, i32, onnx::DataType::INT32, t.getRank(), axis,
+                       t.getDimSize(axis));
+    if (failed(z))
+      return failure();
+    return e.op("Sub", t.clone(i32), {c, *z});
+  }
+
+  /// The static broadcast of two operands' shapes, as `elem` tensors.
+  static RankedTensorType broadcastType(Value a, Value b, Type elem) {
+    auto at = cast<RankedTensorType>(a.getType()),
+         bt = cast<RankedTensorType>(b.getType());
+    int64_t r = std::max(at.getRank(), bt.getRank());
+    SmallVector<int64_t> shape(r);
+    for (int64_t i = 0; i < r; ++i) {
+      int64_t ai = i - (r - at.getRank()), bi = i - (r - bt.getRank());
+      int64_t da = ai >= 0 ? at.getDimSize(ai) : 1,
+              db = bi >= 0 ? bt.getDimSize(bi) : 1;
+      shape[i] = da == 1 ? db : da;
+    }
+    return RankedTensorType::get(shape, elem);
+  }
+  static Value binary(Emitter &e, StringRef name, Value a, Value b) {
+    auto at = cast<RankedTensorType>(a.getType());
+    return e.op(name, broadcastType(a, b, at.getElementType()), {a, b});
+  }
+
+  /// The int32 accumulator of an integer convolution of x [N, C, S...]
+  /// and w [M, C/g, K...]: both centered, x zero-padded, one strided Slice
+  /// per kernel position gathering the windows (im2col) and one batched
+  /// integer MatMul over the groups. Exact (the EINSUM kernel sums
+  /// integers), for weights only known at run time; constant weights take
+  /// the QCONV kernel instead.
+  FailureOr<Value> intConvAccumulator(Operation *op, Emitter &e, Value x,
+                                      Value xzp, Value w, Value wzp) {
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    auto wt = dyn_cast<RankedTensorType>(w.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!t || !wt || !yt || t.getRank() < 3 || !t.hasStaticShape() ||
+        !wt.hasStaticShape() || !yt.hasStaticShape() ||
+        wt.getRank() != t.getRank())
+      return failure();
+    int64_t n = t.getRank() - 2, N = t.getDimSize(0), C = t.getDimSize(1),
+            M = wt.getDimSize(0), Cg = wt.getDimSize(1);
+    int64_t G = op->getAttrOfType<IntegerAttr>("group")
+                    ? op->getAttrOfType<IntegerAttr>("group").getInt()
+                    : 1;
+    if (G < 1 || C != Cg * G || M % G)
+      return failure();
+    SmallVector<int64_t> in(t.getShape().drop_front(2)),
+        k(wt.getShape().drop_front(2)), out(yt.getShape().drop_front(2));
+    SmallVector<int64_t> s = intsOr(op, "strides", n, 1),
+                         dl = intsOr(op, "dilations", n, 1),
+                         pads = intsOr(op, "pads", 2 * n, 0);
+    if ((int64_t)s.size() != n || (int64_t)dl.size() != n ||
+        (int64_t)pads.size() != 2 * n)
+      return failure();
+    explicitPads(op, in, out, k, s, dl, pads);
+    int64_t KK = 1, P = 1;
+    for (int64_t d = 0; d < n; ++d) {
+      KK *= k[d];
+      P *= out[d];
+      if (in[d] + pads[d] + pads[d + n] <
+          (out[d] - 1) * s[d] + (k[d] - 1) * dl[d] + 1)
+        return failure();
+    }
+    // One Slice per kernel position: past this many, the graph grows
+    // more than the op is worth.
+    if (KK > 256)
+      return failure();
+    Type i32 = e.b.getI32Type();
+    auto xc = centered(e, x, xzp, 1);
+    auto wc = centered(e, w, wzp, 0);
+    if (failed(xc) || failed(wc))
+      return failure();
+    Value xp = *xc;
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+      SmallVector<int64_t> padded = {N, C}, all(2 * (n + 2), 0);
+      for (int64_t d = 0; d < n; ++d) {
+        padded.push_back(in[d] + pads[d] + pads[d + n]);
+        all[d + 2] = pads[d];
+        all[d + 2 + n + 2] = pads[d + n];
+      }
+      xp = e.op("Pad", RankedTensorType::get(padded, i32),
+                {xp, e.ints(all), e.none(), e.none()});
+    }
+    SmallVector<int64_t> axes, steps(s), window = {N, C, 1};
+    for (int64_t d = 0; d < n; ++d)
+      axes.push_back(d + 2);
+    window.append(out.begin(), out.end());
+    SmallVector<int64_t> sliced = {N, C};
+    sliced.append(out.begin(), out.end());
+    SmallVector<Value> cols;
+    SmallVector<int64_t> pos(n, 0);
+    for (int64_t i = 0; i < KK; ++i) {
+      for (int64_t d = n - 1, r = i; d >= 0; --d) {
+        pos[d] = r % k[d];
+        r /= k[d];
+      }
+      SmallVector<int64_t> starts, ends;
+      for (int64_t d = 0; d < n; ++d) {
+        starts.push_back(pos[d] * dl[d]);
+        ends.push_back(starts.back() + (out[d] - 1) * s[d] + 1);
+      }
+      Value sl =
+          e.op("Slice", RankedTensorType::get(sliced, i32),
+               {xp, e.ints(starts), e.ints(ends), e.ints(axes), e.ints(steps)});
+      cols.push_back(e.reshape(sl, window));
+    }
+    SmallVector<int64_t> stacked = {N, C, KK};
+    stacked.append(out.begin(), out.end());
+    Value col = cols.size() == 1
+                    ? cols[0]
+                    : e.op("Concat", RankedTensorType::get(stacked, i32), cols,
+                           {e.attr("axis", 2)});
+    Value xm = e.reshape(col, {N, G, Cg * KK, P});
+    Value wm = e.reshape(*wc, {G, M / G, Cg * KK});
+    Value acc =
+        e.op("MatMul", RankedTensorType::get({N, G, M / G, P}, i32), {wm, xm});
+    return e.reshape(acc, yt.getShape());
+  }
+
+  /// ConvInteger and QLinearConv whose weights, scales or zero points are
+  /// only known at run time (every one of them an input in the ONNX node
+  /// tests), or whose weights do not fit the int8 kernels: the int32
+  /// accumulator above, then QLinearConv's requantization in double as
+  /// the spec's reference computes it.
+  LogicalResult decomposeIntegerConv(Operation *op) {
+    bool qlinear = isa<onnx::QLinearConvOp>(op);
+    Value x = op->getOperand(0), w = op->getOperand(qlinear ? 3 : 1);
+    Value xzp = operandAt(op, 2), wzp = operandAt(op, qlinear ? 5 : 3);
+    bool runtime = false;
+    for (unsigned i = 1; i < op->getNumOperands(); ++i)
+      runtime |= dependsOnInput(op->getOperand(i));
+    // A run-time scalar zero point for X is what dynamic quantization
+    // makes; the QCONV kernel reads it.
+    if (!qlinear && xzp && !dependsOnInput(w) && (!wzp || !dependsOnInput(wzp)))
+      runtime = false;
+    if (!runtime && !weightsOutsideInt8(w, wzp))
+      return failure();
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    auto acc = intConvAccumulator(op, e, x, xzp, w, wzp);
+    if (failed(acc))
+      return failure();
+    Value y = *acc;
+    if (qlinear &&
+        failed(requantize(e, op, y, operandAt(op, 1), operandAt(op, 4),
+                          operandAt(op, 6), operandAt(op, 7), operandAt(op, 8),
+                          /*inDouble=*/true, 1)))
+      return failure();
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
+  /// Whether constant weights less their zero point leave the int8 range
+  /// the QCONV and QGEMM kernels hold them in (uint8 weights above 127).
+  static bool weightsOutsideInt8(Value w, Value wzp) {
+    auto wt = amk::getConstantTensor(w);
+    if (!wt)
+      return false;
+    std::optional<Tensor> zt;
+    if (wzp)
+      zt = amk::getConstantTensor(wzp);
+    if (wzp && (!zt || zt->numel() != 1))
+      return false;
+    double z = zt ? zt->getDouble(0) : 0;
+    for (int64_t i = 0; i < wt->numel(); ++i) {
+      double v = wt->getDouble(i) - z;
+      if (v < -128 || v > 127)
+        return true;
+    }
+    return false;
+  }
+
+  /// QLinearConv's and QLinearMatMul's requantization of the int32 `y`:
+  /// saturate(round_half_even((y + bias) * xs * ws / ys) + yzp), the
+  /// weight scale per tensor or along `wAxis` of y. QLinearConv's
+  /// reference computes in double; QLinearMatMul's scales the float32
+  /// accumulator by the float32 scale, so `inDouble` picks the type.
+  LogicalResult requantize(Emitter &e, Operation *op, Value &y, Value xs,
+                           Value ws, Value ys, Value yzp, Value bias,
+                           bool inDouble, int64_t wAxis) {
+    auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+    auto rt = cast<RankedTensorType>(y.getType());
+    if (!xs || !ws || !ys || !rt.hasStaticShape())
+      return failure();
+    auto it = dyn_cast<IntegerType>(yt.getElementType());
+    if (!it || it.getWidth() > 16)
+      return failure();
+    Type f64 = e.b.getF64Type(), f32 = e.b.getF32Type();
+    onnx::DataType D = onnx::DataType::DOUBLE, F = onnx::DataType::FLOAT;
+    int64_t rank = rt.getRank(), dim = rt.getDimSize(wAxis);
+    auto xsD = alongAxis(e, xs, f64, D, rank, 0, 1);
+    auto wsD = alongAxis(e, ws, f64, D, rank, wAxis, dim);
+    auto ysD = alongAxis(e, ys, f64, D, rank, 0, 1);
+    if (failed(xsD) || failed(wsD) || failed(ysD))
+      return failure();
+    Value scale = binary(e, "Div", binary(e, "Mul", *xsD, *wsD), *ysD);
+    Type ft = inDouble ? f64 : f32;
+    if (!inDouble)
+      scale = castTo(e, scale, f32, F);
+    Value v = castTo(e, y, ft, inDouble ? D : F);
+    if (bias) {
+      auto bD = alongAxis(e, bias, ft, inDouble ? D : F, rank, wAxis, dim);
+      if (failed(bD))
+        return failure();
+      v = binary(e, "Add", v, *bD);
+    }
+    v = binary(e, "Mul", v, scale);
+    v = e.op("Round", cast<RankedTensorType>(v.getType()), {v});
+    if (yzp) {
+      auto zD = alongAxis(e, yzp, ft, inDouble ? D : F, rank, 0, 1);
+      if (failed(zD))
+        return failure();
+      v = binary(e, "Add", v, *zD);
+    }
+    bool isSigned = !it.isUnsigned();
+    double lo = isSigned ? -std::ldexp(1.0, it.getWidth() - 1) : 0,
+           hi = isSigned ? std::ldexp(1.0, it.getWidth() - 1) - 1
+                         : std::ldexp(1.0, it.getWidth()) - 1;
+    onnx::DataType fdt = inDouble ? D : F;
+    Value loV = amk::createConstant(e.b, e.loc, Tensor::scalar(fdt, lo)),
+          hiV = amk::createConstant(e.b, e.loc, Tensor::scalar(fdt, hi));
+    v = e.op("Clip", cast<RankedTensorType>(v.getType()), {v, loV, hiV});
+    auto dt = onnx::getDataType(yt.getElementType());
+    if (!dt || cast<RankedTensorType>(v.getType()).getShape() != yt.getShape())
+      return failure();
+    y = e.op("Cast", yt, {v}, {e.attr("to", (int64_t)*dt)});
+    return success();
+  }
+
+  /// MatMulInteger and QLinearMatMul that the QGEMM kernel cannot take (B
+  /// or a zero point or scale only known at run time, B not 2-D, a
+  /// per-row zero point for A): centered int32 operands and an integer
+  /// MatMul (the EINSUM kernel, exact), requantized in float32 for
+  /// QLinearMatMul as its reference does.
+  LogicalResult decomposeIntegerMatMul(Operation *op) {
+    bool qlinear = isa<onnx::QLinearMatMulOp>(op);
+    Value a = op->getOperand(0), bv = op->getOperand(qlinear ? 3 : 1);
+    Value azp = operandAt(op, 2), bzp = operandAt(op, qlinear ? 5 : 3);
+    auto at = dyn_cast<RankedTensorType>(a.getType());
+    auto bt = dyn_cast<RankedTensorType>(bv.getType());
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!at || !bt || !yt || at.getRank() < 2 || bt.getRank() < 2)
+      return failure();
+    bool runtime = false;
+    for (unsigned i = 1; i < op->getNumOperands(); ++i)
+      if (qlinear || i != 2) // A's zero point: QGEMM reads it at run time
+        runtime |= dependsOnInput(op->getOperand(i));
+    auto zpType = [](Value v) {
+      return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    };
+    bool perRowA = azp && (!zpType(azp) || !zpType(azp).hasStaticShape() ||
+                           zpType(azp).getNumElements() != 1);
+    if (!runtime && bt.getRank() == 2 && !perRowA &&
+        !weightsOutsideInt8(bv, bzp))
+      return failure();
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    auto ac = centered(e, a, azp, at.getRank() - 2);
+    auto bc = centered(e, bv, bzp, bt.getRank() - 1);
+    if (failed(ac) || failed(bc))
+      return failure();
+    Value y = e.op("MatMul", yt.clone(b.getI32Type()), {*ac, *bc});
+    if (qlinear &&
+        failed(requantize(e, op, y, operandAt(op, 1), operandAt(op, 4),
+                          operandAt(op, 6), operandAt(op, 7), Value(),
+                          /*inDouble=*/false, yt.getRank() - 1)))
+      return failure();
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
@@ -1127,8 +1464,9 @@ public:
               onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::ConvTransposeOp,
               onnx::GroupNormalizationOp, onnx::GemmOp, onnx::LpNormalizationOp,
               onnx::MaxUnpoolOp, onnx::ConstantOfShapeOp, onnx::ConvOp,
-              onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::EinsumOp>(
-              op))
+              onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::EinsumOp,
+              onnx::ConvIntegerOp, onnx::QLinearConvOp, onnx::MatMulIntegerOp,
+              onnx::QLinearMatMulOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -1158,6 +1496,10 @@ public:
         r = decomposeGlobalPool(op);
       else if (isa<onnx::EinsumOp>(op))
         r = decomposeEinsum(op);
+      else if (isa<onnx::ConvIntegerOp, onnx::QLinearConvOp>(op))
+        r = decomposeIntegerConv(op);
+      else if (isa<onnx::MatMulIntegerOp, onnx::QLinearMatMulOp>(op))
+        r = decomposeIntegerMatMul(op);
       else if (failed(r = decomposeMaxPoolIndices(op)) &&
                failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);

@@ -310,6 +310,14 @@ def DecomposeOps : Pass<"amk-decompose-ops", "mlir::ModuleOp"> {
       Transposes and Reshapes around one `MatMul`.
     - `ConstantOfShape` with a static result: `Expand` of its value (a
       shape computed at run time, or a result too large to fold).
+    - `ConvInteger`, `QLinearConv`, `MatMulInteger`, `QLinearMatMul` that
+      the int8 kernels cannot take (weights, scales or zero points computed
+      from graph inputs; weights outside int8 after their zero point; B not
+      2-D; a per-row zero point for A): int32 operands less their zero
+      points, and for convolutions zero padding, one strided `Slice` per
+      kernel position (at most 256) and one integer `MatMul` over the
+      groups; QLinearConv requantized in double and QLinearMatMul in
+      float32, as their references compute (bit-exact).
 
     Runs in `amk-graph-opt` after `amk-infer-shapes`.
   }];

@@ -40,6 +40,9 @@
 // RUN: amk-run %t/video.mlir --seed 5 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: %python -c "import numpy as np; np.save('%t/fill_s.npy', np.array([3, 4], np.int64))"
 // RUN: amk-run %t/fill.mlir --input s=%t/fill_s.npy --seed 4 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-opt %t/integer.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=INT
+// RUN: amk-run %t/integer.mlir --seed 3 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/integer.mlir --seed 4 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
 // EXEC: ok vs reference
 
 //--- dft.mlir
@@ -280,5 +283,39 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     %t = "onnx.Einsum"(%a, %b) <{equation = "nlhd,khd->nlhk"}> : (tensor<2x5x3x4xf32>, tensor<7x3x4xf32>) -> tensor<2x5x3x7xf32>
     %u = "onnx.Einsum"(%m, %n) <{equation = "ij,jk->k"}> : (tensor<5x4xf32>, tensor<4x6xf32>) -> tensor<6xf32>
     return %s, %t, %u : tensor<2x3x5x6xf32>, tensor<2x5x3x7xf32>, tensor<6xf32>
+  }
+}
+
+//--- integer.mlir
+// ConvInteger, QLinearConv, MatMulInteger and QLinearMatMul whose weights,
+// scales or zero points are graph inputs cannot take the QCONV/QGEMM
+// kernels (they pack at compile time): int32 operands less their zero
+// points, zero padding, one strided Slice per kernel position (im2col) and
+// an integer MatMul over the groups; QLinearConv requantized in double,
+// QLinearMatMul in float32, as their references compute. A ConvInteger
+// with constant int8 weights stays for QCONV.
+// INT-LABEL: func.func @main_graph(
+// INT: "onnx.Sub"{{.*}} : (tensor<2x2x2x1xi32>, tensor<2x1x1x1xi32>) -> tensor<2x2x2x1xi32>
+// INT: "onnx.Pad"{{.*}} -> tensor<1x4x5x3xi32>
+// INT-COUNT-2: "onnx.Slice"{{.*}} -> tensor<1x4x2x3xi32>
+// INT: "onnx.Concat"{{.*}}axis = 2{{.*}} -> tensor<1x4x2x2x3xi32>
+// INT: "onnx.MatMul"{{.*}} : (tensor<2x1x4xi32>, tensor<1x2x4x6xi32>) -> tensor<1x2x1x6xi32>
+// INT: "onnx.ConvInteger"(%arg0, %{{.*}}, %arg2, %{{.*}}) : (tensor<1x4x3x3xui8>, tensor<2x4x1x1xi8>, tensor<ui8>, none) -> tensor<1x2x3x3xi32>
+// INT: "onnx.Mul"{{.*}} : (tensor<1x2x3x3xf64>, tensor<2x1x1xf64>) -> tensor<1x2x3x3xf64>
+// INT: "onnx.Round"{{.*}} -> tensor<1x2x3x3xf64>
+// INT: "onnx.Clip"{{.*}} -> tensor<1x2x3x3xf64>
+// INT: "onnx.Cast"{{.*}}<{to = 2 : i64}> : (tensor<1x2x3x3xf64>) -> tensor<1x2x3x3xui8>
+// INT: "onnx.MatMul"{{.*}} : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+// INT: "onnx.Round"{{.*}} -> tensor<2x2xf32>
+// INT-NOT: onnx.QLinear
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 13 : i64}} {
+  func.func @main_graph(%arg0: tensor<1x4x3x3xui8> {onnx.name = "x"}, %arg1: tensor<2x2x2x1xi8> {onnx.name = "w"}, %arg2: tensor<ui8> {onnx.name = "xz"}, %arg3: tensor<2xi8> {onnx.name = "wz"}, %arg4: tensor<2x4x1x1xi8> {onnx.name = "w2"}, %arg5: tensor<f32> {onnx.name = "xs"}, %arg6: tensor<2xf32> {onnx.name = "ws"}, %arg7: tensor<2xi8> {onnx.name = "wz2"}, %arg8: tensor<f32> {onnx.name = "ys"}, %arg9: tensor<ui8> {onnx.name = "yz"}, %arg10: tensor<2xi32> {onnx.name = "b"}, %arg11: tensor<2x3xui8> {onnx.name = "a"}, %arg12: tensor<f32> {onnx.name = "as"}, %arg13: tensor<ui8> {onnx.name = "az"}, %arg14: tensor<3x2xui8> {onnx.name = "bm"}, %arg15: tensor<f32> {onnx.name = "bs"}, %arg16: tensor<ui8> {onnx.name = "bz"}) -> (tensor<1x2x2x3xi32> {onnx.name = "y"}, tensor<1x2x3x3xi32> {onnx.name = "yc"}, tensor<1x2x3x3xui8> {onnx.name = "q"}, tensor<2x2xui8> {onnx.name = "m"}) attributes {onnx.graph_name = "g"} {
+    %0 = onnx.NoValue
+    %1 = "onnx.Constant"() <{value = dense<[[[[1]], [[-2]], [[3]], [[4]]], [[[5]], [[6]], [[-7]], [[8]]]]> : tensor<2x4x1x1xi8>}> : () -> tensor<2x4x1x1xi8>
+    %2 = "onnx.ConvInteger"(%arg0, %arg1, %arg2, %arg3) <{group = 2 : i64, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 1>}> : (tensor<1x4x3x3xui8>, tensor<2x2x2x1xi8>, tensor<ui8>, tensor<2xi8>) -> tensor<1x2x2x3xi32>
+    %3 = "onnx.ConvInteger"(%arg0, %1, %arg2, %0) : (tensor<1x4x3x3xui8>, tensor<2x4x1x1xi8>, tensor<ui8>, none) -> tensor<1x2x3x3xi32>
+    %4 = "onnx.QLinearConv"(%arg0, %arg5, %arg2, %arg4, %arg6, %arg7, %arg8, %arg9, %arg10) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<2x4x1x1xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>, tensor<2xi32>) -> tensor<1x2x3x3xui8>
+    %5 = "onnx.QLinearMatMul"(%arg11, %arg12, %arg13, %arg14, %arg15, %arg16, %arg8, %arg9) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x2xui8>
+    return %2, %3, %4, %5 : tensor<1x2x2x3xi32>, tensor<1x2x3x3xi32>, tensor<1x2x3x3xui8>, tensor<2x2xui8>
   }
 }
