@@ -351,6 +351,12 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
 
 /// Inference BatchNormalization as y = x * a[c] + b[c], a and b folded now.
 LogicalResult Scheduler::lowerBatchNorm(Operation *op) {
+  // Training mode normalizes by the batch's statistics: amk-decompose-ops
+  // rewrites it; one left here (dynamic shapes) must not run as inference.
+  auto tm = op->getAttrOfType<IntegerAttr>("training_mode");
+  if (tm && tm.getInt() != 0)
+    return unsupported(op, "training-mode BatchNormalization needs static "
+                           "float32 shapes (amk-decompose-ops)");
   for (Value r : op->getResults().drop_front())
     if (!isNoneValue(r))
       return unsupported(op, "training-mode BatchNormalization");

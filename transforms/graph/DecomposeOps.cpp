@@ -1120,6 +1120,69 @@ public:
     return success();
   }
 
+  /// Training-mode BatchNormalization (opset 14+): normalized by the
+  /// batch's statistics over every axis but the channel (population
+  /// variance), and the running mean and variance, when asked for, moved
+  /// toward them by `momentum`, as the spec's function writes it.
+  LogicalResult decomposeTrainingBatchNorm(Operation *op) {
+    auto tm = op->getAttrOfType<IntegerAttr>("training_mode");
+    if (!tm || tm.getInt() == 0)
+      return failure();
+    Value x = op->getOperand(0);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    if (!t || !t.hasStaticShape() || !t.getElementType().isF32() ||
+        t.getRank() < 2)
+      return failure();
+    int64_t rank = t.getRank(), C = t.getDimSize(1);
+    for (unsigned i = 1; i <= 4; ++i) {
+      auto pt = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+      if (!pt || pt.getRank() != 1 || pt.getDimSize(0) != C ||
+          !pt.getElementType().isF32())
+        return failure();
+    }
+    auto fattr = [&](StringRef n, float d) {
+      auto f = op->getAttrOfType<FloatAttr>(n);
+      return f ? (float)f.getValueAsDouble() : d;
+    };
+    float eps = fattr("epsilon", 1e-5f), momentum = fattr("momentum", 0.9f);
+    SmallVector<int64_t> axes = {0}, keep(rank, 1), perChannel(rank - 1, 1);
+    keep[1] = C;
+    perChannel[0] = C;
+    for (int64_t d = 2; d < rank; ++d)
+      axes.push_back(d);
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    auto stat = t.clone(keep);
+    auto mean = [&](Value v) {
+      return e.op("ReduceMean", stat, {v, e.ints(axes)},
+                  {e.attr("keepdims", 1)});
+    };
+    Value m = mean(x);
+    Value d = e.op("Sub", t, {x, m});
+    Value var = mean(e.op("Mul", t, {d, d}));
+    Value sd = e.op("Sqrt", stat, {e.op("Add", stat, {var, e.scalar(eps)})});
+    Value scaled =
+        e.op("Mul", t, {d, e.reshape(op->getOperand(1), perChannel)});
+    Value y = e.op("Add", t,
+                   {e.op("Div", t, {scaled, sd}),
+                    e.reshape(op->getOperand(2), perChannel)});
+    op->getResult(0).replaceAllUsesWith(y);
+    auto vec = RankedTensorType::get({C}, t.getElementType());
+    for (unsigned r = 1; r <= 2 && r < op->getNumResults(); ++r) {
+      Value res = op->getResult(r);
+      if (res.use_empty() || isa<NoneType>(res.getType()))
+        continue;
+      Value running =
+          e.op("Mul", vec, {op->getOperand(r + 2), e.scalar(momentum)});
+      Value batch =
+          e.op("Mul", vec,
+               {e.reshape(r == 1 ? m : var, {C}), e.scalar(1 - momentum)});
+      res.replaceAllUsesWith(e.op("Add", vec, {running, batch}));
+    }
+    op->erase();
+    return success();
+  }
+
   /// Whether `v` is computed from a graph input (or inside control flow):
   /// then no folding makes it a constant, and the integer kernels, which
   /// pack weights and requantization tables at compile time, cannot take
@@ -1466,7 +1529,7 @@ public:
               onnx::MaxUnpoolOp, onnx::ConstantOfShapeOp, onnx::ConvOp,
               onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::EinsumOp,
               onnx::ConvIntegerOp, onnx::QLinearConvOp, onnx::MatMulIntegerOp,
-              onnx::QLinearMatMulOp>(op))
+              onnx::QLinearMatMulOp, onnx::BatchNormalizationOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -1500,6 +1563,8 @@ public:
         r = decomposeIntegerConv(op);
       else if (isa<onnx::MatMulIntegerOp, onnx::QLinearMatMulOp>(op))
         r = decomposeIntegerMatMul(op);
+      else if (isa<onnx::BatchNormalizationOp>(op))
+        r = decomposeTrainingBatchNorm(op);
       else if (failed(r = decomposeMaxPoolIndices(op)) &&
                failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);

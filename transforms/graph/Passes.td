@@ -318,6 +318,9 @@ def DecomposeOps : Pass<"amk-decompose-ops", "mlir::ModuleOp"> {
       kernel position (at most 256) and one integer `MatMul` over the
       groups; QLinearConv requantized in double and QLinearMatMul in
       float32, as their references compute (bit-exact).
+    - Training-mode `BatchNormalization`: normalized by the batch's mean
+      and population variance over all axes but the channel, the running
+      mean and variance (when used) moved toward them by `momentum`.
 
     Runs in `amk-graph-opt` after `amk-infer-shapes`.
   }];

@@ -43,6 +43,9 @@
 // RUN: amk-opt %t/integer.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=INT
 // RUN: amk-run %t/integer.mlir --seed 3 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/integer.mlir --seed 4 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-opt %t/bn_training.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=BNT
+// RUN: amk-run %t/bn_training.mlir --seed 2 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/bn_training.mlir --seed 5 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
 // EXEC: ok vs reference
 
 //--- dft.mlir
@@ -317,5 +320,25 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 13 
     %4 = "onnx.QLinearConv"(%arg0, %arg5, %arg2, %arg4, %arg6, %arg7, %arg8, %arg9, %arg10) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<2x4x1x1xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>, tensor<2xi32>) -> tensor<1x2x3x3xui8>
     %5 = "onnx.QLinearMatMul"(%arg11, %arg12, %arg13, %arg14, %arg15, %arg16, %arg8, %arg9) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x2xui8>
     return %2, %3, %4, %5 : tensor<1x2x2x3xi32>, tensor<1x2x3x3xi32>, tensor<1x2x3x3xui8>, tensor<2x2xui8>
+  }
+}
+
+//--- bn_training.mlir
+// Training-mode BatchNormalization normalizes by the batch's mean and
+// population variance over every axis but the channel (4-D with the
+// running statistics asked for, 3-D with Y alone), and moves the running
+// statistics toward them by the momentum.
+// BNT-LABEL: func.func @main_graph(
+// BNT: "onnx.ReduceMean"{{.*}} -> tensor<3xf32>
+// BNT: "onnx.Sub"(%arg0, %{{.*}}) : (tensor<2x3x4x5xf32>, tensor<1x3x1x1xf32>)
+// BNT: "onnx.Sqrt"
+// BNT: "onnx.Mul"(%arg4, %{{.*}}) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// BNT: "onnx.Sub"(%arg1, %{{.*}}) : (tensor<4x3x6xf32>, tensor<1x3x1xf32>)
+// BNT-NOT: onnx.BatchNormalization
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @main_graph(%arg0: tensor<2x3x4x5xf32> {onnx.name = "x"}, %arg1: tensor<4x3x6xf32> {onnx.name = "z"}, %arg2: tensor<3xf32> {onnx.name = "s"}, %arg3: tensor<3xf32> {onnx.name = "b"}, %arg4: tensor<3xf32> {onnx.name = "m"}, %arg5: tensor<3xf32> {onnx.name = "v"}) -> (tensor<2x3x4x5xf32> {onnx.name = "y"}, tensor<3xf32> {onnx.name = "rm"}, tensor<3xf32> {onnx.name = "rv"}, tensor<4x3x6xf32> {onnx.name = "yz"}) attributes {onnx.graph_name = "g"} {
+    %Y, %running_mean, %running_var, %saved_mean, %saved_var = "onnx.BatchNormalization"(%arg0, %arg2, %arg3, %arg4, %arg5) <{epsilon = 1.000000e-03 : f32, momentum = 8.000000e-01 : f32, training_mode = 1 : i64}> : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, none, none)
+    %Y_0, %running_mean_1, %running_var_2, %saved_mean_3, %saved_var_4 = "onnx.BatchNormalization"(%arg1, %arg2, %arg3, %arg4, %arg5) <{training_mode = 1 : i64}> : (tensor<4x3x6xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3x6xf32>, none, none, none, none)
+    return %Y, %running_mean, %running_var, %Y_0 : tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x6xf32>
   }
 }
