@@ -12,6 +12,7 @@
 
 #include "reference/Interpreter.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -285,6 +286,31 @@ std::optional<Tensor> concatTensors(llvm::ArrayRef<Tensor> parts,
 
 /// `x` with its axes permuted (Transpose semantics).
 Tensor permuteTensor(const Tensor &x, llvm::ArrayRef<int64_t> perm);
+
+/// The random ops' generator: SplitMix64 seeded by the `seed` attribute
+/// (0 when absent), deterministic across runs and machines so a model's
+/// results can be reproduced; draw j is a pure function of j, which lets
+/// the runtime's RANDOM kernel compute any tile's draws directly. They
+/// cannot equal another implementation's draws, so ONNX's test data for
+/// these ops is not expected to match.
+class Rng {
+public:
+  explicit Rng(double seed) : state(static_cast<uint64_t>(seed) + 1) {}
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double normal() {
+    double u1 = std::max(uniform(), 1e-300), u2 = uniform();
+    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+  }
+
+private:
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  uint64_t state;
+};
 
 /// Registers a kernel under several op types.
 inline void addAll(KernelRegistry &r, std::initializer_list<const char *> ops,

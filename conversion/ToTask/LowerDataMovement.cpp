@@ -353,8 +353,8 @@ LogicalResult Scheduler::lowerPad(Operation *op) {
   return success();
 }
 
-/// Inference Dropout is the identity, its mask all true. Training mode
-/// (a training_mode operand that is not a constant false) is refused
+/// Inference Dropout is the identity, its mask all true. Training mode is
+/// rewritten by amk-decompose-ops (random masks); one left here is refused
 /// unless the ratio is a constant 0, which keeps everything too.
 LogicalResult Scheduler::lowerDropout(Operation *op) {
   Value training = op->getNumOperands() > 2 && !isNoneValue(op->getOperand(2))
@@ -369,8 +369,9 @@ LogicalResult Scheduler::lowerDropout(Operation *op) {
     auto r = ratio ? amk::getConstantTensor(ratio) : std::nullopt;
     bool zero = r && r->numel() == 1 && r->getDouble(0) == 0;
     if (!off && !zero)
-      return unsupported(op, "training-mode Dropout (random masks) is not "
-                             "implemented");
+      return unsupported(op, "training-mode Dropout needs a constant "
+                             "training_mode, float32 data and a static "
+                             "shape (amk-decompose-ops)");
   }
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto xi = getTensor(op->getOperand(0), op);

@@ -342,6 +342,10 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case([&](onnx::GridSampleOp op) { return lowerGridSample(op); })
       .Case([&](onnx::RoiAlignOp op) { return lowerRoiAlign(op); })
       .Case([&](onnx::TfIdfVectorizerOp op) { return lowerTfIdf(op); })
+      .Case<onnx::RandomUniformOp, onnx::RandomNormalOp,
+            onnx::RandomUniformLikeOp, onnx::RandomNormalLikeOp,
+            onnx::BernoulliOp, onnx::MultinomialOp>(
+          [&](Operation *op) { return lowerRandom(op); })
       .Case([&](onnx::OneHotOp op) { return lowerOneHot(op); })
       .Case([&](onnx::DetOp op) { return lowerDet(op); })
       .Case(

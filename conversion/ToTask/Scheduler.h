@@ -258,6 +258,7 @@ private:
   LogicalResult lowerGridSample(Operation *op);
   LogicalResult lowerRoiAlign(Operation *op);
   LogicalResult lowerTfIdf(Operation *op);
+  LogicalResult lowerRandom(Operation *op);
   LogicalResult lowerConcat(Operation *op);
   LogicalResult lowerSplit(Operation *op);
   LogicalResult lowerGather(Operation *op);

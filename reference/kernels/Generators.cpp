@@ -134,29 +134,6 @@ LogicalResult eyeLikeK(KernelContext &ctx) {
 // Random values
 //===----------------------------------------------------------------------===//
 
-/// Random ops draw from SplitMix64 seeded by the `seed` attribute (0 when
-/// absent): deterministic across runs and machines, so a model's results
-/// can be reproduced. They cannot equal another implementation's draws, so
-/// ONNX's test data for these ops is not expected to match.
-class Rng {
-public:
-  explicit Rng(double seed) : state(static_cast<uint64_t>(seed) + 1) {}
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  double normal() {
-    double u1 = std::max(uniform(), 1e-300), u2 = uniform();
-    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-  }
-
-private:
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  uint64_t state;
-};
-
 LogicalResult randomK(KernelContext &ctx) {
   llvm::StringRef op = ctx.opType();
   bool like = op.ends_with("Like");

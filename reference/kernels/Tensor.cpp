@@ -545,9 +545,24 @@ LogicalResult dropoutK(KernelContext &ctx) {
   bool training = ctx.has(2) && ctx.in(2).getInt(0) != 0;
   double ratio = ctx.version() >= 12 ? scalarInput(ctx, 1, 0.5)
                                      : ctx.getFloat("ratio", 0.5f);
-  if (training && ratio != 0)
-    return ctx.unsupported("training-mode Dropout with a nonzero ratio is "
-                           "random");
+  if (training && ratio != 0) {
+    // Element i is kept when draw i of the random ops' generator (seeded
+    // by `seed`) reaches the ratio, and scaled by 1 / (1 - ratio).
+    if (ratio < 0 || ratio >= 1)
+      return ctx.error("training-mode ratio must be in [0, 1)");
+    Rng rng(ctx.getInt("seed", 0));
+    Tensor y(x.dtype(), x.shape());
+    Tensor mask(DataType::BOOL, x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      bool keep = rng.uniform() >= ratio;
+      mask.data<uint8_t>()[i] = keep;
+      y.setDouble(i, keep ? x.getDouble(i) / (1 - ratio) : 0.0);
+    }
+    ctx.set(0, y);
+    if (ctx.numOutputs() > 1 && ctx.wants(1))
+      ctx.set(1, mask);
+    return success();
+  }
   ctx.set(0, x);
   if (ctx.numOutputs() > 1 && ctx.wants(1)) {
     Tensor mask(DataType::BOOL, x.shape());

@@ -1183,6 +1183,59 @@ public:
     return success();
   }
 
+  /// Training-mode Dropout (a constant true training_mode, a ratio not 0):
+  /// a RandomUniformLike in double (the draws the interpreter's Dropout
+  /// makes with the same seed), kept where a draw reaches the ratio, and
+  /// the kept values scaled by 1 / (1 - ratio).
+  LogicalResult decomposeTrainingDropout(Operation *op) {
+    Value training = operandAt(op, 2), ratio = operandAt(op, 1);
+    auto tm = training ? amk::getConstantTensor(training) : std::nullopt;
+    if (!tm || tm->numel() != 1 || tm->getInt(0) == 0)
+      return failure();
+    auto rc = ratio ? amk::getConstantTensor(ratio) : std::nullopt;
+    if (rc && rc->numel() == 1 && rc->getDouble(0) == 0)
+      return failure(); // the identity, which the copy kernel runs
+    Value x = op->getOperand(0);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    if (!t || !t.hasStaticShape() || !t.getElementType().isF32())
+      return failure();
+    int64_t seed = 0;
+    if (auto a = op->getAttrOfType<IntegerAttr>("seed"))
+      seed = a.getInt();
+    // RandomUniformLike's seed is a float: exact up to 2^24.
+    if (seed < 0 || seed > (1 << 24))
+      return failure();
+    OpBuilder b(op);
+    Emitter e(b, op->getLoc());
+    Type f64 = b.getF64Type(), i1 = b.getI1Type();
+    Value u = e.op("RandomUniformLike", t.clone(f64), {x},
+                   {e.attr("dtype", (int64_t)onnx::DataType::DOUBLE),
+                    b.getNamedAttr("seed", b.getF32FloatAttr((float)seed))});
+    Value r32 = ratio ? ratio : e.scalar(0.5f);
+    if (cast<RankedTensorType>(r32.getType()).getElementType() !=
+        t.getElementType())
+      return failure();
+    Value rD = castTo(e, r32, f64, onnx::DataType::DOUBLE);
+    Value keep = e.op("Not", t.clone(i1), {e.op("Less", t.clone(i1), {u, rD})});
+    Value kept =
+        e.op("Mul", t,
+             {x, castTo(e, keep, t.getElementType(), onnx::DataType::FLOAT)});
+    Value scale = binary(e, "Sub", e.scalar(1.f), r32);
+    op->getResult(0).replaceAllUsesWith(binary(e, "Div", kept, scale));
+    if (op->getNumResults() > 1 && !op->getResult(1).use_empty()) {
+      auto mt = dyn_cast<RankedTensorType>(op->getResult(1).getType());
+      if (!mt)
+        return failure();
+      auto dt = onnx::getDataType(mt.getElementType());
+      op->getResult(1).replaceAllUsesWith(
+          mt.getElementType().isInteger(1)
+              ? keep
+              : castTo(e, keep, mt.getElementType(), *dt));
+    }
+    op->erase();
+    return success();
+  }
+
   /// Whether `v` is computed from a graph input (or inside control flow):
   /// then no folding makes it a constant, and the integer kernels, which
   /// pack weights and requantization tables at compile time, cannot take
@@ -1529,7 +1582,8 @@ public:
               onnx::MaxUnpoolOp, onnx::ConstantOfShapeOp, onnx::ConvOp,
               onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::EinsumOp,
               onnx::ConvIntegerOp, onnx::QLinearConvOp, onnx::MatMulIntegerOp,
-              onnx::QLinearMatMulOp, onnx::BatchNormalizationOp>(op))
+              onnx::QLinearMatMulOp, onnx::BatchNormalizationOp,
+              onnx::DropoutOp>(op))
         ops.push_back(op);
     });
     int64_t done = 0;
@@ -1565,6 +1619,8 @@ public:
         r = decomposeIntegerMatMul(op);
       else if (isa<onnx::BatchNormalizationOp>(op))
         r = decomposeTrainingBatchNorm(op);
+      else if (isa<onnx::DropoutOp>(op))
+        r = decomposeTrainingDropout(op);
       else if (failed(r = decomposeMaxPoolIndices(op)) &&
                failed(r = widenIntMaxPool(op)))
         r = decomposePool3D(op);

@@ -321,6 +321,10 @@ def DecomposeOps : Pass<"amk-decompose-ops", "mlir::ModuleOp"> {
     - Training-mode `BatchNormalization`: normalized by the batch's mean
       and population variance over all axes but the channel, the running
       mean and variance (when used) moved toward them by `momentum`.
+    - Training-mode `Dropout` (a constant true training_mode): the
+      interpreter's draws for its seed through `RandomUniformLike` in
+      double, kept where a draw reaches the ratio, scaled by
+      1 / (1 - ratio).
 
     Runs in `amk-graph-opt` after `amk-infer-shapes`.
   }];

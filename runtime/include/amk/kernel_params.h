@@ -343,6 +343,22 @@ enum { AMK_TFIDF_B, AMK_TFIDF_L, AMK_TFIDF_D, AMK_TFIDF_MIN_N,
 enum { AMK_TFIDF_MODE_TF = 0, AMK_TFIDF_MODE_IDF = 1, AMK_TFIDF_MODE_TFIDF = 2 };
 #define AMK_TFIDF_MAX_GRAM 16
 
+/* RANDOM: RandomUniform(Like), RandomNormal(Like), Bernoulli and
+ * Multinomial, drawing what the reference interpreter draws: draw j of an
+ * op is SplitMix64's output for state0 + (j + 1) * 0x9E3779B97F4A7C15
+ * (state0 = seed + 1), a counter that any tile can jump to. Element i of
+ * a uniform or Bernoulli takes draw i, of a normal draws 2i and 2i + 1
+ * (Box-Muller), sample s of Multinomial row b draw b * samples + s.
+ * Buffers IN (Bernoulli's probabilities, Multinomial's [B, C] logits;
+ * absent otherwise), Y. Variants: 0 uniform, 1 normal, 2 Bernoulli,
+ * 3 multinomial. iparams: count (elements; rows B for multinomial),
+ * classes C, samples, IN dtype, Y dtype, state0. fparams: low and high, or
+ * mean and scale. Rows: count. */
+enum { AMK_RAND_COUNT, AMK_RAND_CLASSES, AMK_RAND_SAMPLES, AMK_RAND_IN_DTYPE,
+       AMK_RAND_OUT_DTYPE, AMK_RAND_STATE, AMK_RAND_NUM_IPARAMS };
+enum { AMK_RAND_UNIFORM = 0, AMK_RAND_NORMAL = 1, AMK_RAND_BERNOULLI = 2,
+       AMK_RAND_MULTINOMIAL = 3 };
+
 /* INSTANCE_NORM: buffers X [N, C, S], scale [C], bias [C], Y (float32);
  * each (n, c) plane normalized by its mean and variance (in double), then
  * scaled and shifted. iparams: N, C, S. fparams: epsilon. Rows: N * C.

@@ -66,6 +66,8 @@
 // RUN: not amk-run %t/roi_align.mlir --input x=%t/roi_x.npy --input rois=%t/roi_r.npy --input batch=%t/roi_bad.npy 2>&1 | FileCheck %s --check-prefix=ROIBAD
 // ROIBAD: RoiAlign batch index 5 of region 1 is out of range [0, 2)
 // RUN: amk-run %t/resize_crop.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/random.mlir --seed 7 --threads 2 --repeat 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/random.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/resize_crop.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: %python -c "import numpy as np; np.save('%t/tfidf_x.npy', np.random.default_rng(5).integers(0, 5, (3, 9)).astype(np.int32))"
 // RUN: amk-run %t/tfidf.mlir --input x=%t/tfidf_x.npy --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -1163,5 +1165,28 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 9 :
   func.func @main_graph(%x: tensor<3x9xi32> {onnx.name = "x"}) -> (tensor<3x5xf32> {onnx.name = "y"}) {
     %y = "onnx.TfIdfVectorizer"(%x) <{max_gram_length = 2 : i64, max_skip_count = 1 : i64, min_gram_length = 1 : i64, mode = "TFIDF", ngram_counts = array<i64: 0, 2>, ngram_indexes = array<i64: 1, 0, 3, 2, 4>, pool_int64s = array<i64: 4, 4, 0, 1, 2, 3, 3, 3>, weights = array<f32: 7.0, 0.5, 3.0, 2.0, 4.0>}> : (tensor<3x9xi32>) -> tensor<3x5xf32>
     return %y : tensor<3x5xf32>
+  }
+}
+
+// -----
+
+//--- random.mlir
+// Random generators on the RANDOM kernel: each draw is computed from its
+// index (SplitMix64 is a counter through a mixer), so tiles run apart and
+// the values are the interpreter's, run after run. iparams: count,
+// classes, samples, input and output dtypes, the seed + 1 as the counter's
+// start (seed 0 when absent); fparams: low/high or mean/scale.
+// CHECK-LABEL: amk_task.program @main_graph
+// CHECK: amk_task.kernel random {buffers = array<i64: -1, {{[0-9]+}}>, fparams = array<f32: 1.000000e+00, 2.000000e+00>, iparams = array<i64: 2100, 1, 1, 0, 1, 6>, {{.*}}op = "onnx.RandomNormal", variant = 1 : i64}
+// CHECK: amk_task.kernel random {buffers = array<i64: -1, {{[0-9]+}}>, fparams = array<f32: -1.000000e+00, 3.000000e+00>, iparams = array<i64: 6, 1, 1, 0, 11, 1>, {{.*}}op = "onnx.RandomUniformLike"}
+// CHECK: amk_task.kernel random {{{.*}}iparams = array<i64: 20, 1, 1, 1, 6, 3>, {{.*}}op = "onnx.Bernoulli", variant = 2 : i64}
+// CHECK: amk_task.kernel random {{{.*}}iparams = array<i64: 3, 6, 5, 1, 6, 4>, {{.*}}op = "onnx.Multinomial", variant = 3 : i64}
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @main_graph(%arg0: tensor<2x3xi64> {onnx.name = "x"}, %arg1: tensor<4x5xf32> {onnx.name = "p"}, %arg2: tensor<3x6xf32> {onnx.name = "l"}) -> (tensor<3x700xf32> {onnx.name = "n"}, tensor<2x3xf64> {onnx.name = "u"}, tensor<4x5xi32> {onnx.name = "b"}, tensor<3x5xi32> {onnx.name = "m"}) attributes {onnx.graph_name = "g"} {
+    %0 = "onnx.RandomNormal"() <{mean = 1.000000e+00 : f32, scale = 2.000000e+00 : f32, seed = 5.000000e+00 : f32, shape = array<i64: 3, 700>}> : () -> tensor<3x700xf32>
+    %1 = "onnx.RandomUniformLike"(%arg0) <{dtype = 11 : i64, high = 3.000000e+00 : f32, low = -1.000000e+00 : f32}> : (tensor<2x3xi64>) -> tensor<2x3xf64>
+    %2 = "onnx.Bernoulli"(%arg1) <{dtype = 6 : i64, seed = 2.000000e+00 : f32}> : (tensor<4x5xf32>) -> tensor<4x5xi32>
+    %3 = "onnx.Multinomial"(%arg2) <{sample_size = 5 : i64, seed = 3.000000e+00 : f32}> : (tensor<3x6xf32>) -> tensor<3x5xi32>
+    return %0, %1, %2, %3 : tensor<3x700xf32>, tensor<2x3xf64>, tensor<4x5xi32>, tensor<3x5xi32>
   }
 }

@@ -46,6 +46,9 @@
 // RUN: amk-opt %t/bn_training.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=BNT
 // RUN: amk-run %t/bn_training.mlir --seed 2 --threads 2 --check-reference | FileCheck %s --check-prefix=EXEC
 // RUN: amk-run %t/bn_training.mlir --seed 5 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-opt %t/dropout_training.mlir --pass-pipeline='builtin.module(amk-decompose-ops)' | FileCheck %s --check-prefix=DROP
+// RUN: amk-run %t/dropout_training.mlir --seed 2 --threads 2 --repeat 2 --check-reference | FileCheck %s --check-prefix=EXEC
+// RUN: amk-run %t/dropout_training.mlir --seed 5 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=EXEC
 // EXEC: ok vs reference
 
 //--- dft.mlir
@@ -340,5 +343,25 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
     %Y, %running_mean, %running_var, %saved_mean, %saved_var = "onnx.BatchNormalization"(%arg0, %arg2, %arg3, %arg4, %arg5) <{epsilon = 1.000000e-03 : f32, momentum = 8.000000e-01 : f32, training_mode = 1 : i64}> : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, none, none)
     %Y_0, %running_mean_1, %running_var_2, %saved_mean_3, %saved_var_4 = "onnx.BatchNormalization"(%arg1, %arg2, %arg3, %arg4, %arg5) <{training_mode = 1 : i64}> : (tensor<4x3x6xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3x6xf32>, none, none, none, none)
     return %Y, %running_mean, %running_var, %Y_0 : tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x6xf32>
+  }
+}
+
+//--- dropout_training.mlir
+// Training-mode Dropout: the interpreter's draws for the op's seed (a
+// RandomUniformLike in double, the RANDOM kernel), kept where a draw
+// reaches the ratio, kept values scaled by 1 / (1 - ratio); the mask is
+// the kept set.
+// DROP-LABEL: func.func @main_graph(
+// DROP: "onnx.RandomUniformLike"(%arg0) <{dtype = 11 : i64, seed = 7.000000e+00 : f32}> : (tensor<4x5xf32>) -> tensor<4x5xf64>
+// DROP: %[[LESS:.*]] = "onnx.Less"
+// DROP: %[[KEEP:.*]] = "onnx.Not"(%[[LESS]])
+// DROP: %[[Y:.*]] = "onnx.Div"
+// DROP: return %[[Y]], %[[KEEP]]
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @main_graph(%arg0: tensor<4x5xf32> {onnx.name = "x"}) -> (tensor<4x5xf32> {onnx.name = "y"}, tensor<4x5xi1> {onnx.name = "m"}) attributes {onnx.graph_name = "g"} {
+    %0 = "onnx.Constant"() <{value = dense<3.000000e-01> : tensor<f32>}> : () -> tensor<f32>
+    %1 = "onnx.Constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
+    %output, %mask = "onnx.Dropout"(%arg0, %0, %1) <{seed = 7 : i64}> : (tensor<4x5xf32>, tensor<f32>, tensor<i1>) -> (tensor<4x5xf32>, tensor<4x5xi1>)
+    return %output, %mask : tensor<4x5xf32>, tensor<4x5xi1>
   }
 }
