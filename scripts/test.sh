@@ -11,12 +11,12 @@ cd "$build"
 status=0
 ctest --output-on-failure -j "$(nproc)" 2>&1 | tee ctest.log || status=$?
 # The sanitizer job (ASan+UBSan build, its test subset, then each fuzzer in
-# its reproducible mode: seed 1, at most 30000 executions or 60 s;
+# its reproducible mode: seed 1, at most 30000 executions or 30 s;
 # docs/security.md). AMK_SKIP_SANITIZERS=1 skips it for a quick local run.
 if [ "${AMK_SKIP_SANITIZERS:-0}" != 1 ]; then
   export AMK_FUZZ_SEED="${AMK_FUZZ_SEED-1}" AMK_FUZZ_RUNS="${AMK_FUZZ_RUNS:-30000}"
   # pipefail: the pipeline fails when sanitize.sh does.
-  "$root/scripts/sanitize.sh" "${AMK_FUZZ_SECONDS:-60}" 2>&1 | tee sanitize.log ||
+  "$root/scripts/sanitize.sh" "${AMK_FUZZ_SECONDS:-30}" 2>&1 | tee sanitize.log ||
     status=$?
 else
   # No stale figures from an earlier run in the summary.
