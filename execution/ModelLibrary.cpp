@@ -438,14 +438,22 @@ std::string amk::modelHeader(llvm::StringRef name, llvm::StringRef modelFile,
      << "/* A session of the variant compiled for these input shapes (rank\n"
      << " * and dimensions of each input); amk_last_error(NULL) names the\n"
      << " * compiled variants when none has them. */\n"
-     << "static inline amk_status " << name
-     << "_session_create_for_shapes(\n"
+     << "static inline amk_status " << name << "_session_create_for_shapes(\n"
      << "    const amk_session_options *options, const uint32_t *ranks,\n"
      << "    const int64_t *const *dims, amk_session **session) {\n"
      << "  return amk_session_create_for_shapes(\n"
      << "      " << name << "_model(), AMK_MODEL_API_VERSION, " << upper
      << "_MODEL_HASH, options,\n"
      << "      " << upper << "_NUM_INPUTS, ranks, dims, session);\n}\n\n"
+     << "/* Greedy generation with a decoder compiled by amk-compile\n"
+     << " * --generate-prompt-len/--max-context (amk_model_generate). */\n"
+     << "static inline amk_status " << name
+     << "_generate(const amk_session_options *options,\n"
+     << "    const int64_t *prompt, uint32_t prompt_len, uint32_t steps,\n"
+     << "    int64_t *tokens) {\n"
+     << "  return amk_model_generate(" << name
+     << "_model(), AMK_MODEL_API_VERSION, " << upper << "_MODEL_HASH,\n"
+     << "      options, prompt, prompt_len, steps, tokens);\n}\n\n"
      << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return s;
 }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ONNX/ONNXNames.h"
 #include "execution/ModelLibrary.h"
 #include "execution/Session.h"
 #include "pipelines/Pipelines.h"
@@ -16,6 +17,8 @@
 #include "tune/Records.h"
 #include "tune/Tuner.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SmallString.h"
@@ -131,6 +134,19 @@ cl::list<std::string>
                          "inputs); every variant is specialized on them and "
                          "ignores the input at run time"),
                 cl::cat(compileCat));
+cl::opt<unsigned> generatePromptLen(
+    "generate-prompt-len",
+    cl::desc("Compile a decoder in Hugging Face Optimum's interface for "
+             "amk_model_generate (amk/model.h): variant 0 the prefill of a "
+             "prompt of this many tokens, variant 1 the decode step over a "
+             "KV cache of --max-context slots written in place "
+             "(docs/decoder.md)"),
+    cl::init(0), cl::cat(compileCat));
+cl::opt<unsigned> maxContext(
+    "max-context",
+    cl::desc("With --generate-prompt-len: the KV cache's slots, the most "
+             "tokens (prompt included) one generation holds"),
+    cl::init(0), cl::cat(compileCat));
 cl::opt<bool> quiet("quiet", cl::desc("Do not print the pipeline used"),
                     cl::cat(compileCat));
 
@@ -233,6 +249,55 @@ std::string inputShapesText(const amk::LoadedProgram &lp) {
   return out;
 }
 
+/// The two shape sets of a decoder compiled for generation: the prefill
+/// of P tokens with an empty past, and one token after T - 1 past slots
+/// (amk-kv-cache then makes those T-slot caches). Any input other than
+/// Optimum's is an error naming it.
+std::vector<std::vector<std::string>>
+generationShapeSets(ModuleOp module, unsigned P, unsigned T) {
+  func::FuncOp f;
+  module.walk([&](func::FuncOp fn) {
+    if (!f)
+      f = fn;
+  });
+  if (!f)
+    errors.fail("--generate-prompt-len: the model has no function");
+  std::vector<std::string> prefill, decode;
+  auto spec = [](llvm::StringRef name, llvm::ArrayRef<int64_t> dims) {
+    std::string s = name.str() + "=";
+    for (auto [i, d] : llvm::enumerate(dims))
+      s += (i ? "x" : "") + std::to_string(d);
+    return s;
+  };
+  bool ids = false;
+  for (BlockArgument arg : f.getArguments()) {
+    llvm::StringRef name = amk::onnx::getTensorName(arg);
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (name == "input_ids" || name == "position_ids") {
+      ids |= name == "input_ids";
+      prefill.push_back(spec(name, {1, P}));
+      decode.push_back(spec(name, {1, 1}));
+    } else if (name == "attention_mask") {
+      prefill.push_back(spec(name, {1, P}));
+      decode.push_back(spec(name, {1, T}));
+    } else if (name.starts_with("past_key_values.") && t && t.getRank() == 4 &&
+               !t.isDynamicDim(1) && !t.isDynamicDim(3)) {
+      prefill.push_back(spec(name, {1, t.getDimSize(1), 0, t.getDimSize(3)}));
+      decode.push_back(
+          spec(name, {1, t.getDimSize(1), T - 1, t.getDimSize(3)}));
+    } else {
+      errors.fail("--generate-prompt-len: input '" + name +
+                  "' is not part of Optimum's decoder interface (input_ids, "
+                  "attention_mask, position_ids, past_key_values.N.key/value "
+                  "with static heads and head size)");
+    }
+  }
+  if (!ids)
+    errors.fail("--generate-prompt-len: the model has no input named "
+                "input_ids");
+  return {prefill, decode};
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -309,6 +374,20 @@ int main(int argc, char **argv) {
   if (!module)
     load();
 
+  bool generation = generatePromptLen.getNumOccurrences() > 0;
+  if (generation) {
+    if (!inputShapes.empty() || !dimSizes.empty())
+      errors.fail("--generate-prompt-len gives the shapes itself; drop "
+                  "--input-shape and --dim");
+    if (generatePromptLen < 1 || maxContext < generatePromptLen ||
+        maxContext < 2)
+      errors.fail("--generate-prompt-len " + llvm::Twine(generatePromptLen) +
+                  " needs --max-context of at least the prompt and 2, not " +
+                  llvm::Twine(maxContext));
+    shapeSets = generationShapeSets(*module, generatePromptLen, maxContext);
+  } else if (maxContext.getNumOccurrences()) {
+    errors.fail("--max-context goes with --generate-prompt-len");
+  }
   if (shapeSets.size() > 1 && dimSets.size() > 1 &&
       shapeSets.size() != dimSets.size())
     errors.fail("--input-shape gives " + llvm::Twine(shapeSets.size()) +
@@ -347,6 +426,25 @@ int main(int argc, char **argv) {
       errors.fail("variant " + llvm::Twine(k) + " (" +
                   llvm::StringRef(set).ltrim() +
                   "): " + llvm::toString(std::move(e)));
+    }
+    if (generation && k == 0) {
+      // The prefill computes the LM head for the last position only, when
+      // the head is a plain product; otherwise the model as it stands.
+      OwningOpRef<ModuleOp> backup = m.clone();
+      std::string err;
+      LogicalResult r = failure();
+      {
+        ScopedDiagnosticHandler quietDiagnostics(
+            m.getContext(), [](Diagnostic &) { return success(); });
+        r = amk::runPipeline(
+            m, "builtin.module(amk-last-token-logits{output=logits})", err);
+      }
+      if (failed(r)) {
+        modules.back() = std::move(backup);
+        m = *modules.back();
+      }
+    } else if (generation) {
+      errors(runPasses("builtin.module(amk-kv-cache)"));
     }
     errors(runPasses(pipelineText));
     amk::ProgramOptions programOptions;

@@ -145,6 +145,29 @@ amk_status amk_session_create_for_shapes(
  * sizes are what amk_session_run expects. */
 const amk_model *amk_session_model(const amk_session *session);
 
+/* ---- Generation ----------------------------------------------------------
+ * A decoder-only language model in Hugging Face Optimum's interface
+ * (input_ids, attention_mask and position_ids, past_key_values.N.key/value
+ * in; logits, present.N.key/value out) compiled with
+ * `amk-compile --generate-prompt-len P --max-context T` holds two variants:
+ * the prefill for a prompt of P tokens and the decode step, one program
+ * for every later token, whose KV cache of T slots is written in place
+ * (docs/decoder.md). amk_model_generate runs the prompt, then steps - 1
+ * decode steps, each token the argmax of its logits (greedy), and writes
+ * the `steps` generated ids to tokens. prompt_len must be the P compiled
+ * for and prompt_len + steps - 1 at most T. Both programs' sessions live
+ * for the call; the caches, tokens and logits are its only allocations.
+ * Errors: AMK_ERROR_INVALID_ARGUMENT (a model not compiled for
+ * generation, a prompt of another length, a token outside the
+ * vocabulary, too many steps for T), or a run's status; amk_last_error(NULL)
+ * says why. */
+amk_status amk_model_generate(const amk_model *model,
+                              uint32_t header_api_version,
+                              uint64_t header_model_hash,
+                              const amk_session_options *options,
+                              const int64_t *prompt, uint32_t prompt_len,
+                              uint32_t steps, int64_t *tokens);
+
 /* ---- For generated code only -------------------------------------------
  * The layout of amk_model, which the generated library defines as constant
  * data. Callers use the functions above, never these fields. */
