@@ -204,15 +204,61 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
   task::ProgramOp first = programs.front();
   MLIRContext *ctx = first.getContext();
   OwningOpRef<ModuleOp> combined = ModuleOp::create(first.getLoc());
+  // One constant blob for all variants: variant 0's, extended by the
+  // constants only other variants hold, at offsets past its own. Every
+  // other variant reads it at those offsets instead of embedding its own
+  // copy of the same weights (a decoder's decode step and its prefill
+  // share all but a few index tables). Attributes are uniqued, so equal
+  // values are equal pointers.
+  llvm::DenseMap<Attribute, int64_t> offsets;
+  int64_t end = 0;
+  first.walk([&](task::BufferOp b) {
+    if (b.getKind() == "const" && b.getValue()) {
+      offsets.try_emplace(*b.getValue(), b.getOffset());
+      end = std::max<int64_t>(end, b.getOffset() + b.getSize());
+    }
+  });
+  SmallVector<task::BufferOp> extra;
+  for (task::ProgramOp p : programs.drop_front())
+    p.walk([&](task::BufferOp b) {
+      if (b.getKind() != "const" || !b.getValue() ||
+          offsets.count(*b.getValue()))
+        return;
+      int64_t at = (end + 63) / 64 * 64;
+      offsets[*b.getValue()] = at;
+      end = at + b.getSize();
+      extra.push_back(b);
+    });
+  auto i64 = IntegerType::get(ctx, 64);
+  std::vector<std::string> sharedBlobs;
   for (auto [k, p] : llvm::enumerate(programs)) {
     task::ProgramOp program = p;
     OwningOpRef<ModuleOp> host = ModuleOp::create(program.getLoc());
     (*host)->setAttr("amk.pipeline", StringAttr::get(ctx, pipeline));
-    host->push_back(program.clone());
+    auto clone = cast<task::ProgramOp>(program->clone());
+    host->push_back(clone);
+    if (k == 0 && !extra.empty()) {
+      // After the last buffer: buffer ids are positions, kept as they are.
+      task::BufferOp last;
+      clone.walk([&](task::BufferOp b) { last = b; });
+      OpBuilder b(ctx);
+      b.setInsertionPointAfter(last);
+      for (task::BufferOp x : extra) {
+        Operation *c = b.clone(*x);
+        c->setAttr("offset", IntegerAttr::get(i64, offsets[*x.getValue()]));
+      }
+    } else if (k > 0) {
+      clone.walk([&](task::BufferOp b) {
+        if (b.getKind() == "const" && b.getValue())
+          b->setAttr("offset", IntegerAttr::get(i64, offsets[*b.getValue()]));
+      });
+    }
     PassManager pm(ctx);
     LowerTaskToLLVMOptions lopts;
     lopts.prefix = variantPrefix(name, k);
-    lopts.embedConstants = true;
+    lopts.embedConstants = k == 0;
+    if (k > 0)
+      sharedBlobs.push_back(lopts.prefix + "_constants");
     buildLowerToLLVMPipeline(pm, lopts);
     if (failed(pm.run(*host)))
       return error("cannot lower variant " + llvm::Twine(k) +
@@ -221,6 +267,15 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
       (*combined)->setAttrs((*host)->getAttrDictionary());
     if (llvm::Error e = mergeModule(*combined, *host))
       return std::move(e);
+  }
+  // The other variants' blob declarations become uses of variant 0's.
+  for (const std::string &decl : sharedBlobs) {
+    auto from = StringAttr::get(ctx, decl),
+         to = StringAttr::get(ctx, variantPrefix(name, 0) + "_constants");
+    if (failed(SymbolTable::replaceAllSymbolUses(from, to, *combined)))
+      return error("cannot share variant 0's constants with '" + decl + "'");
+    if (Operation *d = SymbolTable::lookupSymbolIn(*combined, from))
+      d->erase();
   }
   addVariantTable(*combined, name, programs.size(), hash, pipeline);
   llvm::SmallString<0> object;
