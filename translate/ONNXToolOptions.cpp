@@ -111,6 +111,81 @@ std::string amk::checkResourceBlobAlignment(llvm::StringRef text,
   return "";
 }
 
+namespace {
+bool isIdentifierChar(char c) {
+  return std::isalnum((unsigned char)c) || c == '_' || c == '$' || c == '.';
+}
+
+/// Whether `token` spells a zero-width integer type (`i0`, `si0`, `ui00`),
+/// alone or at the end of a shape (`2x3xi0`; `xi0` after `?` or `]`).
+bool spellsZeroWidthInteger(llvm::StringRef token, char before) {
+  llvm::StringRef t = token;
+  if (!t.empty() && std::isdigit((unsigned char)t.front())) {
+    // A shape's static dimensions: digits followed by 'x', repeated.
+    while (!t.empty() && std::isdigit((unsigned char)t.front())) {
+      t = t.drop_while([](char c) { return std::isdigit((unsigned char)c); });
+      if (!t.consume_front("x"))
+        return false;
+    }
+  } else if ((before == '?' || before == ']') && !t.consume_front("x")) {
+    return false;
+  }
+  t.consume_front("s") || t.consume_front("u");
+  return t.consume_front("i") && !t.empty() &&
+         t.find_first_not_of('0') == llvm::StringRef::npos;
+}
+} // namespace
+
+std::string amk::checkZeroWidthIntegerTypes(llvm::StringRef text,
+                                            llvm::StringRef bufferName) {
+  for (size_t i = 0, n = text.size(); i < n;) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < n && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      continue;
+    }
+    if (!isIdentifierChar(c)) {
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    while (i < n && isIdentifierChar(text[i]))
+      ++i;
+    char before = start ? text[start - 1] : ' ';
+    // SSA values, symbols, aliases and block labels may be named i0.
+    if (llvm::StringRef("%@#!^").contains(before))
+      continue;
+    if (!spellsZeroWidthInteger(text.slice(start, i), before))
+      continue;
+    // An attribute may be named i0 too (`{i0 = 1}`).
+    size_t next = text.find_first_not_of(" \t\r\n", i);
+    if (next != llvm::StringRef::npos && text[next] == '=')
+      continue;
+    llvm::StringRef upTo = text.take_front(start);
+    size_t line = upTo.count('\n') + 1;
+    size_t column = start - (upTo.rfind('\n') + 1) + 1;
+    return (bufferName + ":" + llvm::Twine(line) + ":" + llvm::Twine(column) +
+            ": error: '" + text.slice(start, i) +
+            "' names a zero-width integer type; ONNX has none, and MLIR 22 "
+            "crashes printing a constant of one, so AMK refuses it")
+        .str();
+  }
+  return "";
+}
+
+std::string amk::checkMLIRText(llvm::StringRef text,
+                               llvm::StringRef bufferName) {
+  std::string bad = checkResourceBlobAlignment(text, bufferName);
+  return bad.empty() ? checkZeroWidthIntegerTypes(text, bufferName) : bad;
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> amk::loadModelFile(llvm::StringRef path,
                                                      mlir::MLIRContext *ctx,
                                                      llvm::SourceMgr &sm) {
@@ -121,7 +196,7 @@ mlir::OwningOpRef<mlir::ModuleOp> amk::loadModelFile(llvm::StringRef path,
                    << "': " << buf.getError().message() << "\n";
       return nullptr;
     }
-    std::string bad = checkResourceBlobAlignment((*buf)->getBuffer(), path);
+    std::string bad = checkMLIRText((*buf)->getBuffer(), path);
     if (!bad.empty()) {
       llvm::errs() << bad << "\n";
       return nullptr;

@@ -37,6 +37,19 @@ ONNXExportOptions getONNXExportOptionsFromCL();
 std::string checkResourceBlobAlignment(llvm::StringRef text,
                                        llvm::StringRef bufferName);
 
+/// Checks MLIR text for a zero-width integer type (`tensor<i0>`): MLIR 22's
+/// printer crashes on a dense attribute of one (upstream), and any
+/// verifier error prints the op holding it, so such text is refused before
+/// it is parsed. String literals and comments are skipped, and so are
+/// names (`%i0`, `@i0`, an attribute named i0). Returns an error naming the
+/// buffer, line and column, or an empty string.
+std::string checkZeroWidthIntegerTypes(llvm::StringRef text,
+                                       llvm::StringRef bufferName);
+
+/// Both checks above, the first error found or an empty string. The tools
+/// call it on every MLIR text they read.
+std::string checkMLIRText(llvm::StringRef text, llvm::StringRef bufferName);
+
 mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(llvm::StringRef path,
                                                 mlir::MLIRContext *ctx,
                                                 llvm::SourceMgr &sm);

@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
       llvm::errs() << error << "\n";
       return EXIT_FAILURE;
     }
-    std::string bad = amk::checkResourceBlobAlignment(
+    std::string bad = amk::checkMLIRText(
         input->getBuffer(), inputFile == "-" ? "<stdin>" : inputFile);
     if (!bad.empty()) {
       llvm::errs() << bad << "\n";

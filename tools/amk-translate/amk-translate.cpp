@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     auto buf = llvm::MemoryBuffer::getFile(arg);
     if (!buf)
       continue;
-    std::string bad = amk::checkResourceBlobAlignment((*buf)->getBuffer(), arg);
+    std::string bad = amk::checkMLIRText((*buf)->getBuffer(), arg);
     if (!bad.empty()) {
       llvm::errs() << bad << "\n";
       return 1;

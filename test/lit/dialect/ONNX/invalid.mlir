@@ -231,18 +231,6 @@ func.func @cast_to_invalid(%x: tensor<2xf32>) -> tensor<2xf16> {
 
 // -----
 
-// A zero-width integer tensor (found by MlirParseFuzzer: MLIR's printer
-// crashes on a splat of it, so the error must not print the op).
-module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
-  func.func @constant_i0() -> tensor<i8> {
-    // expected-error @+1 {{'onnx.Constant' has a tensor attribute of type 'tensor<i0>': ONNX has no zero-width integer type}}
-    %z = "onnx.Constant"() <{value = dense<0> : tensor<i0>}> : () -> tensor<i8>
-    return %z : tensor<i8>
-  }
-}
-
-// -----
-
 func.func @constant_two_values() -> tensor<f32> {
   // expected-error @+1 {{requires exactly one value attribute, got 2}}
   %0 = "onnx.Constant"() <{value = dense<1.0> : tensor<f32>, value_float = 2.0 : f32}> : () -> tensor<f32>
