@@ -8,13 +8,16 @@
 
 #include "conversion/Passes.h"
 #include "execution/HostCode.h"
+#include "reference/Tensor.h"
 #include "runtime/include/amk/model.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/EndianStream.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -22,6 +25,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
 
@@ -60,25 +65,57 @@ std::optional<LibraryKind> amk::libraryKind(llvm::StringRef path) {
   return std::nullopt;
 }
 
-llvm::Expected<llvm::SmallString<0>>
-amk::emitModelObject(task::ProgramOp program, llvm::StringRef name,
-                     llvm::StringRef pipeline) {
+/// The ELF machine of this host, when the weights can be written apart.
+static std::optional<uint16_t> separateConstantsMachine() {
+  llvm::Triple host(llvm::sys::getProcessTriple());
+  if (!host.isOSBinFormatELF())
+    return std::nullopt;
+  switch (host.getArch()) {
+  case llvm::Triple::x86_64:
+    return llvm::ELF::EM_X86_64;
+  case llvm::Triple::aarch64:
+    return llvm::ELF::EM_AARCH64;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Every constant buffer of `program` with a value, at its offset.
+static void collectConstants(task::ProgramOp program, ModelObjects &objects) {
+  program.walk([&](task::BufferOp b) {
+    if (b.getKind() != "const" || !b.getValue())
+      return;
+    objects.constants.emplace_back(b.getOffset(), *b.getValue());
+    objects.constantsBytes =
+        std::max<uint64_t>(objects.constantsBytes, b.getOffset() + b.getSize());
+  });
+}
+
+llvm::Expected<ModelObjects> amk::emitModelObject(task::ProgramOp program,
+                                                  llvm::StringRef name,
+                                                  llvm::StringRef pipeline,
+                                                  bool separateConstants) {
   MLIRContext *ctx = program.getContext();
   OwningOpRef<ModuleOp> host = ModuleOp::create(program.getLoc());
   (*host)->setAttr("amk.pipeline", StringAttr::get(ctx, pipeline));
   host->push_back(program.clone());
+  ModelObjects objects;
+  bool apart = separateConstants && separateConstantsMachine();
   PassManager pm(ctx);
   LowerTaskToLLVMOptions lopts;
   lopts.prefix = name.str();
-  lopts.embedConstants = true;
+  lopts.embedConstants = !apart;
   buildLowerToLLVMPipeline(pm, lopts);
   if (failed(pm.run(*host)))
     return error("cannot lower the task program to LLVM");
-  llvm::SmallString<0> object;
-  llvm::raw_svector_ostream os(object);
+  llvm::raw_svector_ostream os(objects.code);
   if (failed(emitObjectFile(*host, os)))
     return error("cannot emit the object file");
-  return std::move(object);
+  if (apart) {
+    objects.constantsSymbol = (name + "_constants").str();
+    collectConstants(program, objects);
+  }
+  return std::move(objects);
 }
 
 uint64_t amk::combineVariantHashes(llvm::ArrayRef<uint64_t> hashes) {
@@ -195,12 +232,13 @@ static void addVariantTable(ModuleOp module, llvm::StringRef name,
   LLVM::ReturnOp::create(b, loc, addr(b, sym("model_data")));
 }
 
-llvm::Expected<llvm::SmallString<0>>
+llvm::Expected<ModelObjects>
 amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
                              llvm::StringRef name, llvm::StringRef pipeline,
-                             uint64_t hash) {
+                             uint64_t hash, bool separateConstants) {
   if (programs.size() == 1)
-    return emitModelObject(programs.front(), name, pipeline);
+    return emitModelObject(programs.front(), name, pipeline, separateConstants);
+  bool apart = separateConstants && separateConstantsMachine();
   task::ProgramOp first = programs.front();
   MLIRContext *ctx = first.getContext();
   OwningOpRef<ModuleOp> combined = ModuleOp::create(first.getLoc());
@@ -256,7 +294,7 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
     PassManager pm(ctx);
     LowerTaskToLLVMOptions lopts;
     lopts.prefix = variantPrefix(name, k);
-    lopts.embedConstants = k == 0;
+    lopts.embedConstants = k == 0 && !apart;
     if (k > 0)
       sharedBlobs.push_back(lopts.prefix + "_constants");
     buildLowerToLLVMPipeline(pm, lopts);
@@ -278,11 +316,138 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
       d->erase();
   }
   addVariantTable(*combined, name, programs.size(), hash, pipeline);
-  llvm::SmallString<0> object;
-  llvm::raw_svector_ostream os(object);
+  ModelObjects objects;
+  llvm::raw_svector_ostream os(objects.code);
   if (failed(emitObjectFile(*combined, os)))
     return error("cannot emit the object file");
-  return std::move(object);
+  if (apart) {
+    objects.constantsSymbol = variantPrefix(name, 0) + "_constants";
+    collectConstants(first, objects);
+    for (task::BufferOp x : extra)
+      objects.constants.emplace_back(offsets[*x.getValue()], *x.getValue());
+    objects.constantsBytes = std::max<uint64_t>(objects.constantsBytes, end);
+  }
+  return std::move(objects);
+}
+
+llvm::Error amk::writeConstantsObject(
+    llvm::StringRef path, llvm::StringRef symbol, uint64_t bytes,
+    llvm::ArrayRef<std::pair<uint64_t, ElementsAttr>> constants) {
+  std::optional<uint16_t> machine = separateConstantsMachine();
+  if (!machine)
+    return error("this host's object format cannot hold the weights apart");
+  // A relocatable ELF64 object: the header, the weights' section at offset
+  // 64 (its alignment), then the symbol and string tables and the section
+  // headers. Sections: null, weights, .symtab, .strtab, .shstrtab and an
+  // empty .note.GNU-stack (no executable stack).
+  bytes = std::max<uint64_t>(bytes, 1);
+  const char shstrtab[] = "\0.rodata.amk_constants\0.symtab\0.strtab\0"
+                          ".shstrtab\0.note.GNU-stack";
+  auto nameAt = [&](llvm::StringRef n) {
+    return (uint32_t)llvm::StringRef(shstrtab, sizeof(shstrtab)).find(n);
+  };
+  std::string strtab(1, '\0');
+  strtab += symbol;
+  strtab.push_back('\0');
+  const uint64_t dataAt = 64, symAt = (dataAt + bytes + 7) / 8 * 8,
+                 strAt = symAt + 2 * 24, shstrAt = strAt + strtab.size(),
+                 headersAt = (shstrAt + sizeof(shstrtab) + 7) / 8 * 8;
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return error("cannot write '" + path + "': " + ec.message());
+  using llvm::support::endian::write;
+  constexpr auto le = llvm::endianness::little;
+  auto zeros = [&](uint64_t n) {
+    static const char z[4096] = {};
+    for (; n > 0; n -= std::min<uint64_t>(n, sizeof(z)))
+      out.write(z, std::min<uint64_t>(n, sizeof(z)));
+  };
+  // The ELF header.
+  out.write("\x7f"
+            "ELF",
+            4);
+  out << (char)llvm::ELF::ELFCLASS64 << (char)llvm::ELF::ELFDATA2LSB
+      << (char)llvm::ELF::EV_CURRENT;
+  zeros(9);
+  write<uint16_t>(out, llvm::ELF::ET_REL, le);
+  write<uint16_t>(out, *machine, le);
+  write<uint32_t>(out, llvm::ELF::EV_CURRENT, le);
+  write<uint64_t>(out, 0, le);         // e_entry
+  write<uint64_t>(out, 0, le);         // e_phoff
+  write<uint64_t>(out, headersAt, le); // e_shoff
+  write<uint32_t>(out, 0, le);         // e_flags
+  write<uint16_t>(out, 64, le);        // e_ehsize
+  write<uint16_t>(out, 0, le);         // e_phentsize
+  write<uint16_t>(out, 0, le);         // e_phnum
+  write<uint16_t>(out, 64, le);        // e_shentsize
+  write<uint16_t>(out, 6, le);         // e_shnum
+  write<uint16_t>(out, 4, le);         // e_shstrndx
+  // The weights, in offset order, one tensor in memory at a time.
+  std::vector<std::pair<uint64_t, ElementsAttr>> sorted(constants.begin(),
+                                                        constants.end());
+  llvm::stable_sort(
+      sorted, [](const auto &a, const auto &b) { return a.first < b.first; });
+  uint64_t at = 0;
+  for (auto &[offset, value] : sorted) {
+    auto t = ref::Tensor::fromAttr(value);
+    if (!t)
+      return t.takeError();
+    uint64_t size = t->byteSize();
+    if (offset < at || offset + size > bytes)
+      return error("constant at offset " + llvm::Twine(offset) + " (" +
+                   llvm::Twine(size) + " bytes) overlaps another or the " +
+                   llvm::Twine(bytes) + "-byte blob's end");
+    zeros(offset - at);
+    out.write(static_cast<const char *>(t->raw()), size);
+    at = offset + size;
+  }
+  zeros(bytes - at);
+  zeros(symAt - (dataAt + bytes));
+  // .symtab: the null symbol, then the weights (global, hidden, an object
+  // in section 1).
+  zeros(24);
+  write<uint32_t>(out, 1, le);
+  out << (char)((llvm::ELF::STB_GLOBAL << 4) | llvm::ELF::STT_OBJECT)
+      << (char)llvm::ELF::STV_HIDDEN;
+  write<uint16_t>(out, 1, le);
+  write<uint64_t>(out, 0, le);
+  write<uint64_t>(out, bytes, le);
+  out << strtab;
+  out.write(shstrtab, sizeof(shstrtab));
+  zeros(headersAt - (shstrAt + sizeof(shstrtab)));
+  auto section = [&](uint32_t nameOffset, uint32_t type, uint64_t flags,
+                     uint64_t offset, uint64_t size, uint32_t link,
+                     uint32_t info, uint64_t align, uint64_t entsize) {
+    write<uint32_t>(out, nameOffset, le);
+    write<uint32_t>(out, type, le);
+    write<uint64_t>(out, flags, le);
+    write<uint64_t>(out, 0, le); // sh_addr
+    write<uint64_t>(out, offset, le);
+    write<uint64_t>(out, size, le);
+    write<uint32_t>(out, link, le);
+    write<uint32_t>(out, info, le);
+    write<uint64_t>(out, align, le);
+    write<uint64_t>(out, entsize, le);
+  };
+  zeros(64);
+  section(nameAt(".rodata.amk_constants"), llvm::ELF::SHT_PROGBITS,
+          llvm::ELF::SHF_ALLOC, dataAt, bytes, 0, 0, 64, 0);
+  // sh_link: the string table; sh_info: the first global symbol.
+  section(nameAt(".symtab"), llvm::ELF::SHT_SYMTAB, 0, symAt, 2 * 24, 3, 1, 8,
+          24);
+  section(nameAt(".strtab"), llvm::ELF::SHT_STRTAB, 0, strAt, strtab.size(), 0,
+          0, 1, 0);
+  section(nameAt(".shstrtab"), llvm::ELF::SHT_STRTAB, 0, shstrAt,
+          sizeof(shstrtab), 0, 0, 1, 0);
+  section(nameAt(".note.GNU-stack"), llvm::ELF::SHT_PROGBITS, 0, headersAt, 0,
+          0, 0, 1, 0);
+  out.close();
+  if (out.has_error()) {
+    out.clear_error();
+    return error("cannot write '" + path + "'");
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error amk::writeFileData(llvm::StringRef path, llvm::StringRef data) {
@@ -300,12 +465,14 @@ llvm::Error amk::writeFileData(llvm::StringRef path, llvm::StringRef data) {
   return llvm::Error::success();
 }
 
-static llvm::Error writeArchive(llvm::StringRef path, llvm::StringRef name,
-                                llvm::StringRef object) {
-  std::vector<llvm::NewArchiveMember> members(1);
-  members[0].Buf =
-      llvm::MemoryBuffer::getMemBuffer(object, (name + ".o").str(), false);
-  members[0].MemberName = members[0].Buf->getBufferIdentifier();
+static llvm::Error
+writeArchive(llvm::StringRef path,
+             std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects) {
+  std::vector<llvm::NewArchiveMember> members(objects.size());
+  for (auto [m, buf] : llvm::zip(members, objects)) {
+    m.MemberName = buf->getBufferIdentifier();
+    m.Buf = std::move(buf);
+  }
   if (llvm::Error e = llvm::writeArchive(
           path, members, llvm::SymtabWritingMode::NormalSymtab,
           llvm::object::Archive::K_GNU, /*Deterministic=*/true,
@@ -326,23 +493,9 @@ static llvm::Error temporaryFile(llvm::StringRef suffix, llvm::StringRef data,
   return writeFileData(llvm::StringRef(path.data(), path.size()), data);
 }
 
-static llvm::Error linkShared(llvm::StringRef path, llvm::StringRef name,
-                              llvm::StringRef object,
-                              const SharedLibraryOptions &options) {
-  // The model's object and the runtime in one library that exports only
-  // the C API and the model's entry points; the runtime's C++ internals
-  // stay local.
-  if (!llvm::sys::fs::exists(options.runtimeLibrary))
-    return error("the AMK runtime library '" + options.runtimeLibrary +
-                 "' does not exist (--runtime-library)");
-  llvm::SmallString<128> tmpObj, tmpMap;
-  std::optional<llvm::FileRemover> removeObj, removeMap;
-  if (llvm::Error e = temporaryFile("o", object, tmpObj, removeObj))
-    return e;
-  if (llvm::Error e = temporaryFile(
-          "map", "{ global: amk_*; " + name.str() + "_*; local: *; };\n",
-          tmpMap, removeMap))
-    return e;
+/// The C++ driver that links libraries (--linker, $CXX, else c++).
+static llvm::Expected<std::string>
+linkerDriver(const SharedLibraryOptions &options) {
   std::string driver = options.linker;
   if (driver.empty())
     driver = std::getenv("CXX") ? std::getenv("CXX") : "c++";
@@ -350,24 +503,14 @@ static llvm::Error linkShared(llvm::StringRef path, llvm::StringRef name,
   if (!driverPath)
     return error("cannot find the linker driver '" + driver +
                  "' (--linker, $CXX)");
-  std::vector<std::string> args = {*driverPath,
-                                   "-shared",
-                                   "-o",
-                                   path.str(),
-                                   std::string(tmpObj),
-                                   "-Wl,--whole-archive",
-                                   options.runtimeLibrary,
-                                   "-Wl,--no-whole-archive",
-                                   "-Wl,--version-script=" +
-                                       std::string(tmpMap),
-                                   "-lxsmm",
-                                   "-lxsmmnoblas",
-                                   "-lpthread",
-                                   "-ldl",
-                                   "-lm"};
+  return *driverPath;
+}
+
+static llvm::Error runLinker(llvm::StringRef path,
+                             const std::vector<std::string> &args) {
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string linkErr;
-  int rc = llvm::sys::ExecuteAndWait(*driverPath, argRefs, std::nullopt, {}, 0,
+  int rc = llvm::sys::ExecuteAndWait(args.front(), argRefs, std::nullopt, {}, 0,
                                      0, &linkErr);
   if (rc != 0)
     return error("linking '" + path + "' failed (" + llvm::join(args, " ") +
@@ -375,16 +518,97 @@ static llvm::Error linkShared(llvm::StringRef path, llvm::StringRef name,
   return llvm::Error::success();
 }
 
+static llvm::Error linkShared(llvm::StringRef path, llvm::StringRef name,
+                              llvm::ArrayRef<std::string> objects,
+                              const SharedLibraryOptions &options) {
+  // The model's objects and the runtime in one library that exports only
+  // the C API and the model's entry points; the runtime's C++ internals
+  // stay local.
+  if (!llvm::sys::fs::exists(options.runtimeLibrary))
+    return error("the AMK runtime library '" + options.runtimeLibrary +
+                 "' does not exist (--runtime-library)");
+  llvm::SmallString<128> tmpMap;
+  std::optional<llvm::FileRemover> removeMap;
+  if (llvm::Error e = temporaryFile(
+          "map", "{ global: amk_*; " + name.str() + "_*; local: *; };\n",
+          tmpMap, removeMap))
+    return e;
+  auto driver = linkerDriver(options);
+  if (!driver)
+    return driver.takeError();
+  std::vector<std::string> args = {*driver, "-shared", "-o", path.str()};
+  args.insert(args.end(), objects.begin(), objects.end());
+  for (const char *a : {"-Wl,--whole-archive", options.runtimeLibrary.c_str(),
+                        "-Wl,--no-whole-archive"})
+    args.push_back(a);
+  args.push_back("-Wl,--version-script=" + std::string(tmpMap));
+  for (const char *a : {"-lxsmm", "-lxsmmnoblas", "-lpthread", "-ldl", "-lm"})
+    args.push_back(a);
+  return runLinker(path, args);
+}
+
 llvm::Error amk::writeModelLibrary(llvm::StringRef path, llvm::StringRef name,
-                                   llvm::StringRef object,
+                                   const ModelObjects &objects,
                                    const SharedLibraryOptions &options) {
-  switch (*libraryKind(path)) {
-  case LibraryKind::Object:
-    return writeFileData(path, object);
-  case LibraryKind::Archive:
-    return writeArchive(path, name, object);
+  LibraryKind kind = *libraryKind(path);
+  if (objects.constantsSymbol.empty()) {
+    switch (kind) {
+    case LibraryKind::Object:
+      return writeFileData(path, objects.code);
+    case LibraryKind::Archive: {
+      std::vector<std::unique_ptr<llvm::MemoryBuffer>> members;
+      members.push_back(llvm::MemoryBuffer::getMemBuffer(
+          objects.code, (name + ".o").str(), false));
+      return writeArchive(path, std::move(members));
+    }
+    case LibraryKind::Shared: {
+      llvm::SmallString<128> tmpObj;
+      std::optional<llvm::FileRemover> removeObj;
+      if (llvm::Error e = temporaryFile("o", objects.code, tmpObj, removeObj))
+        return e;
+      return linkShared(path, name, {std::string(tmpObj)}, options);
+    }
+    }
+    llvm_unreachable("a library kind");
+  }
+  // The weights' object is streamed to a temporary file; archives map it.
+  llvm::SmallString<128> tmpCode, tmpConsts;
+  std::optional<llvm::FileRemover> removeCode, removeConsts;
+  if (llvm::Error e = temporaryFile("o", objects.code, tmpCode, removeCode))
+    return e;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "amk-compile-constants", "o", tmpConsts))
+    return error("cannot create a temporary file: " + ec.message());
+  removeConsts.emplace(tmpConsts);
+  if (llvm::Error e =
+          writeConstantsObject(tmpConsts, objects.constantsSymbol,
+                               objects.constantsBytes, objects.constants))
+    return e;
+  switch (kind) {
+  case LibraryKind::Object: {
+    // One relocatable object, as a build system expects from a .o.
+    auto driver = linkerDriver(options);
+    if (!driver)
+      return driver.takeError();
+    return runLinker(path, {*driver, "-r", "-nostdlib", "-o", path.str(),
+                            std::string(tmpCode), std::string(tmpConsts)});
+  }
+  case LibraryKind::Archive: {
+    std::vector<std::unique_ptr<llvm::MemoryBuffer>> members;
+    members.push_back(llvm::MemoryBuffer::getMemBuffer(
+        objects.code, (name + ".o").str(), false));
+    auto consts = llvm::MemoryBuffer::getFile(tmpConsts, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!consts)
+      return error("cannot read '" + tmpConsts +
+                   "': " + consts.getError().message());
+    members.push_back(llvm::MemoryBuffer::getMemBuffer(
+        (*consts)->getBuffer(), (name + "_constants.o").str(), false));
+    return writeArchive(path, std::move(members));
+  }
   case LibraryKind::Shared:
-    return linkShared(path, name, object, options);
+    return linkShared(path, name,
+                      {std::string(tmpCode), std::string(tmpConsts)}, options);
   }
   llvm_unreachable("a library kind");
 }

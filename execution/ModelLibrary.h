@@ -12,11 +12,14 @@
 
 #include "execution/ProgramLoader.h"
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace amk {
 
@@ -30,12 +33,31 @@ enum class LibraryKind { Archive, Shared, Object };
 /// By the name's ending: .a, .so or .o.
 std::optional<LibraryKind> libraryKind(llvm::StringRef path);
 
-/// `program` lowered alone, its weights embedded, its symbols prefixed
-/// with `name`, as a relocatable object file for this host. The pipeline
-/// that made it is recorded in the module (amk.pipeline).
-llvm::Expected<llvm::SmallString<0>>
-emitModelObject(amk::task::ProgramOp program, llvm::StringRef name,
-                llvm::StringRef pipeline);
+/// What a model library is made of: the relocatable object of its code and
+/// tables and, where the host's object format allows (ELF on x86-64 and
+/// AArch64), its weights apart. The weights go from the task program's
+/// attributes to the library file without passing through LLVM: embedded,
+/// a blob of W bytes is copied into an MLIR attribute, an LLVM constant,
+/// the assembler's section and the object's buffer, four copies alive at
+/// once (docs/integration.md, "Memory").
+struct ModelObjects {
+  llvm::SmallString<0> code;
+  /// The symbol `code` reads the weights through (64-byte aligned), and
+  /// each constant buffer's value at its offset in them; no symbol when
+  /// the weights are embedded in `code`.
+  std::string constantsSymbol;
+  uint64_t constantsBytes = 0;
+  std::vector<std::pair<uint64_t, mlir::ElementsAttr>> constants;
+};
+
+/// `program` lowered alone, its symbols prefixed with `name`, for this
+/// host. The pipeline that made it is recorded in the module
+/// (amk.pipeline). `separateConstants` asks for the weights apart (when
+/// the host's format allows).
+llvm::Expected<ModelObjects> emitModelObject(amk::task::ProgramOp program,
+                                             llvm::StringRef name,
+                                             llvm::StringRef pipeline,
+                                             bool separateConstants = true);
 
 /// The symbol prefix of variant `index` of model `name`: `name_v<index>`.
 std::string variantPrefix(llvm::StringRef name, unsigned index);
@@ -44,23 +66,33 @@ uint64_t combineVariantHashes(llvm::ArrayRef<uint64_t> hashes);
 /// Several programs of one model (one per input-shape set) in one object:
 /// variant k's symbols are prefixed variantPrefix(name, k), and
 /// `name_model()` returns a descriptor whose `variants` lists them, with
-/// `hash` (combineVariantHashes). One program: emitModelObject.
-llvm::Expected<llvm::SmallString<0>>
+/// `hash` (combineVariantHashes). The variants share one set of weights.
+/// One program: emitModelObject.
+llvm::Expected<ModelObjects>
 emitModelVariantsObject(llvm::ArrayRef<amk::task::ProgramOp> programs,
                         llvm::StringRef name, llvm::StringRef pipeline,
-                        uint64_t hash);
+                        uint64_t hash, bool separateConstants = true);
+
+/// Writes a relocatable ELF object for this host that defines `symbol`
+/// (global, hidden, read-only, 64-byte aligned) as `bytes` bytes: each
+/// value of `constants` at its offset, zeros between. The values are
+/// streamed to the file one tensor at a time.
+llvm::Error writeConstantsObject(
+    llvm::StringRef path, llvm::StringRef symbol, uint64_t bytes,
+    llvm::ArrayRef<std::pair<uint64_t, mlir::ElementsAttr>> constants);
 
 struct SharedLibraryOptions {
   std::string runtimeLibrary; ///< libamk_runtime.a
   std::string linker;         ///< The C++ driver; $CXX, else c++, if empty.
 };
 
-/// Writes the model's `object` as `path`, the kind its name says: the
-/// object itself, an archive holding it, or a shared library that links
-/// it with the runtime and exports only the C API and `name`'s entry
-/// points.
+/// Writes the model's objects as `path`, the kind its name says: one
+/// object (the code and the weights joined by a relocatable link, through
+/// the linker driver), an archive holding them, or a shared library that
+/// links them with the runtime and exports only the C API and `name`'s
+/// entry points.
 llvm::Error writeModelLibrary(llvm::StringRef path, llvm::StringRef name,
-                              llvm::StringRef object,
+                              const ModelObjects &objects,
                               const SharedLibraryOptions &options);
 
 /// The model's C header: its hash, each variant's inputs and outputs, and

@@ -37,6 +37,15 @@ struct LoadedProgram {
   std::vector<std::string> ioNames;
   std::vector<mlir::RankedTensorType> inputTypes, outputTypes;
   std::unique_ptr<uint8_t, void (*)(void *)> constants{nullptr, nullptr};
+
+  /// Frees the weights' copy for a program that will not run (amk-compile
+  /// hashes it, then writes the weights from the program's attributes);
+  /// program.constants becomes null, so a run fails instead of reading
+  /// freed memory.
+  void releaseConstants() {
+    constants.reset();
+    program.constants = nullptr;
+  }
 };
 
 /// Fails with a message when the program cannot be loaded.

@@ -399,6 +399,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> source = module->clone();
   std::vector<OwningOpRef<ModuleOp>> modules;
   std::vector<amk::CompiledProgram> compiled;
+  std::vector<uint64_t> hashes;
   std::string schedule;
   for (size_t k = 0; k < numVariants; ++k) {
     modules.push_back(k == 0 ? std::move(module) : source->clone());
@@ -453,6 +454,10 @@ int main(int argc, char **argv) {
     programOptions.runPasses = runPasses;
     compiled.push_back(errors(amk::loadCompiledProgram(m, programOptions)));
     schedule = compiled.back().schedule;
+    // The loaded copy of the weights is only hashed: the library's weights
+    // are written from the program's attributes (emitModelVariantsObject).
+    hashes.push_back(amk::hashProgram(*compiled.back().loaded));
+    compiled.back().loaded->releaseConstants();
     for (size_t j = 0; j < k; ++j)
       if (inputShapesText(*compiled[j].loaded) ==
           inputShapesText(*compiled[k].loaded))
@@ -463,19 +468,17 @@ int main(int argc, char **argv) {
   }
   if (!schedule.empty())
     pipelineText += " + " + schedule;
-  std::vector<uint64_t> hashes;
   std::vector<amk::task::ProgramOp> programs;
   std::vector<const amk::LoadedProgram *> loaded;
   for (amk::CompiledProgram &c : compiled) {
-    hashes.push_back(amk::hashProgram(*c.loaded));
     programs.push_back(c.program);
     loaded.push_back(c.loaded.get());
   }
   uint64_t hash = numVariants == 1 ? hashes.front()
                                    : amk::combineVariantHashes(hashes);
 
-  llvm::SmallString<0> object = errors(
-      amk::emitModelVariantsObject(programs, name, pipelineText, hash));
+  amk::ModelObjects object =
+      errors(amk::emitModelVariantsObject(programs, name, pipelineText, hash));
   amk::SharedLibraryOptions shared;
   shared.runtimeLibrary = findRuntimeLibrary(argv[0]);
   shared.linker = linker;
