@@ -393,14 +393,19 @@ llvm::Error amk::writeConstantsObject(
     auto t = ref::Tensor::fromAttr(value);
     if (!t)
       return t.takeError();
-    uint64_t size = t->byteSize();
-    if (offset < at || offset + size > bytes)
-      return error("constant at offset " + llvm::Twine(offset) + " (" +
-                   llvm::Twine(size) + " bytes) overlaps another or the " +
-                   llvm::Twine(bytes) + "-byte blob's end");
-    zeros(offset - at);
-    out.write(static_cast<const char *>(t->raw()), size);
-    at = offset + size;
+    uint64_t end = offset + t->byteSize();
+    if (end > bytes)
+      return error("the constant at offset " + llvm::Twine(offset) + " (" +
+                   llvm::Twine(t->byteSize()) + " bytes) ends past the " +
+                   llvm::Twine(bytes) + "-byte blob");
+    // Overlapping constants (equal ones the scheduler aliased) are written
+    // once, as the loader's copy holds them.
+    if (offset > at)
+      zeros(offset - at);
+    if (end > at)
+      out.write(t->raw() + (std::max(at, offset) - offset),
+                end - std::max(at, offset));
+    at = std::max(at, end);
   }
   zeros(bytes - at);
   zeros(symAt - (dataAt + bytes));

@@ -18,8 +18,8 @@ using namespace mlir;
 using namespace amk;
 using namespace amk::task;
 
-std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
-                                                std::string &error) {
+std::unique_ptr<LoadedProgram>
+amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
   auto lp = std::make_unique<LoadedProgram>();
   SmallVector<BufferOp> buffers;
   SmallVector<KernelOp> kernels;
@@ -52,16 +52,20 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
     if (b.getKind() == "const")
       constBytes = std::max<uint64_t>(constBytes, b.getOffset() + b.getSize());
   uint64_t alloc = (constBytes + 63) / 64 * 64;
-  lp->constants = std::unique_ptr<uint8_t, void (*)(void *)>(
-      static_cast<uint8_t *>(std::aligned_alloc(64, alloc ? alloc : 64)),
-      std::free);
-  if (!lp->constants) {
-    error = "cannot allocate " + std::to_string(alloc) + " bytes of weights";
-    return nullptr;
+  if (withConstants) {
+    lp->constants = std::unique_ptr<uint8_t, void (*)(void *)>(
+        static_cast<uint8_t *>(std::aligned_alloc(64, alloc ? alloc : 64)),
+        std::free);
+    if (!lp->constants) {
+      error = "cannot allocate " + std::to_string(alloc) + " bytes of weights";
+      return nullptr;
+    }
+    // The gaps between aligned constants are zero, so that the blob (and
+    // the objects amk-compile writes) depend only on the program.
+    std::memset(lp->constants.get(), 0, alloc ? alloc : 64);
   }
-  // The gaps between aligned constants are zero, so that the blob (and the
-  // objects amk-compile writes) depend only on the program.
-  std::memset(lp->constants.get(), 0, alloc ? alloc : 64);
+  // Without the copy: the blob's bytes in offset order, for its hash.
+  std::vector<std::pair<uint64_t, ElementsAttr>> streamed;
   for (auto [i, b] : llvm::enumerate(buffers)) {
     amk_rt_buffer rb{};
     rb.size = b.getSize();
@@ -84,7 +88,10 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
                 std::to_string(rb.size);
         return nullptr;
       }
-      std::memcpy(lp->constants.get() + rb.offset, t->raw(), rb.size);
+      if (withConstants)
+        std::memcpy(lp->constants.get() + rb.offset, t->raw(), rb.size);
+      else
+        streamed.emplace_back(rb.offset, *b.getValue());
     } else {
       bool in = kind == "input";
       rb.region = in ? AMK_RT_INPUT : AMK_RT_OUTPUT;
@@ -167,6 +174,35 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
   p.arena_bytes = program.getArenaBytes();
   p.constants = lp->constants.get();
   p.constants_bytes = constBytes;
+  if (!withConstants) {
+    // FNV-1a runs byte by byte, so the blob hashes piece by piece: each
+    // tensor in offset order, zeros between, one tensor in memory at once.
+    llvm::stable_sort(streamed, [](const auto &a, const auto &b) {
+      return a.first < b.first;
+    });
+    static const char zeros[4096] = {};
+    uint64_t hash = kFnv1aOffset, at = 0;
+    auto gap = [&](uint64_t to) {
+      for (; at < to; at += std::min<uint64_t>(to - at, sizeof(zeros)))
+        hash = fnv1a(zeros, std::min<uint64_t>(to - at, sizeof(zeros)), hash);
+    };
+    for (auto &[offset, value] : streamed) {
+      auto t = ref::Tensor::fromAttr(value);
+      if (!t) {
+        error = llvm::toString(t.takeError());
+        return nullptr;
+      }
+      // Overlapping constants (the scheduler may alias equal ones) hash
+      // their bytes once, as the blob holds them once.
+      gap(offset);
+      uint64_t end = offset + t->byteSize();
+      if (end > at)
+        hash = fnv1a(t->raw() + (at - offset), end - at, hash);
+      at = std::max(at, end);
+    }
+    gap(constBytes);
+    lp->constantsHash = hash;
+  }
   p.buffers = lp->buffers.data();
   p.kernel_buffers = lp->kernelBuffers.data();
   p.iparams = lp->iparams.data();
@@ -187,7 +223,10 @@ uint64_t amk::hashProgram(const LoadedProgram &lp) {
   };
   auto mixVec = [&](const auto &v) { mix(v.data(), v.size() * sizeof(v[0])); };
   const amk_rt_program &p = lp.program;
-  mix(p.constants, p.constants_bytes);
+  if (p.constants)
+    mix(p.constants, p.constants_bytes);
+  else
+    hash = lp.constantsHash;
   mixVec(lp.buffers);
   mixVec(lp.kernelBuffers);
   mixVec(lp.iparams);

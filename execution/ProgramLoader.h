@@ -37,20 +37,18 @@ struct LoadedProgram {
   std::vector<std::string> ioNames;
   std::vector<mlir::RankedTensorType> inputTypes, outputTypes;
   std::unique_ptr<uint8_t, void (*)(void *)> constants{nullptr, nullptr};
-
-  /// Frees the weights' copy for a program that will not run (amk-compile
-  /// hashes it, then writes the weights from the program's attributes);
-  /// program.constants becomes null, so a run fails instead of reading
-  /// freed memory.
-  void releaseConstants() {
-    constants.reset();
-    program.constants = nullptr;
-  }
+  /// Loaded without its weights (program.constants null): the FNV-1a hash
+  /// the weights' blob would have, streamed from the attributes.
+  uint64_t constantsHash = 0;
 };
 
-/// Fails with a message when the program cannot be loaded.
+/// Fails with a message when the program cannot be loaded. Without
+/// `withConstants` the weights are not copied (program.constants is null,
+/// and the program cannot run): for a library, whose weights are written
+/// from the program's attributes, the copy would only be hashed.
 std::unique_ptr<LoadedProgram> loadProgram(task::ProgramOp program,
-                                           std::string &error);
+                                           std::string &error,
+                                           bool withConstants = true);
 
 /// A 64-bit FNV-1a hash of everything the program computes with: the
 /// weights, every table and the interface (names, dtypes, shapes). The

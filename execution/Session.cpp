@@ -108,7 +108,7 @@ amk::loadCompiledProgram(ModuleOp module, const ProgramOptions &options) {
   if (failed(task::validateProgram(c.program)))
     return error("the task program is invalid");
   std::string err;
-  c.loaded = loadProgram(c.program, err);
+  c.loaded = loadProgram(c.program, err, options.loadConstants);
   if (!c.loaded)
     return error("cannot load the task program: " + err);
   return c;

@@ -69,6 +69,9 @@ struct ProgramOptions {
   /// Runs the schedule on the module: the caller's, so that its timing
   /// and error wording apply (amk::runPipeline when empty).
   std::function<llvm::Error(llvm::StringRef pipeline)> runPasses;
+  /// Whether the loaded program gets its copy of the weights (it cannot
+  /// run without; amk-compile only hashes it: loadProgram).
+  bool loadConstants = true;
 };
 
 /// A task program and its loaded form.

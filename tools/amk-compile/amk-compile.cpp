@@ -13,6 +13,7 @@
 #include "execution/Session.h"
 #include "pipelines/Pipelines.h"
 #include "tools/lib/ToolError.h"
+#include "transforms/Utils/PassUtils.h"
 #include "translate/ONNXToolOptions.h"
 #include "tune/Records.h"
 #include "tune/Tuner.h"
@@ -396,7 +397,11 @@ int main(int argc, char **argv) {
                 "each");
   size_t numVariants =
       std::max<size_t>({1, shapeSets.size(), dimSets.size()});
-  OwningOpRef<ModuleOp> source = module->clone();
+  // Each variant compiles from a clone of the imported module; one
+  // variant needs no clone.
+  OwningOpRef<ModuleOp> source;
+  if (numVariants > 1)
+    source = module->clone();
   std::vector<OwningOpRef<ModuleOp>> modules;
   std::vector<amk::CompiledProgram> compiled;
   std::vector<uint64_t> hashes;
@@ -452,12 +457,23 @@ int main(int argc, char **argv) {
     programOptions.scheduleWorkers = nworkers;
     programOptions.single = true;
     programOptions.runPasses = runPasses;
+    // The library's weights are written from the program's attributes
+    // (emitModelVariantsObject); a loaded copy would only be hashed.
+    programOptions.loadConstants = false;
     compiled.push_back(errors(amk::loadCompiledProgram(m, programOptions)));
     schedule = compiled.back().schedule;
-    // The loaded copy of the weights is only hashed: the library's weights
-    // are written from the program's attributes (emitModelVariantsObject).
     hashes.push_back(amk::hashProgram(*compiled.back().loaded));
-    compiled.back().loaded->releaseConstants();
+    // The weights the passes replaced (packed, folded, or imported and
+    // then transformed by the last variant) are freed: what the programs
+    // and the next variants' source reference stays.
+    if (k + 1 == numVariants)
+      source = nullptr;
+    SmallVector<Operation *> live;
+    for (OwningOpRef<ModuleOp> &mod : modules)
+      live.push_back(*mod);
+    if (source)
+      live.push_back(*source);
+    amk::releaseUnreferencedBlobs(&context.get(), live);
     for (size_t j = 0; j < k; ++j)
       if (inputShapesText(*compiled[j].loaded) ==
           inputShapesText(*compiled[k].loaded))

@@ -16,7 +16,10 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "llvm/ADT/StringSet.h"
 
 #include <mutex>
 
@@ -302,6 +305,39 @@ void eraseOps(ArrayRef<Operation *> ops) {
         progress = true;
       }
   }
+}
+
+uint64_t releaseUnreferencedBlobs(MLIRContext *ctx,
+                                  ArrayRef<Operation *> live) {
+  llvm::StringSet<> used;
+  auto visit = [&](Attribute a) {
+    if (a)
+      a.walk([&](DenseResourceElementsAttr r) {
+        used.insert(r.getRawHandle().getKey());
+      });
+  };
+  for (Operation *root : live)
+    root->walk([&](Operation *op) {
+      visit(op->getPropertiesAsAttribute());
+      visit(op->getDiscardableAttrDictionary());
+    });
+  DialectResourceBlobManager &manager =
+      DenseResourceElementsHandle::getManagerInterface(ctx).getBlobManager();
+  std::vector<std::string> dead;
+  uint64_t bytes = 0;
+  manager.getBlobMap(
+      [&](const llvm::StringMap<DialectResourceBlobManager::BlobEntry> &map) {
+        for (const auto &entry : map) {
+          const AsmResourceBlob *blob = entry.getValue().getBlob();
+          if (!blob || blob->getData().empty() || used.contains(entry.getKey()))
+            continue;
+          dead.push_back(entry.getKey().str());
+          bytes += blob->getData().size();
+        }
+      });
+  for (const std::string &key : dead)
+    manager.update(key, AsmResourceBlob());
+  return bytes;
 }
 
 } // namespace amk

@@ -59,6 +59,15 @@ void updateSignaturesAndErase(mlir::ModuleOp module);
 mlir::Location fusedNodeLoc(llvm::ArrayRef<mlir::Operation *> ops,
                             mlir::Operation *named, mlir::Value result);
 
+/// Frees the data of every dense resource blob (the weights an import or
+/// a fold made) that no attribute under `live` references: MLIR keeps a
+/// blob for the context's life even when no IR uses it, so a tool whose
+/// passes replaced the weights (packed, folded) would hold both sets.
+/// A released blob is empty; no IR may read it afterwards, so every module
+/// the caller keeps must be in `live`. Returns the bytes freed.
+uint64_t releaseUnreferencedBlobs(mlir::MLIRContext *ctx,
+                                  llvm::ArrayRef<mlir::Operation *> live);
+
 /// Erases the ops of a replaced match: repeatedly, every op of `ops` that
 /// has no use left (in any order); an op still used outside stays.
 void eraseOps(llvm::ArrayRef<mlir::Operation *> ops);

@@ -1,0 +1,168 @@
+//===- ProgramLoaderTest.cpp - Weights: loading, hashing, blobs, objects --===//
+//
+// What amk-compile does with a model's weights without keeping copies: the
+// program loaded without its weights hashes as the loaded copy does, the
+// blobs the passes replaced are freed, and the weights' object holds the
+// bytes the loader would have put at each offset.
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/Passes.h"
+#include "execution/ModelLibrary.h"
+#include "execution/Session.h"
+#include "pipelines/Pipelines.h"
+#include "transforms/Utils/PassUtils.h"
+#include "translate/ONNXImport.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace {
+
+// Two constant weights over the resource threshold (imported as blobs): a
+// MatMul's B, which the scheduler packs into panels (a new attribute), and
+// an Add's bias, which the program uses as it is.
+const char *kModel = R"onnx(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 300] x) => (float[2, 70] y) <
+  float[300, 70] w = {1.5, -2, 0.25},
+  float[70] bias = {3}
+> {
+  m = MatMul(x, w)
+  y = Add(m, bias)
+}
+)onnx";
+
+class ProgramLoaderTest : public ::testing::Test {
+protected:
+  ProgramLoaderTest() {
+    amk::registerAllPasses();
+    amk::registerAllDialects(registry);
+    amk::registerConversionDialects(registry);
+    ctx.appendDialectRegistry(registry);
+  }
+  /// The model with its weights filled (a text initializer repeats its
+  /// last values only in the reference; here every element is set).
+  OwningOpRef<ModuleOp> import() {
+    std::string text = kModel;
+    auto fill = [&](const char *from, int64_t n, float scale) {
+      std::string values;
+      for (int64_t i = 0; i < n; ++i)
+        values += (i ? ", " : "") + std::to_string(scale * ((i * 37) % 101));
+      size_t at = text.find(from);
+      size_t end = text.find('}', at);
+      text.replace(at, end - at + 1, "{" + values + "}");
+    };
+    fill("{1.5, -2, 0.25}", 300 * 70, 0.01f);
+    fill("{3}", 70, 0.5f);
+    amk::ONNXImportOptions options;
+    options.resourceThreshold = 64;
+    return amk::importONNXBuffer(text, "loader.onnxtxt", &ctx, options);
+  }
+  llvm::Expected<amk::CompiledProgram> compile(ModuleOp m, bool withConstants) {
+    amk::ProgramOptions o;
+    o.scheduleWorkers = 2;
+    o.single = true;
+    o.loadConstants = withConstants;
+    std::string err;
+    if (failed(amk::runPipeline(m, "builtin.module(amk-graph-opt)", err)))
+      return llvm::createStringError(err);
+    return amk::loadCompiledProgram(m, o);
+  }
+  DialectRegistry registry;
+  MLIRContext ctx;
+};
+
+TEST_F(ProgramLoaderTest, WithoutWeightsHashesAsTheLoadedCopy) {
+  OwningOpRef<ModuleOp> a = import(), b = import();
+  ASSERT_TRUE(a && b);
+  auto withCopy = compile(*a, true);
+  ASSERT_TRUE(!!withCopy) << llvm::toString(withCopy.takeError());
+  auto without = compile(*b, false);
+  ASSERT_TRUE(!!without) << llvm::toString(without.takeError());
+  EXPECT_NE(withCopy->loaded->program.constants, nullptr);
+  EXPECT_EQ(without->loaded->program.constants, nullptr);
+  EXPECT_GT(without->loaded->program.constants_bytes, 300u * 70 * 4);
+  EXPECT_EQ(amk::hashProgram(*withCopy->loaded),
+            amk::hashProgram(*without->loaded));
+}
+
+TEST_F(ProgramLoaderTest, ReplacedWeightsAreFreedAndTheProgramKeepsItsOwn) {
+  OwningOpRef<ModuleOp> m = import();
+  ASSERT_TRUE(m);
+  // Nothing is unreferenced before the pipeline.
+  EXPECT_EQ(amk::releaseUnreferencedBlobs(&ctx, {m->getOperation()}), 0u);
+  auto before = compile(*m, true);
+  ASSERT_TRUE(!!before) << llvm::toString(before.takeError());
+  uint64_t hash = amk::hashProgram(*before->loaded);
+  // The scheduler packed B into panels: the imported B is unreferenced.
+  // The bias is still the program's.
+  uint64_t freed = amk::releaseUnreferencedBlobs(&ctx, {m->getOperation()});
+  EXPECT_EQ(freed, 300u * 70 * 4);
+  // The program still loads and computes with the same weights.
+  std::string err;
+  auto again = amk::loadProgram(before->program, err);
+  ASSERT_TRUE(again) << err;
+  EXPECT_EQ(amk::hashProgram(*again), hash);
+  // Released once: a second call finds nothing more.
+  EXPECT_EQ(amk::releaseUnreferencedBlobs(&ctx, {m->getOperation()}), 0u);
+}
+
+TEST_F(ProgramLoaderTest, WeightsObjectHoldsTheLoadedBytes) {
+  llvm::Triple host(llvm::sys::getProcessTriple());
+  if (!host.isOSBinFormatELF() || (host.getArch() != llvm::Triple::x86_64 &&
+                                   host.getArch() != llvm::Triple::aarch64))
+    GTEST_SKIP() << "the weights are embedded on this host";
+  OwningOpRef<ModuleOp> m = import();
+  ASSERT_TRUE(m);
+  auto c = compile(*m, true);
+  ASSERT_TRUE(!!c) << llvm::toString(c.takeError());
+  auto objects = amk::emitModelObject(c->program, "net", "test");
+  ASSERT_TRUE(!!objects) << llvm::toString(objects.takeError());
+  ASSERT_EQ(objects->constantsSymbol, "net_constants");
+  const amk_rt_program &p = c->loaded->program;
+  ASSERT_EQ(objects->constantsBytes, p.constants_bytes);
+
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("amk-test", "o", path));
+  llvm::FileRemover remove(path);
+  llvm::Error written =
+      amk::writeConstantsObject(path, objects->constantsSymbol,
+                                objects->constantsBytes, objects->constants);
+  ASSERT_FALSE(!!written) << llvm::toString(std::move(written));
+
+  auto binary = llvm::object::ObjectFile::createObjectFile(path);
+  ASSERT_TRUE(!!binary) << llvm::toString(binary.takeError());
+  llvm::object::ObjectFile &obj = *binary->getBinary();
+  ASSERT_TRUE(obj.isRelocatableObject());
+  bool found = false;
+  for (const llvm::object::SymbolRef &sym : obj.symbols()) {
+    auto name = sym.getName();
+    ASSERT_TRUE(!!name);
+    if (*name != "net_constants")
+      continue;
+    found = true;
+    auto section = sym.getSection();
+    ASSERT_TRUE(!!section);
+    EXPECT_EQ((*section)->getAlignment().value(), 64u);
+    auto contents = (*section)->getContents();
+    ASSERT_TRUE(!!contents);
+    ASSERT_EQ(contents->size(), p.constants_bytes);
+    EXPECT_EQ(std::memcmp(contents->data(), p.constants, p.constants_bytes), 0);
+    EXPECT_EQ(llvm::object::ELFSymbolRef(sym).getSize(), p.constants_bytes);
+    EXPECT_EQ(llvm::object::ELFSymbolRef(sym).getOther(),
+              llvm::ELF::STV_HIDDEN);
+  }
+  EXPECT_TRUE(found);
+}
+
+} // namespace
