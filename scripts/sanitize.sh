@@ -22,7 +22,9 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     "-DAMK_SANITIZE=address;undefined" -DAMK_FUZZ=ON >/dev/null
 fi
+t0=$SECONDS
 ninja -C "$build" -j "${AMK_JOBS:-$(nproc)}" all
+t_build=$((SECONDS - t0))
 # Leaks are checked too; the suppressions name only upstream libraries.
 # allow_user_poisoning=0: LLVM's headers poison BumpPtrAllocator slabs
 # from our instrumented code while Debian's uninstrumented libMLIR writes
@@ -34,7 +36,11 @@ cd "$build"
 status=0
 # Labels: "san" on the suites that fit, "unit" on every GoogleTest case
 # (gtest_discover_tests takes a single label).
+t0=$SECONDS
 ctest --output-on-failure -j "$(nproc)" -L '^(san|unit)$' 2>&1 | tee ctest-san.log || status=$?
+t_tests=$((SECONDS - t0))
 grep -E "tests passed|tests failed" ctest-san.log | tail -1 | sed 's/^/sanitizers (asan+ubsan): /'
+t0=$SECONDS
 "$root/scripts/fuzz.sh" "$fuzz_seconds" || status=$?
+echo "sanitizer job phases: build ${t_build} s, tests ${t_tests} s, fuzz $((SECONDS - t0)) s"
 exit $status

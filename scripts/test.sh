@@ -5,11 +5,19 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMK_BUILD_DIR:-$root/build}"
+# Each phase's wall time goes into the summary (CI's budget is ~45 min).
+t0=$SECONDS
 "$root/scripts/setup.sh"
+t_setup=$((SECONDS - t0))
+t0=$SECONDS
 "$root/scripts/build.sh" zoo zoo-large
+t_build=$((SECONDS - t0))
 cd "$build"
 status=0
+t0=$SECONDS
 ctest --output-on-failure -j "$(nproc)" 2>&1 | tee ctest.log || status=$?
+t_tests=$((SECONDS - t0))
+t0=$SECONDS
 # The sanitizer job (ASan+UBSan build, its test subset, then each fuzzer in
 # its reproducible mode: seed 1, at most 30000 executions or 30 s;
 # docs/security.md). AMK_SKIP_SANITIZERS=1 skips it for a quick local run.
@@ -22,6 +30,7 @@ else
   # No stale figures from an earlier run in the summary.
   echo "sanitizers (asan+ubsan): skipped (AMK_SKIP_SANITIZERS=1)" > sanitize.log
 fi
+t_san=$((SECONDS - t0))
 echo
 echo "== summary"
 # The per-suite lines (lit, round trips; ctest keeps every test's output in
@@ -29,5 +38,6 @@ echo "== summary"
 grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|qdq-zoo:|qdq-kernels:|int8-accuracy:|runtime zoo:|runtime node tests( \(jit\))?:|tsan:)" \
   Testing/Temporary/LastTest.log 2>/dev/null || true
 grep -hE "^(sanitizers \(asan\+ubsan\)|fuzz): " sanitize.log 2>/dev/null || true
+echo "phase times: setup ${t_setup} s, build ${t_build} s, tests ${t_tests} s, sanitizer job ${t_san} s$(grep -hE '^sanitizer job phases: ' sanitize.log 2>/dev/null | sed 's/^sanitizer job phases: / (/;s/$/)/')"
 grep -E "tests passed|tests failed" ctest.log | tail -1
 exit $status
