@@ -378,17 +378,20 @@ ElementsAttr Tensor::toAttr(MLIRContext *ctx) const {
     SmallVector<StringRef> refs(strs->begin(), strs->end());
     return DenseStringElementsAttr::get(type, refs);
   }
-  std::string bytes;
+  // Only int4 needs its own bytes (packed two per byte); other data is
+  // read in place: a packed weight of the scheduler's is not copied twice.
+  std::string packed;
   if (dt == DataType::INT4 || dt == DataType::UINT4) {
-    bytes.assign((n + 1) / 2, 0);
+    packed.assign((n + 1) / 2, 0);
     for (int64_t i = 0; i < n; ++i) {
       uint8_t nib = data<uint8_t>()[i] & 0xF;
-      bytes[i / 2] |= static_cast<char>((i % 2) ? (nib << 4) : nib);
+      packed[i / 2] |= static_cast<char>((i % 2) ? (nib << 4) : nib);
     }
-  } else {
-    bytes.assign(raw(), byteSize());
   }
-  auto attr = elementsFromRaw(type, bytes);
+  bool nibbles = dt == DataType::INT4 || dt == DataType::UINT4;
+  auto attr = elementsFromRaw(
+      type, nibbles ? llvm::StringRef(packed)
+                    : llvm::StringRef(raw(), byteSize()));
   if (!attr) {
     llvm::consumeError(attr.takeError());
     return nullptr;
