@@ -1428,13 +1428,13 @@ public:
     bool qlinear = isa<onnx::QLinearConvOp>(op);
     Value x = op->getOperand(0), w = op->getOperand(qlinear ? 3 : 1);
     Value xzp = operandAt(op, 2), wzp = operandAt(op, qlinear ? 5 : 3);
+    // ConvInteger's zero point for X (a scalar, by the spec) may come at
+    // run time, as dynamic quantization makes it: the QCONV kernel reads
+    // it. Every other operand known only at run time needs the int32 path.
     bool runtime = false;
     for (unsigned i = 1; i < op->getNumOperands(); ++i)
-      runtime |= dependsOnInput(op->getOperand(i));
-    // A run-time scalar zero point for X is what dynamic quantization
-    // makes; the QCONV kernel reads it.
-    if (!qlinear && xzp && !dependsOnInput(w) && (!wzp || !dependsOnInput(wzp)))
-      runtime = false;
+      if (qlinear || i != 2)
+        runtime |= dependsOnInput(op->getOperand(i));
     if (!runtime && !weightsOutsideInt8(w, wzp))
       return failure();
     OpBuilder b(op);
