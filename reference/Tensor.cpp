@@ -380,18 +380,18 @@ ElementsAttr Tensor::toAttr(MLIRContext *ctx) const {
   }
   // Only int4 needs its own bytes (packed two per byte); other data is
   // read in place: a packed weight of the scheduler's is not copied twice.
+  bool nibbles = dt == DataType::INT4 || dt == DataType::UINT4;
   std::string packed;
-  if (dt == DataType::INT4 || dt == DataType::UINT4) {
+  if (nibbles) {
     packed.assign((n + 1) / 2, 0);
     for (int64_t i = 0; i < n; ++i) {
       uint8_t nib = data<uint8_t>()[i] & 0xF;
       packed[i / 2] |= static_cast<char>((i % 2) ? (nib << 4) : nib);
     }
   }
-  bool nibbles = dt == DataType::INT4 || dt == DataType::UINT4;
-  auto attr = elementsFromRaw(
-      type, nibbles ? llvm::StringRef(packed)
-                    : llvm::StringRef(raw(), byteSize()));
+  auto attr =
+      elementsFromRaw(type, nibbles ? llvm::StringRef(packed)
+                                    : llvm::StringRef(raw(), byteSize()));
   if (!attr) {
     llvm::consumeError(attr.takeError());
     return nullptr;
