@@ -8,7 +8,6 @@
 
 #include "conversion/Passes.h"
 #include "execution/HostCode.h"
-#include "reference/Tensor.h"
 #include "runtime/include/amk/model.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -80,27 +79,15 @@ static std::optional<uint16_t> separateConstantsMachine() {
   }
 }
 
-/// Every constant buffer of `program` with a value, at its offset.
-static void collectConstants(task::ProgramOp program, ModelObjects &objects) {
-  program.walk([&](task::BufferOp b) {
-    if (b.getKind() != "const" || !b.getValue())
-      return;
-    objects.constants.emplace_back(b.getOffset(), *b.getValue());
-    objects.constantsBytes =
-        std::max<uint64_t>(objects.constantsBytes, b.getOffset() + b.getSize());
-  });
-}
-
 llvm::Expected<ModelObjects> amk::emitModelObject(task::ProgramOp program,
                                                   llvm::StringRef name,
-                                                  llvm::StringRef pipeline,
-                                                  bool separateConstants) {
+                                                  llvm::StringRef pipeline) {
   MLIRContext *ctx = program.getContext();
   OwningOpRef<ModuleOp> host = ModuleOp::create(program.getLoc());
   (*host)->setAttr("amk.pipeline", StringAttr::get(ctx, pipeline));
   host->push_back(program.clone());
   ModelObjects objects;
-  bool apart = separateConstants && separateConstantsMachine();
+  bool apart = separateConstantsMachine().has_value();
   PassManager pm(ctx);
   LowerTaskToLLVMOptions lopts;
   lopts.prefix = name.str();
@@ -113,7 +100,10 @@ llvm::Expected<ModelObjects> amk::emitModelObject(task::ProgramOp program,
     return error("cannot emit the object file");
   if (apart) {
     objects.constantsSymbol = (name + "_constants").str();
-    collectConstants(program, objects);
+    objects.constants = placedConstants(program);
+    for (const PlacedConstant &c : objects.constants)
+      objects.constantsBytes =
+          std::max(objects.constantsBytes, c.offset + c.size);
   }
   return std::move(objects);
 }
@@ -235,10 +225,10 @@ static void addVariantTable(ModuleOp module, llvm::StringRef name,
 llvm::Expected<ModelObjects>
 amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
                              llvm::StringRef name, llvm::StringRef pipeline,
-                             uint64_t hash, bool separateConstants) {
+                             uint64_t hash) {
   if (programs.size() == 1)
-    return emitModelObject(programs.front(), name, pipeline, separateConstants);
-  bool apart = separateConstants && separateConstantsMachine();
+    return emitModelObject(programs.front(), name, pipeline);
+  bool apart = separateConstantsMachine().has_value();
   task::ProgramOp first = programs.front();
   MLIRContext *ctx = first.getContext();
   OwningOpRef<ModuleOp> combined = ModuleOp::create(first.getLoc());
@@ -322,17 +312,19 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
     return error("cannot emit the object file");
   if (apart) {
     objects.constantsSymbol = variantPrefix(name, 0) + "_constants";
-    collectConstants(first, objects);
+    objects.constants = placedConstants(first);
     for (task::BufferOp x : extra)
-      objects.constants.emplace_back(offsets[*x.getValue()], *x.getValue());
-    objects.constantsBytes = std::max<uint64_t>(objects.constantsBytes, end);
+      objects.constants.push_back({(uint64_t)offsets[*x.getValue()],
+                                   (uint64_t)x.getSize(), *x.getValue()});
+    objects.constantsBytes = end;
   }
   return std::move(objects);
 }
 
-llvm::Error amk::writeConstantsObject(
-    llvm::StringRef path, llvm::StringRef symbol, uint64_t bytes,
-    llvm::ArrayRef<std::pair<uint64_t, ElementsAttr>> constants) {
+llvm::Error
+amk::writeConstantsObject(llvm::StringRef path, llvm::StringRef symbol,
+                          uint64_t bytes,
+                          llvm::ArrayRef<PlacedConstant> constants) {
   std::optional<uint16_t> machine = separateConstantsMachine();
   if (!machine)
     return error("this host's object format cannot hold the weights apart");
@@ -383,31 +375,11 @@ llvm::Error amk::writeConstantsObject(
   write<uint16_t>(out, 64, le);        // e_shentsize
   write<uint16_t>(out, 6, le);         // e_shnum
   write<uint16_t>(out, 4, le);         // e_shstrndx
-  // The weights, in offset order, one tensor in memory at a time.
-  std::vector<std::pair<uint64_t, ElementsAttr>> sorted(constants.begin(),
-                                                        constants.end());
-  llvm::stable_sort(
-      sorted, [](const auto &a, const auto &b) { return a.first < b.first; });
-  uint64_t at = 0;
-  for (auto &[offset, value] : sorted) {
-    auto t = ref::Tensor::fromAttr(value);
-    if (!t)
-      return t.takeError();
-    uint64_t end = offset + t->byteSize();
-    if (end > bytes)
-      return error("the constant at offset " + llvm::Twine(offset) + " (" +
-                   llvm::Twine(t->byteSize()) + " bytes) ends past the " +
-                   llvm::Twine(bytes) + "-byte blob");
-    // Overlapping constants (equal ones the scheduler aliased) are written
-    // once, as the loader's copy holds them.
-    if (offset > at)
-      zeros(offset - at);
-    if (end > at)
-      out.write(t->raw() + (std::max(at, offset) - offset),
-                end - std::max(at, offset));
-    at = std::max(at, end);
-  }
-  zeros(bytes - at);
+  // The weights, one tensor in memory at a time.
+  if (llvm::Error e = streamConstants(
+          std::vector<PlacedConstant>(constants.begin(), constants.end()),
+          bytes, [&](const char *d, size_t n) { out.write(d, n); }))
+    return e;
   zeros(symAt - (dataAt + bytes));
   // .symtab: the null symbol, then the weights (global, hidden, an object
   // in section 1).
@@ -556,64 +528,60 @@ llvm::Error amk::writeModelLibrary(llvm::StringRef path, llvm::StringRef name,
                                    const ModelObjects &objects,
                                    const SharedLibraryOptions &options) {
   LibraryKind kind = *libraryKind(path);
-  if (objects.constantsSymbol.empty()) {
-    switch (kind) {
-    case LibraryKind::Object:
-      return writeFileData(path, objects.code);
-    case LibraryKind::Archive: {
-      std::vector<std::unique_ptr<llvm::MemoryBuffer>> members;
-      members.push_back(llvm::MemoryBuffer::getMemBuffer(
-          objects.code, (name + ".o").str(), false));
-      return writeArchive(path, std::move(members));
-    }
-    case LibraryKind::Shared: {
-      llvm::SmallString<128> tmpObj;
-      std::optional<llvm::FileRemover> removeObj;
-      if (llvm::Error e = temporaryFile("o", objects.code, tmpObj, removeObj))
-        return e;
-      return linkShared(path, name, {std::string(tmpObj)}, options);
-    }
-    }
-    llvm_unreachable("a library kind");
-  }
-  // The weights' object is streamed to a temporary file; archives map it.
-  llvm::SmallString<128> tmpCode, tmpConsts;
+  bool apart = !objects.constantsSymbol.empty();
+  if (kind == LibraryKind::Object && !apart)
+    return writeFileData(path, objects.code);
+  // The linker reads files: the code, and the weights' object, which is
+  // streamed to its file (an archive maps it).
+  llvm::SmallString<128> code, consts;
   std::optional<llvm::FileRemover> removeCode, removeConsts;
-  if (llvm::Error e = temporaryFile("o", objects.code, tmpCode, removeCode))
-    return e;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "amk-compile-constants", "o", tmpConsts))
-    return error("cannot create a temporary file: " + ec.message());
-  removeConsts.emplace(tmpConsts);
-  if (llvm::Error e =
-          writeConstantsObject(tmpConsts, objects.constantsSymbol,
-                               objects.constantsBytes, objects.constants))
-    return e;
+  if (kind != LibraryKind::Archive)
+    if (llvm::Error e = temporaryFile("o", objects.code, code, removeCode))
+      return e;
+  if (apart) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "amk-compile-constants", "o", consts))
+      return error("cannot create a temporary file: " + ec.message());
+    removeConsts.emplace(consts);
+    if (llvm::Error e =
+            writeConstantsObject(consts, objects.constantsSymbol,
+                                 objects.constantsBytes, objects.constants))
+      return e;
+  }
+  std::vector<std::string> files;
+  for (const llvm::SmallString<128> &f : {code, consts})
+    if (!f.empty())
+      files.push_back(std::string(f));
   switch (kind) {
   case LibraryKind::Object: {
     // One relocatable object, as a build system expects from a .o.
     auto driver = linkerDriver(options);
     if (!driver)
       return driver.takeError();
-    return runLinker(path, {*driver, "-r", "-nostdlib", "-o", path.str(),
-                            std::string(tmpCode), std::string(tmpConsts)});
+    std::vector<std::string> args = {*driver, "-r", "-nostdlib", "-o",
+                                     path.str()};
+    args.insert(args.end(), files.begin(), files.end());
+    return runLinker(path, args);
   }
   case LibraryKind::Archive: {
     std::vector<std::unique_ptr<llvm::MemoryBuffer>> members;
     members.push_back(llvm::MemoryBuffer::getMemBuffer(
         objects.code, (name + ".o").str(), false));
-    auto consts = llvm::MemoryBuffer::getFile(tmpConsts, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!consts)
-      return error("cannot read '" + tmpConsts +
-                   "': " + consts.getError().message());
-    members.push_back(llvm::MemoryBuffer::getMemBuffer(
-        (*consts)->getBuffer(), (name + "_constants.o").str(), false));
+    std::unique_ptr<llvm::MemoryBuffer> mapped;
+    if (apart) {
+      auto buf = llvm::MemoryBuffer::getFile(consts, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+      if (!buf)
+        return error("cannot read '" + consts +
+                     "': " + buf.getError().message());
+      mapped = std::move(*buf);
+      members.push_back(llvm::MemoryBuffer::getMemBuffer(
+          mapped->getBuffer(), (name + "_constants.o").str(), false));
+    }
     return writeArchive(path, std::move(members));
   }
   case LibraryKind::Shared:
-    return linkShared(path, name,
-                      {std::string(tmpCode), std::string(tmpConsts)}, options);
+    return linkShared(path, name, files, options);
   }
   llvm_unreachable("a library kind");
 }

@@ -12,13 +12,11 @@
 
 #include "execution/ProgramLoader.h"
 
-#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace amk {
@@ -42,22 +40,21 @@ std::optional<LibraryKind> libraryKind(llvm::StringRef path);
 /// once (docs/integration.md, "Memory").
 struct ModelObjects {
   llvm::SmallString<0> code;
-  /// The symbol `code` reads the weights through (64-byte aligned), and
-  /// each constant buffer's value at its offset in them; no symbol when
-  /// the weights are embedded in `code`.
+  /// The symbol `code` reads the weights through (64-byte aligned), the
+  /// weights' bytes and the constant buffers' values at their offsets;
+  /// no symbol when the weights are embedded in `code` (hosts whose object
+  /// format writeConstantsObject does not write).
   std::string constantsSymbol;
   uint64_t constantsBytes = 0;
-  std::vector<std::pair<uint64_t, mlir::ElementsAttr>> constants;
+  std::vector<PlacedConstant> constants;
 };
 
 /// `program` lowered alone, its symbols prefixed with `name`, for this
 /// host. The pipeline that made it is recorded in the module
-/// (amk.pipeline). `separateConstants` asks for the weights apart (when
-/// the host's format allows).
+/// (amk.pipeline).
 llvm::Expected<ModelObjects> emitModelObject(amk::task::ProgramOp program,
                                              llvm::StringRef name,
-                                             llvm::StringRef pipeline,
-                                             bool separateConstants = true);
+                                             llvm::StringRef pipeline);
 
 /// The symbol prefix of variant `index` of model `name`: `name_v<index>`.
 std::string variantPrefix(llvm::StringRef name, unsigned index);
@@ -71,15 +68,14 @@ uint64_t combineVariantHashes(llvm::ArrayRef<uint64_t> hashes);
 llvm::Expected<ModelObjects>
 emitModelVariantsObject(llvm::ArrayRef<amk::task::ProgramOp> programs,
                         llvm::StringRef name, llvm::StringRef pipeline,
-                        uint64_t hash, bool separateConstants = true);
+                        uint64_t hash);
 
 /// Writes a relocatable ELF object for this host that defines `symbol`
 /// (global, hidden, read-only, 64-byte aligned) as `bytes` bytes: each
-/// value of `constants` at its offset, zeros between. The values are
-/// streamed to the file one tensor at a time.
-llvm::Error writeConstantsObject(
-    llvm::StringRef path, llvm::StringRef symbol, uint64_t bytes,
-    llvm::ArrayRef<std::pair<uint64_t, mlir::ElementsAttr>> constants);
+/// constant at its offset, zeros between (streamConstants).
+llvm::Error writeConstantsObject(llvm::StringRef path, llvm::StringRef symbol,
+                                 uint64_t bytes,
+                                 llvm::ArrayRef<PlacedConstant> constants);
 
 struct SharedLibraryOptions {
   std::string runtimeLibrary; ///< libamk_runtime.a

@@ -10,6 +10,7 @@
 #include "reference/Tensor.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -64,8 +65,8 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
     // the objects amk-compile writes) depend only on the program.
     std::memset(lp->constants.get(), 0, alloc ? alloc : 64);
   }
-  // Without the copy: the blob's bytes in offset order, for its hash.
-  std::vector<std::pair<uint64_t, ElementsAttr>> streamed;
+  // Without the copy: the values, hashed in offset order below.
+  std::vector<PlacedConstant> placed;
   for (auto [i, b] : llvm::enumerate(buffers)) {
     amk_rt_buffer rb{};
     rb.size = b.getSize();
@@ -74,6 +75,9 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
     StringRef kind = b.getKind();
     if (kind == "arena") {
       rb.region = AMK_RT_ARENA;
+    } else if (kind == "const" && !withConstants) {
+      rb.region = AMK_RT_CONST;
+      placed.push_back({rb.offset, rb.size, *b.getValue()});
     } else if (kind == "const") {
       rb.region = AMK_RT_CONST;
       auto t = ref::Tensor::fromAttr(*b.getValue());
@@ -88,10 +92,7 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
                 std::to_string(rb.size);
         return nullptr;
       }
-      if (withConstants)
-        std::memcpy(lp->constants.get() + rb.offset, t->raw(), rb.size);
-      else
-        streamed.emplace_back(rb.offset, *b.getValue());
+      std::memcpy(lp->constants.get() + rb.offset, t->raw(), rb.size);
     } else {
       bool in = kind == "input";
       rb.region = in ? AMK_RT_INPUT : AMK_RT_OUTPUT;
@@ -175,32 +176,14 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
   p.constants = lp->constants.get();
   p.constants_bytes = constBytes;
   if (!withConstants) {
-    // FNV-1a runs byte by byte, so the blob hashes piece by piece: each
-    // tensor in offset order, zeros between, one tensor in memory at once.
-    llvm::stable_sort(streamed, [](const auto &a, const auto &b) {
-      return a.first < b.first;
-    });
-    static const char zeros[4096] = {};
-    uint64_t hash = kFnv1aOffset, at = 0;
-    auto gap = [&](uint64_t to) {
-      for (; at < to; at += std::min<uint64_t>(to - at, sizeof(zeros)))
-        hash = fnv1a(zeros, std::min<uint64_t>(to - at, sizeof(zeros)), hash);
-    };
-    for (auto &[offset, value] : streamed) {
-      auto t = ref::Tensor::fromAttr(value);
-      if (!t) {
-        error = llvm::toString(t.takeError());
-        return nullptr;
-      }
-      // Overlapping constants (the scheduler may alias equal ones) hash
-      // their bytes once, as the blob holds them once.
-      gap(offset);
-      uint64_t end = offset + t->byteSize();
-      if (end > at)
-        hash = fnv1a(t->raw() + (at - offset), end - at, hash);
-      at = std::max(at, end);
+    // FNV-1a runs byte by byte, so the blob hashes piece by piece.
+    uint64_t hash = kFnv1aOffset;
+    if (llvm::Error e = streamConstants(
+            std::move(placed), constBytes,
+            [&](const char *d, size_t n) { hash = fnv1a(d, n, hash); })) {
+      error = llvm::toString(std::move(e));
+      return nullptr;
     }
-    gap(constBytes);
     lp->constantsHash = hash;
   }
   p.buffers = lp->buffers.data();
@@ -214,6 +197,50 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
   p.inputs = lp->inputs.data();
   p.outputs = lp->outputs.data();
   return lp;
+}
+
+std::vector<PlacedConstant> amk::placedConstants(ProgramOp program) {
+  std::vector<PlacedConstant> placed;
+  program.walk([&](BufferOp b) {
+    if (b.getKind() == "const" && b.getValue())
+      placed.push_back(
+          {(uint64_t)b.getOffset(), (uint64_t)b.getSize(), *b.getValue()});
+  });
+  return placed;
+}
+
+llvm::Error
+amk::streamConstants(std::vector<PlacedConstant> constants, uint64_t bytes,
+                     llvm::function_ref<void(const char *, size_t)> sink) {
+  llvm::stable_sort(constants, [](const auto &a, const auto &b) {
+    return a.offset < b.offset;
+  });
+  static const char zeros[4096] = {};
+  uint64_t at = 0;
+  auto gap = [&](uint64_t to) {
+    for (uint64_t n; at < to; at += n) {
+      n = std::min<uint64_t>(to - at, sizeof(zeros));
+      sink(zeros, n);
+    }
+  };
+  for (const PlacedConstant &c : constants) {
+    auto t = ref::Tensor::fromAttr(c.value);
+    if (!t)
+      return t.takeError();
+    uint64_t end = c.offset + c.size;
+    if ((uint64_t)t->byteSize() != c.size || end > bytes)
+      return llvm::createStringError(
+          llvm::formatv("the constant at offset {0} has {1} bytes; its "
+                        "buffer has {2}, in a blob of {3}",
+                        c.offset, t->byteSize(), c.size, bytes)
+              .str());
+    gap(c.offset);
+    if (end > at)
+      sink(t->raw() + (at - c.offset), end - at);
+    at = std::max(at, end);
+  }
+  gap(bytes);
+  return llvm::Error::success();
 }
 
 uint64_t amk::hashProgram(const LoadedProgram &lp) {

@@ -13,7 +13,10 @@
 #include "dialect/AMKTask/AMKTaskDialect.h"
 #include "runtime/include/amk/runtime.h"
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
 
 #include <memory>
 #include <string>
@@ -41,6 +44,24 @@ struct LoadedProgram {
   /// the weights' blob would have, streamed from the attributes.
   uint64_t constantsHash = 0;
 };
+
+/// A constant buffer's value at its offset in the program's blob.
+struct PlacedConstant {
+  uint64_t offset = 0, size = 0;
+  mlir::ElementsAttr value;
+};
+
+/// The constant buffers of `program` that hold a value.
+std::vector<PlacedConstant> placedConstants(task::ProgramOp program);
+
+/// The bytes of a blob of `bytes` bytes, in order, to `sink`: each
+/// constant at its offset (overlapping ones, equal constants the scheduler
+/// aliased, once), zeros between and after; one tensor in memory at a
+/// time. Fails when a value's size differs from its buffer's or it ends
+/// past the blob.
+llvm::Error
+streamConstants(std::vector<PlacedConstant> constants, uint64_t bytes,
+                llvm::function_ref<void(const char *, size_t)> sink);
 
 /// Fails with a message when the program cannot be loaded. Without
 /// `withConstants` the weights are not copied (program.constants is null,
