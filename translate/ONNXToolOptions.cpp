@@ -182,6 +182,9 @@ std::string amk::checkZeroWidthIntegerTypes(llvm::StringRef text,
 
 std::string amk::checkMLIRText(llvm::StringRef text,
                                llvm::StringRef bufferName) {
+  // Bytecode is not text: its bytes (weights included) may spell anything.
+  if (text.starts_with("ML\xefR"))
+    return "";
   std::string bad = checkResourceBlobAlignment(text, bufferName);
   return bad.empty() ? checkZeroWidthIntegerTypes(text, bufferName) : bad;
 }

@@ -126,8 +126,13 @@ int main(int argc, char **argv) {
       });
   // MLIR's parser aborts on a resource blob of alignment 0 (upstream,
   // docs/security.md); mlirTranslateMain reads the input itself, so the
-  // files named on the command line are checked first.
-  for (int i = 1; i < argc; ++i) {
+  // MLIR text files named on the command line are checked first (an ONNX
+  // model's bytes, weights included, may spell anything).
+  bool importsONNX = false;
+  for (int i = 1; i < argc; ++i)
+    importsONNX |= llvm::StringRef(argv[i]).ltrim('-').starts_with(
+        "import-onnx");
+  for (int i = 1; i < argc && !importsONNX; ++i) {
     llvm::StringRef arg = argv[i];
     if (arg.starts_with("-") || !llvm::sys::fs::is_regular_file(arg))
       continue;
