@@ -35,6 +35,22 @@ enum class SchedulePolicy { EarliestFinish, RoundRobin };
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
                               const LowerTaskToLLVMOptions &options);
 
+/// The unit attribute with which a driver marks an onnx.Constant whose
+/// resource amk-schedule-megakernel may free once it packed it.
+inline constexpr llvm::StringLiteral kReleaseAfterPackingAttr =
+    "amk.release_after_packing";
+
+/// Marks (kReleaseAfterPackingAttr) every constant whose resource only the
+/// GEMM packing reads: each reference to it, in all of `modules`, is an
+/// onnx.Constant feeding only the B operand of products that
+/// amk-schedule-megakernel packs, all with one orientation, so the panels
+/// (shared by name across programs) replace it everywhere. `modules` must
+/// hold every reference to those weights in the context and must be past
+/// the passes that could read them (only the schedule to come): a holder
+/// left out would read freed data. Returns the bytes marked.
+uint64_t
+markWeightsReleasedAfterPacking(llvm::ArrayRef<mlir::ModuleOp> modules);
+
 /// Registers amk-schedule-megakernel, amk-lower-task-to-llvm and the
 /// `amk-lower-to-llvm` pipeline.
 void registerConversionPasses();

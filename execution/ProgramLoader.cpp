@@ -9,15 +9,40 @@
 
 #include "reference/Tensor.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 using namespace amk;
 using namespace amk::task;
+
+/// The bytes of a constant as the runtime reads them: a resource blob's
+/// own data in place (the weights are not copied once more), any other
+/// attribute converted into `copy`.
+static llvm::Expected<llvm::ArrayRef<char>>
+constantBytes(ElementsAttr value, std::optional<ref::Tensor> &copy) {
+  if (auto r = dyn_cast<DenseResourceElementsAttr>(value)) {
+    auto type = cast<ShapedType>(r.getType());
+    Type e = type.getElementType();
+    AsmResourceBlob *blob = r.getRawHandle().getBlob();
+    if (blob && e.isIntOrFloat() && e.getIntOrFloatBitWidth() % 8 == 0 &&
+        blob->getData().size() ==
+            (uint64_t)type.getNumElements() * (e.getIntOrFloatBitWidth() / 8))
+      return blob->getData();
+  }
+  auto t = ref::Tensor::fromAttr(value);
+  if (!t)
+    return t.takeError();
+  copy = std::move(*t);
+  return llvm::ArrayRef<char>(copy->raw(), copy->byteSize());
+}
 
 std::unique_ptr<LoadedProgram>
 amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
@@ -80,19 +105,20 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
       placed.push_back({rb.offset, rb.size, *b.getValue()});
     } else if (kind == "const") {
       rb.region = AMK_RT_CONST;
-      auto t = ref::Tensor::fromAttr(*b.getValue());
-      if (!t) {
+      std::optional<ref::Tensor> copy;
+      auto bytes = constantBytes(*b.getValue(), copy);
+      if (!bytes) {
         error = "const buffer " + std::to_string(i) + ": " +
-                llvm::toString(t.takeError());
+                llvm::toString(bytes.takeError());
         return nullptr;
       }
-      if ((uint64_t)t->byteSize() != rb.size) {
+      if ((uint64_t)bytes->size() != rb.size) {
         error = "const buffer " + std::to_string(i) + " has " +
-                std::to_string(t->byteSize()) + " bytes, expected " +
+                std::to_string(bytes->size()) + " bytes, expected " +
                 std::to_string(rb.size);
         return nullptr;
       }
-      std::memcpy(lp->constants.get() + rb.offset, t->raw(), rb.size);
+      std::memcpy(lp->constants.get() + rb.offset, bytes->data(), rb.size);
     } else {
       bool in = kind == "input";
       rb.region = in ? AMK_RT_INPUT : AMK_RT_OUTPUT;
@@ -224,19 +250,20 @@ amk::streamConstants(std::vector<PlacedConstant> constants, uint64_t bytes,
     }
   };
   for (const PlacedConstant &c : constants) {
-    auto t = ref::Tensor::fromAttr(c.value);
-    if (!t)
-      return t.takeError();
+    std::optional<ref::Tensor> copy;
+    auto data = constantBytes(c.value, copy);
+    if (!data)
+      return data.takeError();
     uint64_t end = c.offset + c.size;
-    if ((uint64_t)t->byteSize() != c.size || end > bytes)
+    if ((uint64_t)data->size() != c.size || end > bytes)
       return llvm::createStringError(
           llvm::formatv("the constant at offset {0} has {1} bytes; its "
                         "buffer has {2}, in a blob of {3}",
-                        c.offset, t->byteSize(), c.size, bytes)
+                        c.offset, data->size(), c.size, bytes)
               .str());
     gap(c.offset);
     if (end > at)
-      sink(t->raw() + (at - c.offset), end - at);
+      sink(data->data() + (at - c.offset), end - at);
     at = std::max(at, end);
   }
   gap(bytes);

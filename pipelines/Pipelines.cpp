@@ -43,6 +43,29 @@ LogicalResult amk::parsePipeline(llvm::StringRef text, PassManager &pm,
   return parsePassPipeline(text, pm, errors);
 }
 
+std::optional<std::pair<std::string, std::string>>
+amk::splitSchedule(MLIRContext *ctx, llvm::StringRef text) {
+  PassManager pm(ctx);
+  std::string ignored;
+  llvm::raw_string_ostream os(ignored);
+  if (failed(parsePipeline(text, pm, os)) || pm.size() == 0)
+    return std::nullopt;
+  SmallVector<Pass *> passes;
+  for (Pass &p : pm.getPasses())
+    passes.push_back(&p);
+  if (passes.back()->getArgument() != "amk-schedule-megakernel")
+    return std::nullopt;
+  auto print = [](ArrayRef<Pass *> list) {
+    std::string out = "builtin.module(";
+    llvm::raw_string_ostream s(out);
+    llvm::interleave(
+        list, s, [&](Pass *p) { p->printAsTextualPipeline(s); }, ",");
+    return out + ")";
+  };
+  return std::make_pair(print(ArrayRef<Pass *>(passes).drop_back()),
+                        print(ArrayRef<Pass *>(passes).take_back()));
+}
+
 LogicalResult amk::runPipeline(ModuleOp module, llvm::StringRef text,
                                std::string &error) {
   PassManager pm(module.getContext());

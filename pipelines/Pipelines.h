@@ -16,7 +16,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+
 #include "mlir/Pass/PassOptions.h"
+#include <optional>
+#include <string>
+#include <utility>
 
 #include <string>
 
@@ -97,6 +101,15 @@ mlir::LogicalResult parsePipeline(llvm::StringRef text, mlir::PassManager &pm,
 /// diagnostics go to the context's handler).
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef text,
                                 std::string &error);
+
+/// `text` as the passes before its schedule and the schedule: when it ends
+/// in amk-schedule-megakernel at the top level, the two pipelines that run
+/// the same passes in two steps (a driver compiling several programs from
+/// one model runs every graph step before any schedule, so that the
+/// schedules can free the weights they pack: amk-compile). None when it
+/// does not end so or does not parse.
+std::optional<std::pair<std::string, std::string>>
+splitSchedule(mlir::MLIRContext *ctx, llvm::StringRef text);
 
 /// What the tools' default pipeline depends on (amk-compile --target
 /// --precision --calibration-data --sensitivity-target --workers, and

@@ -881,7 +881,11 @@ struct LowerTaskToLLVM
     if (failed(validateProgram(program)))
       return failure();
     std::string err;
-    std::unique_ptr<LoadedProgram> lp = loadProgram(program, err);
+    // The weights are copied only to embed them: a program whose weights
+    // live apart (amk-compile's object, the JIT's loaded copy) lowers
+    // without a copy of them, hashing them piece by piece.
+    std::unique_ptr<LoadedProgram> lp =
+        loadProgram(program, err, /*withConstants=*/embedConstants);
     if (!lp)
       return program.emitError("cannot lower the task program: ") << err;
     std::string pre = prefix.empty() ? program.getSymName().str() : prefix;

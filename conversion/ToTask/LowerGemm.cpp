@@ -6,6 +6,8 @@
 
 #include "conversion/ToTask/Scheduler.h"
 
+#include "conversion/Passes.h"
+
 #include "transforms/Utils/PassUtils.h"
 #include "transforms/Utils/Patterns.h"
 
@@ -13,6 +15,9 @@
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -24,6 +29,158 @@ using namespace mlir;
 using namespace amk::task;
 
 namespace amk::totask {
+
+namespace {
+/// How a product reads its operands: transposed reads, or permuted copies
+/// for a permutation that moves a batch axis.
+struct GemmLayout {
+  bool transA = false, transB = false;
+  SmallVector<int64_t> copyPermA, copyPermB, aShape, bShape;
+};
+} // namespace
+
+/// A permutation is free when it keeps the order of the non-unit axes (a
+/// view), or a transposed read when it swaps the last two.
+static bool applyPerm(ArrayRef<int64_t> perm, SmallVectorImpl<int64_t> &shape,
+                      bool &trans) {
+  int64_t r = perm.size();
+  SmallVector<int64_t> permuted;
+  for (int64_t p : perm)
+    permuted.push_back(shape[p]);
+  auto nonUnitOrder = [&](ArrayRef<int64_t> order) {
+    SmallVector<int64_t> v;
+    for (int64_t p : order)
+      if (shape[p] != 1)
+        v.push_back(p);
+    return v;
+  };
+  SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, r));
+  if (nonUnitOrder(perm) == nonUnitOrder(identity)) {
+    shape.assign(permuted);
+    trans = false;
+    return true;
+  }
+  for (int64_t i = 0; i < r - 2; ++i)
+    if (perm[i] != i)
+      return false;
+  if (perm[r - 2] == r - 1 && perm[r - 1] == r - 2) {
+    trans = true; // The shape stays the stored one.
+    return true;
+  }
+  return false;
+}
+
+static GemmLayout gemmLayout(Operation *op) {
+  GemmLayout l;
+  l.aShape.assign(
+      cast<RankedTensorType>(op->getOperand(0).getType()).getShape().begin(),
+      cast<RankedTensorType>(op->getOperand(0).getType()).getShape().end());
+  l.bShape.assign(
+      cast<RankedTensorType>(op->getOperand(1).getType()).getShape().begin(),
+      cast<RankedTensorType>(op->getOperand(1).getType()).getShape().end());
+  if (isa<amk::onnx::GemmOp>(op)) {
+    l.transA = intAttr(op, "transA", 0), l.transB = intAttr(op, "transB", 0);
+  } else if (isa<amk::fused::GemmOp>(op)) {
+    auto pa = intsAttr(op, "perm_a"), pb = intsAttr(op, "perm_b");
+    // A permutation that moves a batch axis (torch's attention reads
+    // (seq, batch, d) as batch-major) is materialized by a copy first.
+    if (!pa.empty() && !applyPerm(pa, l.aShape, l.transA))
+      l.copyPermA = pa;
+    if (!pb.empty() && !applyPerm(pb, l.bShape, l.transB))
+      l.copyPermB = pb;
+    for (auto [perm, shape] : {std::pair(&l.copyPermA, &l.aShape),
+                               std::pair(&l.copyPermB, &l.bShape)}) {
+      if (perm->empty())
+        continue;
+      SmallVector<int64_t> permuted;
+      for (int64_t p : *perm)
+        permuted.push_back((*shape)[p]);
+      *shape = permuted;
+    }
+  }
+  return l;
+}
+
+/// Whether lowerGemm packs operand 1 into panels: a float32 constant
+/// shared by the batch, read in place or transposed.
+static bool packsB(Operation *op, const GemmLayout &l) {
+  auto at = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto bt = cast<RankedTensorType>(op->getOperand(1).getType());
+  return at.getElementType().isF32() && bt.getElementType().isF32() &&
+         at.getRank() >= 2 && bt.getRank() >= 2 &&
+         product(ArrayRef<int64_t>(l.bShape).drop_back(2)) == 1 &&
+         l.copyPermB.empty() &&
+         op->getOperand(1).getDefiningOp<amk::onnx::ConstantOp>();
+}
+
+/// The weights B packed into the kernel's layout: ceil(N/64) contiguous
+/// panels of K x 64, transposed if need be, so that the kernel streams
+/// them instead of reading 64-float pieces of long rows. Panels of an
+/// imported (resource) weight are a resource too, named after it, so that
+/// every program compiled in the context shares one copy; when the
+/// driver marked the weight (markWeightsReleasedAfterPacking), its
+/// imported copy is freed once the panels exist.
+static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
+                                            int64_t N, bool transB) {
+  MLIRContext *ctx = op->getContext();
+  auto constant = b.getDefiningOp<amk::onnx::ConstantOp>();
+  auto resource =
+      dyn_cast_or_null<DenseResourceElementsAttr>(constant->getAttr("value"));
+  const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
+  auto type = RankedTensorType::get({panels * K, P}, Float32Type::get(ctx));
+  std::string key;
+  if (resource) {
+    key = (resource.getRawHandle().getKey() +
+           (transB ? ".amk_panels_t" : ".amk_panels"))
+              .str();
+    if (DenseResourceElementsAttr cached =
+            amk::lookupResourceElements(type, key))
+      return ElementsAttr(cached);
+  }
+  auto fill = [&](const float *src, float *dst) {
+    std::fill_n(dst, panels * K * P, 0.f);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        dst[(n / P) * K * P + k * P + n % P] =
+            transB ? src[n * K + k] : src[k * N + n];
+  };
+  if (!resource) {
+    auto value = amk::getConstantTensor(b);
+    if (!value) {
+      op->emitError("cannot read the constant B");
+      return failure();
+    }
+    amk::ref::Tensor packed(value->dtype(), {panels * K, P});
+    fill(value->data<float>(), packed.data<float>());
+    return packed.toAttr(ctx);
+  }
+  AsmResourceBlob *source = resource.getRawHandle().getBlob();
+  if (!source || source->getData().size() != (size_t)(K * N * 4)) {
+    op->emitError("cannot read the constant B '")
+        << resource.getRawHandle().getKey() << "': "
+        << (source && !source->getData().empty() ? "wrong size"
+                                                 : "its data was released");
+    return failure();
+  }
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+      panels * K * P * sizeof(float), /*align=*/64, /*dataIsMutable=*/true);
+  fill(reinterpret_cast<const float *>(source->getData().data()),
+       reinterpret_cast<float *>(blob.getMutableData().data()));
+  DenseResourceElementsAttr result =
+      amk::setResourceElements(type, key, std::move(blob));
+  if (constant->hasAttr(kReleaseAfterPackingAttr))
+    amk::releaseResource(resource);
+  return ElementsAttr(result);
+}
+
+std::optional<bool> packedWeightTransposed(Operation *op) {
+  if (!isa<amk::onnx::GemmOp, amk::fused::GemmOp, amk::onnx::MatMulOp>(op))
+    return std::nullopt;
+  GemmLayout l = gemmLayout(op);
+  if (!packsB(op, l))
+    return std::nullopt;
+  return l.transB;
+}
 
 LogicalResult Scheduler::lowerGemm(Operation *op) {
   Value a = op->getOperand(0), b = op->getOperand(1);
@@ -50,62 +207,17 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
   if (at.getRank() < 2 || bt.getRank() < 2)
     return unsupported(op, "1-D matrix product operands are not "
                            "implemented");
-  bool transA = false, transB = false;
-  SmallVector<int64_t> copyPermA, copyPermB;
   float alpha = 1, beta = 1;
   int act = AMK_OP_NONE;
   float actA = 0, actB = 0;
-  // A permutation is free when it keeps the order of the non-unit axes
-  // (a view), or a transposed read when it swaps the last two.
-  SmallVector<int64_t> aShape(at.getShape()), bShape(bt.getShape());
-  auto applyPerm = [](ArrayRef<int64_t> perm, SmallVectorImpl<int64_t> &shape,
-                      bool &trans) {
-    int64_t r = perm.size();
-    SmallVector<int64_t> permuted;
-    for (int64_t p : perm)
-      permuted.push_back(shape[p]);
-    auto nonUnitOrder = [&](ArrayRef<int64_t> order) {
-      SmallVector<int64_t> v;
-      for (int64_t p : order)
-        if (shape[p] != 1)
-          v.push_back(p);
-      return v;
-    };
-    SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, r));
-    if (nonUnitOrder(perm) == nonUnitOrder(identity)) {
-      shape.assign(permuted);
-      trans = false;
-      return true;
-    }
-    for (int64_t i = 0; i < r - 2; ++i)
-      if (perm[i] != i)
-        return false;
-    if (perm[r - 2] == r - 1 && perm[r - 1] == r - 2) {
-      trans = true; // The shape stays the stored one.
-      return true;
-    }
-    return false;
-  };
+  GemmLayout layout = gemmLayout(op);
+  bool transA = layout.transA, transB = layout.transB;
+  SmallVector<int64_t> &copyPermA = layout.copyPermA,
+                       &copyPermB = layout.copyPermB;
+  SmallVector<int64_t> &aShape = layout.aShape, &bShape = layout.bShape;
   if (isa<amk::onnx::GemmOp>(op)) {
-    transA = intAttr(op, "transA", 0), transB = intAttr(op, "transB", 0);
     alpha = floatAttr(op, "alpha", 1), beta = floatAttr(op, "beta", 1);
   } else if (isa<amk::fused::GemmOp>(op)) {
-    auto pa = intsAttr(op, "perm_a"), pb = intsAttr(op, "perm_b");
-    // A permutation that moves a batch axis (torch's attention reads
-    // (seq, batch, d) as batch-major) is materialized by a copy first.
-    if (!pa.empty() && !applyPerm(pa, aShape, transA))
-      copyPermA = pa;
-    if (!pb.empty() && !applyPerm(pb, bShape, transB))
-      copyPermB = pb;
-    for (auto [perm, shape] : {std::pair(&copyPermA, &aShape),
-                               std::pair(&copyPermB, &bShape)}) {
-      if (perm->empty())
-        continue;
-      SmallVector<int64_t> permuted;
-      for (int64_t p : *perm)
-        permuted.push_back((*shape)[p]);
-      *shape = permuted;
-    }
     alpha = floatAttr(op, "alpha", 1), beta = floatAttr(op, "beta", 1);
     act = activationCode(strAttr(op, "activation", "none"));
     if (act < 0)
@@ -146,22 +258,12 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
   // ceil(N/64) contiguous panels of K x 64, transposed if need be, so the
   // kernel streams it instead of reading 64-float pieces of long rows.
   bool bPanels = false;
-  if (bBatch == 1 && bt.getElementType().isF32() && copyPermB.empty() &&
-      b.getDefiningOp<amk::onnx::ConstantOp>()) {
-    auto value = amk::getConstantTensor(b);
-    if (!value)
-      return unsupported(op, "cannot read the constant B");
-    const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
-    amk::ref::Tensor packed(value->dtype(), {panels * K, P});
-    const float *src = value->data<float>();
-    float *dst = packed.data<float>();
-    std::fill_n(dst, panels * K * P, 0.f);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t n = 0; n < N; ++n)
-        dst[(n / P) * K * P + k * P + n % P] =
-            transB ? src[n * K + k] : src[k * N + n];
-    auto type = RankedTensorType::get({panels * K, P}, bt.getElementType());
-    bIdx = newConstTensor(type, packed.toAttr(op->getContext()),
+  if (packsB(op, layout)) {
+    FailureOr<ElementsAttr> panels = packedPanels(op, b, K, N, transB);
+    if (failed(panels))
+      return failure();
+    auto type = cast<RankedTensorType>(panels->getType());
+    bIdx = newConstTensor(type, *panels,
                           amk::onnx::getTensorName(b).str() + ".panels");
     transB = false;
     bPanels = true;
@@ -286,3 +388,59 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
 }
 
 } // namespace amk::totask
+
+uint64_t
+amk::markWeightsReleasedAfterPacking(llvm::ArrayRef<ModuleOp> modules) {
+  // Per resource: the orientation every packing reference reads it with,
+  // or -1 once some reference reads it otherwise.
+  llvm::StringMap<int> orientation;
+  SmallVector<std::pair<amk::onnx::ConstantOp, StringRef>> candidates;
+  auto note = [&](StringRef key, int o) {
+    auto [it, fresh] = orientation.try_emplace(key, o);
+    if (!fresh && it->second != o)
+      it->second = -1;
+  };
+  auto blockAll = [&](Attribute a) {
+    if (a)
+      a.walk([&](DenseResourceElementsAttr r) {
+        note(r.getRawHandle().getKey(), -1);
+      });
+  };
+  for (ModuleOp m : modules)
+    m->walk([&](Operation *op) {
+      auto constant = dyn_cast<amk::onnx::ConstantOp>(op);
+      auto value = constant ? dyn_cast_or_null<DenseResourceElementsAttr>(
+                                  op->getAttr("value"))
+                            : nullptr;
+      if (!value) {
+        blockAll(op->getPropertiesAsAttribute());
+        blockAll(op->getDiscardableAttrDictionary());
+        return;
+      }
+      StringRef key = value.getRawHandle().getKey();
+      for (OpOperand &use : op->getResult(0).getUses()) {
+        std::optional<bool> t =
+            use.getOperandNumber() == 1
+                ? totask::packedWeightTransposed(use.getOwner())
+                : std::nullopt;
+        note(key, t ? int(*t) : -1);
+      }
+      candidates.push_back({constant, key});
+    });
+  uint64_t bytes = 0;
+  llvm::StringSet<> counted;
+  for (auto [constant, key] : candidates) {
+    auto it = orientation.find(key);
+    if (it == orientation.end() || it->second < 0)
+      continue;
+    constant->setAttr(kReleaseAfterPackingAttr,
+                      UnitAttr::get(constant->getContext()));
+    if (counted.insert(key).second)
+      if (AsmResourceBlob *blob =
+              cast<DenseResourceElementsAttr>(constant->getAttr("value"))
+                  .getRawHandle()
+                  .getBlob())
+        bytes += blob->getData().size();
+  }
+  return bytes;
+}

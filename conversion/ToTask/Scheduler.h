@@ -34,6 +34,11 @@ class Tensor;
 
 namespace amk::totask {
 
+/// The orientation (transposed or not) in which amk-schedule-megakernel
+/// packs operand 1 of the product `op` into panels; none when it does not
+/// pack it.
+std::optional<bool> packedWeightTransposed(mlir::Operation *op);
+
 using mlir::ArrayRef;
 using mlir::DenseMap;
 using mlir::ElementsAttr;

@@ -2,8 +2,10 @@
 //
 // What amk-compile does with a model's weights without keeping copies: the
 // program loaded without its weights hashes as the loaded copy does, the
-// blobs the passes replaced are freed, and the weights' object holds the
-// bytes the loader would have put at each offset.
+// blobs the passes replaced are freed, programs compiled in one context
+// share one packed copy of a weight and free the imported one as it is
+// packed, and the weights' object holds the bytes the loader would have
+// put at each offset.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "transforms/Utils/PassUtils.h"
 #include "translate/ONNXImport.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FileSystem.h"
@@ -115,6 +118,116 @@ TEST_F(ProgramLoaderTest, ReplacedWeightsAreFreedAndTheProgramKeepsItsOwn) {
   EXPECT_EQ(amk::hashProgram(*again), hash);
   // Released once: a second call finds nothing more.
   EXPECT_EQ(amk::releaseUnreferencedBlobs(&ctx, {m->getOperation()}), 0u);
+}
+
+/// The resource under `program`'s const buffer of `bytes` bytes.
+static DenseResourceElementsAttr constantOfSize(amk::task::ProgramOp program,
+                                                int64_t bytes) {
+  DenseResourceElementsAttr found;
+  program.walk([&](amk::task::BufferOp b) {
+    if (b.getKind() == "const" && (int64_t)b.getSize() == bytes && b.getValue())
+      found = dyn_cast<DenseResourceElementsAttr>(*b.getValue());
+  });
+  return found;
+}
+
+TEST_F(ProgramLoaderTest, MarkedWeightsArePackedOnceAndTheirImportFreed) {
+  // Reference: one program, nothing marked.
+  OwningOpRef<ModuleOp> ref = import();
+  ASSERT_TRUE(ref);
+  auto plain = compile(*ref, true);
+  ASSERT_TRUE(!!plain) << llvm::toString(plain.takeError());
+  uint64_t hash = amk::hashProgram(*plain->loaded);
+
+  // Two programs from one import, as amk-compile's variants: both past
+  // their graph passes, then marked, then scheduled.
+  OwningOpRef<ModuleOp> a = import();
+  ASSERT_TRUE(a);
+  OwningOpRef<ModuleOp> b = a->clone();
+  std::string err;
+  for (ModuleOp m : {*a, *b})
+    ASSERT_TRUE(
+        succeeded(amk::runPipeline(m, "builtin.module(amk-graph-opt)", err)))
+        << err;
+  // B (the product's weights) only; the bias is the fused product's addend,
+  // which the program reads as it is.
+  EXPECT_EQ(amk::markWeightsReleasedAfterPacking({*a, *b}), 300u * 70 * 4);
+  DenseResourceElementsAttr imported;
+  a->walk([&](Operation *op) {
+    if (op->hasAttr(amk::kReleaseAfterPackingAttr))
+      imported = cast<DenseResourceElementsAttr>(op->getAttr("value"));
+  });
+  ASSERT_TRUE(imported);
+  ASSERT_EQ(imported.getRawHandle().getBlob()->getData().size(), 300u * 70 * 4);
+
+  auto first = compile(*a, true);
+  ASSERT_TRUE(!!first) << llvm::toString(first.takeError());
+  // Packed, the import is freed though `b` still names it.
+  EXPECT_TRUE(imported.getRawHandle().getBlob()->getData().empty());
+  auto second = compile(*b, true);
+  ASSERT_TRUE(!!second) << llvm::toString(second.takeError());
+  // Both programs read one packed attribute, with the weights the
+  // unmarked program computes with.
+  int64_t panelBytes = 2 * 300 * 64 * 4;
+  DenseResourceElementsAttr pa = constantOfSize(first->program, panelBytes),
+                            pb = constantOfSize(second->program, panelBytes);
+  ASSERT_TRUE(pa);
+  EXPECT_EQ(pa, pb);
+  EXPECT_EQ(amk::hashProgram(*first->loaded), hash);
+  EXPECT_EQ(amk::hashProgram(*second->loaded), hash);
+}
+
+TEST_F(ProgramLoaderTest, AWeightReadOtherwiseIsNotMarked) {
+  OwningOpRef<ModuleOp> a = import();
+  ASSERT_TRUE(a);
+  std::string err;
+  ASSERT_TRUE(
+      succeeded(amk::runPipeline(*a, "builtin.module(amk-graph-opt)", err)))
+      << err;
+  // A second module that reads the same weights as an addend.
+  OwningOpRef<ModuleOp> b = a->clone();
+  Operation *w = nullptr;
+  b->walk([&](Operation *op) {
+    if (auto r =
+            dyn_cast_or_null<DenseResourceElementsAttr>(op->getAttr("value"));
+        r && r.getRawHandle().getBlob()->getData().size() == 300u * 70 * 4)
+      w = op;
+  });
+  ASSERT_TRUE(w);
+  OpBuilder builder(w->getContext());
+  builder.setInsertionPointAfter(w);
+  OperationState state(w->getLoc(), "onnx.Add");
+  state.addOperands({w->getResult(0), w->getResult(0)});
+  state.addTypes(w->getResult(0).getType());
+  builder.create(state);
+  EXPECT_EQ(amk::markWeightsReleasedAfterPacking({*a, *b}), 0u);
+  // Alone, `a` would have it marked.
+  EXPECT_EQ(amk::markWeightsReleasedAfterPacking({*a}), 300u * 70 * 4);
+}
+
+TEST_F(ProgramLoaderTest, SplitScheduleRunsTheSamePasses) {
+  std::string whole = "builtin.module(amk-graph-opt,amk-schedule-megakernel{"
+                      "workers=2})";
+  auto split = amk::splitSchedule(&ctx, whole);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->first.find("amk-schedule-megakernel"), std::string::npos);
+  EXPECT_NE(split->second.find("amk-schedule-megakernel{"), std::string::npos);
+  OwningOpRef<ModuleOp> a = import(), b = import();
+  ASSERT_TRUE(a && b);
+  std::string err;
+  ASSERT_TRUE(succeeded(amk::runPipeline(*a, whole, err))) << err;
+  ASSERT_TRUE(succeeded(amk::runPipeline(*b, split->first, err))) << err;
+  ASSERT_TRUE(succeeded(amk::runPipeline(*b, split->second, err))) << err;
+  amk::ProgramOptions o;
+  o.single = true;
+  auto pa = amk::loadCompiledProgram(*a, o),
+       pb = amk::loadCompiledProgram(*b, o);
+  ASSERT_TRUE(!!pa && !!pb);
+  EXPECT_EQ(amk::hashProgram(*pa->loaded), amk::hashProgram(*pb->loaded));
+  // A pipeline that does not end in the schedule is not split.
+  EXPECT_FALSE(
+      amk::splitSchedule(&ctx, "builtin.module(amk-graph-opt)").has_value());
+  EXPECT_FALSE(amk::splitSchedule(&ctx, "builtin.module(nonsense)"));
 }
 
 TEST_F(ProgramLoaderTest, WeightsObjectHoldsTheLoadedBytes) {

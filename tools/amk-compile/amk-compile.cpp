@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "conversion/Passes.h"
 #include "dialect/ONNX/ONNXNames.h"
 #include "execution/ModelLibrary.h"
 #include "execution/Session.h"
@@ -406,11 +407,15 @@ int main(int argc, char **argv) {
   std::vector<amk::CompiledProgram> compiled;
   std::vector<uint64_t> hashes;
   std::string schedule;
+  // Every variant is past its graph passes before any is scheduled: the
+  // weights only the GEMM packing still reads are then freed as their
+  // panels are made, which all variants share.
+  std::optional<std::pair<std::string, std::string>> split =
+      amk::splitSchedule(&context.get(), pipelineText);
   for (size_t k = 0; k < numVariants; ++k) {
     modules.push_back(k == 0 ? std::move(module) : source->clone());
     ModuleOp m = *modules.back();
-    // The pipeline, then the schedule if it stopped at the graph (as
-    // amk-run does).
+    // The pipeline up to its schedule (all of it when it has none).
     auto runPasses = [&](llvm::StringRef text) -> llvm::Error {
       std::string err;
       if (failed(amk::runPipeline(m, text, err)))
@@ -452,7 +457,31 @@ int main(int argc, char **argv) {
     } else if (generation) {
       errors(runPasses("builtin.module(amk-kv-cache)"));
     }
-    errors(runPasses(pipelineText));
+    errors(runPasses(split ? split->first : pipelineText));
+  }
+  source = nullptr;
+  llvm::SmallVector<ModuleOp> graphs;
+  SmallVector<Operation *> live;
+  for (OwningOpRef<ModuleOp> &mod : modules) {
+    graphs.push_back(*mod);
+    live.push_back(*mod);
+  }
+  // What the graph passes replaced (weights folded or quantized) goes
+  // first; then the weights only the packing reads are marked.
+  amk::releaseUnreferencedBlobs(&context.get(), live);
+  amk::markWeightsReleasedAfterPacking(graphs);
+  for (size_t k = 0; k < numVariants; ++k) {
+    ModuleOp m = *modules[k];
+    auto runPasses = [&](llvm::StringRef text) -> llvm::Error {
+      std::string err;
+      if (failed(amk::runPipeline(m, text, err)))
+        return llvm::createStringError(err + " on '" + modelPath + "'");
+      return llvm::Error::success();
+    };
+    // Then the schedule (the pipeline's own, or the default one when the
+    // pipeline stopped at the graph, as amk-run does).
+    if (split)
+      errors(runPasses(split->second));
     amk::ProgramOptions programOptions;
     programOptions.scheduleWorkers = nworkers;
     programOptions.single = true;
@@ -463,16 +492,8 @@ int main(int argc, char **argv) {
     compiled.push_back(errors(amk::loadCompiledProgram(m, programOptions)));
     schedule = compiled.back().schedule;
     hashes.push_back(amk::hashProgram(*compiled.back().loaded));
-    // The weights the passes replaced (packed, folded, or imported and
-    // then transformed by the last variant) are freed: what the programs
-    // and the next variants' source reference stays.
-    if (k + 1 == numVariants)
-      source = nullptr;
-    SmallVector<Operation *> live;
-    for (OwningOpRef<ModuleOp> &mod : modules)
-      live.push_back(*mod);
-    if (source)
-      live.push_back(*source);
+    // The weights the schedule replaced are freed: what the programs and
+    // the variants still to schedule reference stays.
     amk::releaseUnreferencedBlobs(&context.get(), live);
     for (size_t j = 0; j < k; ++j)
       if (inputShapesText(*compiled[j].loaded) ==

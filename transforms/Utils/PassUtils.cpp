@@ -307,6 +307,48 @@ void eraseOps(ArrayRef<Operation *> ops) {
   }
 }
 
+DenseResourceElementsAttr lookupResourceElements(RankedTensorType type,
+                                                 StringRef key) {
+  MLIRContext *ctx = type.getContext();
+  auto &interface = DenseResourceElementsHandle::getManagerInterface(ctx);
+  DialectResourceBlobManager::BlobEntry *entry =
+      interface.getBlobManager().lookup(key);
+  if (!entry || !entry->getBlob())
+    return nullptr;
+  uint64_t bytes =
+      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  if (entry->getBlob()->getData().size() != bytes)
+    return nullptr;
+  return DenseResourceElementsAttr::get(
+      type, DenseResourceElementsHandle(
+                entry, cast<BuiltinDialect>(interface.getDialect())));
+}
+
+DenseResourceElementsAttr setResourceElements(RankedTensorType type,
+                                              StringRef key,
+                                              AsmResourceBlob blob) {
+  MLIRContext *ctx = type.getContext();
+  auto &interface = DenseResourceElementsHandle::getManagerInterface(ctx);
+  DialectResourceBlobManager::BlobEntry *entry =
+      interface.getBlobManager().lookup(key);
+  if (entry && (!entry->getBlob() || entry->getBlob()->getData().empty())) {
+    entry->setBlob(std::move(blob));
+    return DenseResourceElementsAttr::get(
+        type, DenseResourceElementsHandle(
+                  entry, cast<BuiltinDialect>(interface.getDialect())));
+  }
+  return DenseResourceElementsAttr::get(type, key, std::move(blob));
+}
+
+void releaseResource(DenseResourceElementsAttr attr) {
+  DenseResourceElementsHandle handle = attr.getRawHandle();
+  if (AsmResourceBlob *blob = handle.getBlob();
+      blob && !blob->getData().empty())
+    DenseResourceElementsHandle::getManagerInterface(attr.getContext())
+        .getBlobManager()
+        .update(handle.getKey(), AsmResourceBlob());
+}
+
 uint64_t releaseUnreferencedBlobs(MLIRContext *ctx,
                                   ArrayRef<Operation *> live) {
   llvm::StringSet<> used;

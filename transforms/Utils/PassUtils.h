@@ -10,7 +10,9 @@
 #include "dialect/ONNX/ONNXDialect.h"
 #include "reference/Tensor.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 
@@ -58,6 +60,21 @@ void updateSignaturesAndErase(mlir::ModuleOp module);
 /// diagnostics name the node and observers see the replaced tensor).
 mlir::Location fusedNodeLoc(llvm::ArrayRef<mlir::Operation *> ops,
                             mlir::Operation *named, mlir::Value result);
+
+/// The resource `key` as an elements attribute of `type`, when the context
+/// holds that blob with data of the type's size; null otherwise.
+mlir::DenseResourceElementsAttr
+lookupResourceElements(mlir::RankedTensorType type, llvm::StringRef key);
+
+/// A resource attribute of `type` over `blob`, named `key` (an entry of
+/// that name whose data was released is reused; a live one keeps its data
+/// and the new blob gets a fresh name).
+mlir::DenseResourceElementsAttr setResourceElements(mlir::RankedTensorType type,
+                                                    llvm::StringRef key,
+                                                    mlir::AsmResourceBlob blob);
+
+/// Frees the data of the resource `attr` names, whoever references it.
+void releaseResource(mlir::DenseResourceElementsAttr attr);
 
 /// Frees the data of every dense resource blob (the weights an import or
 /// a fold made) that no attribute under `live` references: MLIR keeps a

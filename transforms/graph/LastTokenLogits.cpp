@@ -67,7 +67,7 @@ public:
     auto y = dyn_cast<RankedTensorType>(logits.getType());
     if (!x || !w || !y || x.getRank() != 3 || w.getRank() != 2 ||
         !x.hasStaticShape() || !y.hasStaticShape() ||
-        !amk::getConstantTensor(head->getOperand(1)))
+        !head->getOperand(1).getDefiningOp<amk::onnx::ConstantOp>())
       return fail("is not a product of static [B, S, D] activations and a "
                   "constant [D, V] head");
     if (x.getDimSize(1) == 1)
