@@ -98,6 +98,10 @@ FailureOr<int> Scheduler::getTensor(Value v, Operation *user) {
 
 int Scheduler::newConstTensor(RankedTensorType type, ElementsAttr value,
                               StringRef name) {
+  auto [it, fresh] = constTensorOf.try_emplace({type, value}, -1);
+  if (!fresh)
+    return it->second;
+  it->second = tensors.size();
   TensorInfo t;
   t.type = type;
   t.bytes = type.getNumElements() * elemBytes(type.getElementType());

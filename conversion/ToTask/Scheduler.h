@@ -188,6 +188,10 @@ private:
   amk::ScheduleMegakernelOptions opts;
   std::vector<TensorInfo> tensors;
   DenseMap<Value, int> tensorOf;
+  /// Constant tensors by (type, value): ops that read the same weights
+  /// (a weight shared by two products, equal small tables) read one
+  /// buffer.
+  DenseMap<std::pair<mlir::Type, mlir::Attribute>, int> constTensorOf;
   std::vector<KOp> kops;
   std::vector<Task> tasks;
   /// Inverted-residual blocks (fuse-blocks), by their depthwise op; the

@@ -1190,3 +1190,32 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
     return %0, %1, %2, %3 : tensor<3x700xf32>, tensor<2x3xf64>, tensor<4x5xi32>, tensor<3x5xi32>
   }
 }
+
+// -----
+
+//--- shared_panels.mlir
+// An imported (resource) weight is packed into a resource named after it,
+// once for the two products that read it: one constant buffer here, and
+// one attribute for every program compiled in the context (amk-compile's
+// prefill and decode variants share it).
+// CHECK-LABEL: amk_task.program @main_graph
+// CHECK: kind = "const", name = "{{.*}}.panels", size = 4096 : i64, type = tensor<16x64xf32>, value = dense_resource<w.amk_panels> : tensor<16x64xf32>}
+// CHECK-NOT: kind = "const"
+// CHECK: amk_task.kernel gemm
+// CHECK: amk_task.kernel gemm
+// CHECK: w.amk_panels: "0x40000000
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @main_graph(%x: tensor<2x16xf32> {onnx.name = "x"}, %y: tensor<2x16xf32> {onnx.name = "y"}) -> (tensor<2x8xf32> {onnx.name = "a"}, tensor<2x8xf32> {onnx.name = "b"}) {
+    %w = "onnx.Constant"() <{value = dense_resource<w> : tensor<16x8xf32>}> {onnx.name = "w"} : () -> tensor<16x8xf32>
+    %a = "onnx.MatMul"(%x, %w) : (tensor<2x16xf32>, tensor<16x8xf32>) -> tensor<2x8xf32>
+    %b = "onnx.MatMul"(%y, %w) : (tensor<2x16xf32>, tensor<16x8xf32>) -> tensor<2x8xf32>
+    return %a, %b : tensor<2x8xf32>, tensor<2x8xf32>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x04000000000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f0000803f0000c03f000000400000204000004040000000000000003f"
+    }
+  }
+#-}
