@@ -185,27 +185,31 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
   // model is compiled as it stands, every row computed).
   ProgramCache::Entry prefill;
   std::vector<RValue> pin = stepInputs(d, P, 0, 0);
+  std::string prefillSchedule, decodeSchedule;
   {
     OwningOpRef<ModuleOp> m = model.clone();
-    llvm::Error e = llvm::Error::success();
+    llvm::Expected<std::string> schedule = std::string();
     {
       ScopedDiagnosticHandler quiet(model.getContext(),
                                     [](Diagnostic &) { return success(); });
-      e = compileForInputs(*m, d.func, pin, options.run, prefill,
+      schedule =
+          prepareForInputs(*m, d.func, pin, options.run,
                            "builtin.module(amk-last-token-logits{output=" +
-                               outputName(d.func, d.logits) + "})");
+                               outputName(d.func, d.logits) + "})",
+                           prefill.compileSeconds);
     }
-    if (e) {
-      llvm::consumeError(std::move(e));
+    if (!schedule) {
+      llvm::consumeError(schedule.takeError());
       prefill = ProgramCache::Entry();
       m = model.clone();
-      if (llvm::Error again =
-              compileForInputs(*m, d.func, pin, options.run, prefill))
-        return std::move(again);
+      schedule = prepareForInputs(*m, d.func, pin, options.run, "",
+                                  prefill.compileSeconds);
+      if (!schedule)
+        return schedule.takeError();
     }
+    prefillSchedule = *schedule;
     prefill.module = std::move(m);
   }
-  r.prefillCompileSeconds = prefill.compileSeconds;
   std::copy(r.prompt.begin(), r.prompt.end(), ints(pin[d.ids]));
 
   // The decode step: one token after T - 1 slots, rewritten to write the
@@ -214,12 +218,22 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
   {
     std::vector<RValue> shapes = stepInputs(d, 1, T - 1, T - 1);
     OwningOpRef<ModuleOp> m = model.clone();
-    if (llvm::Error e =
-            compileForInputs(*m, d.func, shapes, options.run, decode,
-                             "builtin.module(amk-kv-cache)"))
-      return std::move(e);
+    auto schedule =
+        prepareForInputs(*m, d.func, shapes, options.run,
+                         "builtin.module(amk-kv-cache)", decode.compileSeconds);
+    if (!schedule)
+      return schedule.takeError();
+    decodeSchedule = *schedule;
     decode.module = std::move(m);
   }
+  // Both programs over one blob of weights, which is then the weights'
+  // only copy (docs/decoder.md, "Memory").
+  if (llvm::Error e = finishSharingWeights(
+          {*prefill.module, *decode.module}, {prefillSchedule, decodeSchedule},
+          options.run, {&prefill, &decode}, {model},
+          options.releaseModelWeights))
+    return std::move(e);
+  r.prefillCompileSeconds = prefill.compileSeconds;
   r.decodeCompileSeconds = decode.compileSeconds;
   std::vector<RValue> din = stepInputs(d, 1, T - 1, T);
   Tensor position = int64Tensor({1});

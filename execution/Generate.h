@@ -34,6 +34,11 @@ struct GenerateOptions {
   unsigned runs = 1;
   /// Engine, pipeline (run after binding the shapes), workers...
   RunOptions run;
+  /// Whether the model's weights may be freed as the programs pack them
+  /// (finishSharingWeights): the caller then runs no weight of `model`
+  /// afterwards (amk-run sets it unless --check-reference, which runs the
+  /// model on the interpreter).
+  bool releaseModelWeights = false;
 };
 
 struct GenerationTiming {

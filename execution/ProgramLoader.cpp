@@ -11,11 +11,15 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <cstring>
 #include <optional>
 
@@ -44,8 +48,10 @@ constantBytes(ElementsAttr value, std::optional<ref::Tensor> &copy) {
   return llvm::ArrayRef<char>(copy->raw(), copy->byteSize());
 }
 
-std::unique_ptr<LoadedProgram>
-amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
+std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
+                                                std::string &error,
+                                                bool withConstants,
+                                                bool hashConstants) {
   auto lp = std::make_unique<LoadedProgram>();
   SmallVector<BufferOp> buffers;
   SmallVector<KernelOp> kernels;
@@ -201,7 +207,7 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
   p.arena_bytes = program.getArenaBytes();
   p.constants = lp->constants.get();
   p.constants_bytes = constBytes;
-  if (!withConstants) {
+  if (!withConstants && hashConstants) {
     // FNV-1a runs byte by byte, so the blob hashes piece by piece.
     uint64_t hash = kFnv1aOffset;
     if (llvm::Error e = streamConstants(
@@ -223,6 +229,110 @@ amk::loadProgram(ProgramOp program, std::string &error, bool withConstants) {
   p.inputs = lp->inputs.data();
   p.outputs = lp->outputs.data();
   return lp;
+}
+
+static void keepShared(void *) {}
+
+llvm::Expected<std::vector<std::unique_ptr<LoadedProgram>>>
+amk::loadProgramsSharingConstants(llvm::ArrayRef<ProgramOp> programs,
+                                  bool rehome) {
+  // The layout: equal attributes (uniqued, so equal pointers) share an
+  // offset; the first program keeps its own.
+  llvm::DenseMap<Attribute, uint64_t> offsets;
+  std::vector<PlacedConstant> distinct;
+  uint64_t end = 0;
+  for (auto [k, p] : llvm::enumerate(programs))
+    for (Operation &op : ProgramOp(p).getBody().front()) {
+      auto b = dyn_cast<BufferOp>(op);
+      if (!b || b.getKind() != "const" || !b.getValue())
+        continue;
+      Attribute key = *b.getValue();
+      uint64_t at;
+      if (k == 0) {
+        // The first program keeps its layout (equal constants at two
+        // offsets are copied twice).
+        at = b.getOffset();
+        offsets.try_emplace(key, at);
+        distinct.push_back({at, (uint64_t)b.getSize(), *b.getValue()});
+      } else {
+        auto [it, fresh] = offsets.try_emplace(key, (end + 63) / 64 * 64);
+        at = it->second;
+        if (fresh)
+          distinct.push_back({at, (uint64_t)b.getSize(), *b.getValue()});
+        b->setAttr("offset",
+                   IntegerAttr::get(IntegerType::get(b.getContext(), 64),
+                                    (int64_t)at));
+      }
+      end = std::max<uint64_t>(end, at + b.getSize());
+    }
+  // calloc: the pages stay untouched (and zero) until a constant is
+  // copied in, so the blob grows as the resources' copies are freed.
+  uint64_t alloc = (end + 63) / 64 * 64 + 64;
+  void *raw = std::calloc(1, alloc);
+  if (!raw)
+    return llvm::createStringError("cannot allocate " + std::to_string(alloc) +
+                                   " bytes of weights");
+  auto *base = reinterpret_cast<uint8_t *>(
+      (reinterpret_cast<uintptr_t>(raw) + 63) / 64 * 64);
+  std::shared_ptr<uint8_t> blob(base, [raw](uint8_t *) { std::free(raw); });
+  llvm::stable_sort(distinct,
+                    [](const PlacedConstant &a, const PlacedConstant &b) {
+                      return a.offset < b.offset;
+                    });
+  [[maybe_unused]] uint64_t freed = 0;
+  for (const PlacedConstant &c : distinct) {
+    std::optional<ref::Tensor> copy;
+    auto bytes = constantBytes(c.value, copy);
+    if (!bytes)
+      return bytes.takeError();
+    if (bytes->size() != c.size)
+      return llvm::createStringError(
+          llvm::formatv("the constant at offset {0} has {1} bytes; its "
+                        "buffer has {2}",
+                        c.offset, bytes->size(), c.size)
+              .str());
+    std::memcpy(base + c.offset, bytes->data(), c.size);
+    auto r = dyn_cast<DenseResourceElementsAttr>(c.value);
+    if (!rehome || !r || copy || !r.getRawHandle().getBlob())
+      continue;
+    // The resource now views the blob; its own copy is freed here.
+    AsmResourceBlob *old = r.getRawHandle().getBlob();
+    AsmResourceBlob view(
+        llvm::ArrayRef<char>(reinterpret_cast<char *>(base + c.offset), c.size),
+        old->getDataAlignment(),
+        [keep = blob](void *, size_t, size_t) mutable { keep.reset(); },
+        /*dataIsMutable=*/false);
+    DenseResourceElementsHandle::getManagerInterface(r.getContext())
+        .getBlobManager()
+        .update(r.getRawHandle().getKey(), std::move(view));
+#ifdef __GLIBC__
+    // glibc keeps freed blocks below its (adaptive, up to 32 MB) mmap
+    // threshold in the heap: without a trim the freed copies would stay
+    // resident beside the blob that replaces them.
+    freed += c.size;
+    if (freed >= (64u << 20)) {
+      malloc_trim(0);
+      freed = 0;
+    }
+#endif
+  }
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+  std::vector<std::unique_ptr<LoadedProgram>> loaded;
+  for (ProgramOp program : programs) {
+    std::string err;
+    auto lp = loadProgram(program, err, /*withConstants=*/false,
+                          /*hashConstants=*/false);
+    if (!lp)
+      return llvm::createStringError(err);
+    lp->sharedConstants = blob;
+    lp->constants =
+        std::unique_ptr<uint8_t, void (*)(void *)>(base, keepShared);
+    lp->program.constants = base;
+    loaded.push_back(std::move(lp));
+  }
+  return std::move(loaded);
 }
 
 std::vector<PlacedConstant> amk::placedConstants(ProgramOp program) {

@@ -40,6 +40,9 @@ struct LoadedProgram {
   std::vector<std::string> ioNames;
   std::vector<mlir::RankedTensorType> inputTypes, outputTypes;
   std::unique_ptr<uint8_t, void (*)(void *)> constants{nullptr, nullptr};
+  /// Set when `constants` is a view of a blob shared with other programs
+  /// (loadProgramsSharingConstants): keeps it alive.
+  std::shared_ptr<uint8_t> sharedConstants;
   /// Loaded without its weights (program.constants null): the FNV-1a hash
   /// the weights' blob would have, streamed from the attributes.
   uint64_t constantsHash = 0;
@@ -67,9 +70,25 @@ streamConstants(std::vector<PlacedConstant> constants, uint64_t bytes,
 /// `withConstants` the weights are not copied (program.constants is null,
 /// and the program cannot run): for a library, whose weights are written
 /// from the program's attributes, the copy would only be hashed.
+/// Without `hashConstants` either, the weights are not read at all
+/// (constantsHash stays 0): for a caller that sets the blob itself.
 std::unique_ptr<LoadedProgram> loadProgram(task::ProgramOp program,
                                            std::string &error,
-                                           bool withConstants = true);
+                                           bool withConstants = true,
+                                           bool hashConstants = true);
+
+/// Loads `programs` over one blob of weights: the first program's
+/// constants at their offsets, each other program's at the offset of an
+/// equal constant of an earlier program, or past the end (those programs'
+/// buffer offsets are rewritten in the IR, as amk-compile's library
+/// variants share one blob; do this before the JIT binds the offsets). The
+/// blob is filled one constant at a time; with `rehome`, each resource
+/// constant then reads its bytes from the blob and its own copy is freed,
+/// so that the weights exist once in memory (the blob lives as long as a
+/// program or a resource views it).
+llvm::Expected<std::vector<std::unique_ptr<LoadedProgram>>>
+loadProgramsSharingConstants(llvm::ArrayRef<task::ProgramOp> programs,
+                             bool rehome);
 
 /// A 64-bit FNV-1a hash of everything the program computes with: the
 /// weights, every table and the interface (names, dtypes, shapes). The

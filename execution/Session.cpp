@@ -108,7 +108,8 @@ amk::loadCompiledProgram(ModuleOp module, const ProgramOptions &options) {
   if (failed(task::validateProgram(c.program)))
     return error("the task program is invalid");
   std::string err;
-  c.loaded = loadProgram(c.program, err, options.loadConstants);
+  c.loaded =
+      loadProgram(c.program, err, options.loadConstants, options.hashConstants);
   if (!c.loaded)
     return error("cannot load the task program: " + err);
   return c;
@@ -508,6 +509,82 @@ llvm::Error amk::compileForInputs(ModuleOp module, func::FuncOp func,
   run.func = func;
   run.inputs.assign(inputs.begin(), inputs.end());
   return compileShape(module, options, run, entry, {}, afterBinding);
+}
+
+llvm::Expected<std::string>
+amk::prepareForInputs(ModuleOp module, func::FuncOp func,
+                      llvm::ArrayRef<RValue> inputs, const RunOptions &options,
+                      llvm::StringRef afterBinding, double &seconds) {
+  auto start = Clock::now();
+  if (llvm::Error e = bindInputShapes(module, func, inputs))
+    return std::move(e);
+  seconds += secondsSince(start);
+  if (!afterBinding.empty())
+    if (llvm::Error e = runTimed(module, afterBinding, seconds))
+      return std::move(e);
+  auto split = splitSchedule(module.getContext(), options.pipeline);
+  if (llvm::Error e =
+          runTimed(module, split ? split->first : options.pipeline, seconds))
+    return std::move(e);
+  return split ? split->second : std::string();
+}
+
+llvm::Error amk::finishSharingWeights(
+    llvm::ArrayRef<ModuleOp> modules, llvm::ArrayRef<std::string> schedules,
+    const RunOptions &options, llvm::ArrayRef<ProgramCache::Entry *> entries,
+    llvm::ArrayRef<ModuleOp> holders, bool releaseWeights) {
+  if (releaseWeights) {
+    SmallVector<ModuleOp> all(modules.begin(), modules.end());
+    all.append(holders.begin(), holders.end());
+    markWeightsReleasedAfterPacking(all);
+  }
+  SmallVector<task::ProgramOp> programs;
+  for (auto [k, module] : llvm::enumerate(modules)) {
+    auto start = Clock::now();
+    double seconds = 0;
+    if (!schedules[k].empty())
+      if (llvm::Error e = runTimed(module, schedules[k], seconds))
+        return e;
+    ProgramOptions popts;
+    popts.scheduleWorkers = options.workers;
+    popts.loadConstants = false;
+    popts.hashConstants = false;
+    popts.runPasses = [&](llvm::StringRef text) {
+      return runTimed(module, text, seconds);
+    };
+    auto compiled = loadCompiledProgram(module, popts);
+    if (!compiled)
+      return compiled.takeError();
+    entries[k]->compiled = std::move(*compiled);
+    programs.push_back(entries[k]->compiled.program);
+    entries[k]->compileSeconds += secondsSince(start);
+  }
+  auto start = Clock::now();
+  auto loaded = loadProgramsSharingConstants(programs, /*rehome=*/true);
+  if (!loaded)
+    return loaded.takeError();
+  double loadSeconds = secondsSince(start) / entries.size();
+  for (auto [k, entry] : llvm::enumerate(entries)) {
+    auto start = Clock::now();
+    entry->compiled.loaded = std::move((*loaded)[k]);
+    if (options.engine == Engine::Jit) {
+      auto j = jitTaskProgram(entry->compiled.program, *entry->compiled.loaded);
+      if (!j)
+        return j.takeError();
+      entry->jit = std::move(*j);
+    }
+    amk_rt_options ropts{};
+    ropts.single_thread = options.singleThread;
+    ropts.trace = !options.tracePath.empty();
+    ropts.hang_timeout_s = options.hangTimeout;
+    auto session =
+        Session::create(*entry->compiled.loaded, entry->jit.get(), ropts);
+    if (!session)
+      return session.takeError();
+    entry->session = std::move(*session);
+    entry->compileSeconds += loadSeconds + secondsSince(start);
+  }
+  return llvm::Error::success();
 }
 
 /// Runs a segmented model as runOnRuntime runs one program: repeats

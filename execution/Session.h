@@ -72,6 +72,9 @@ struct ProgramOptions {
   /// Whether the loaded program gets its copy of the weights (it cannot
   /// run without; amk-compile only hashes it: loadProgram).
   bool loadConstants = true;
+  /// Without the copy, whether the weights are hashed (amk-compile) or not
+  /// read at all (a caller that loads them itself).
+  bool hashConstants = true;
 };
 
 /// A task program and its loaded form.
@@ -295,6 +298,34 @@ llvm::Error compileForInputs(mlir::ModuleOp module, mlir::func::FuncOp func,
                              const RunOptions &options,
                              ProgramCache::Entry &entry,
                              llvm::StringRef afterBinding = "");
+
+/// compileForInputs in two halves, for programs of one model that share
+/// their weights (a decoder's prefill and decode step, amk::generate).
+/// The first binds `module` to the inputs' shapes and runs `afterBinding`
+/// and options.pipeline up to its schedule (amk::splitSchedule); it
+/// returns the schedule still to run ("" when the pipeline has none: the
+/// default one then runs, as compileForInputs does). Its time is added to
+/// `seconds`.
+llvm::Expected<std::string>
+prepareForInputs(mlir::ModuleOp module, mlir::func::FuncOp func,
+                 llvm::ArrayRef<ref::RValue> inputs, const RunOptions &options,
+                 llvm::StringRef afterBinding, double &seconds);
+
+/// The second half: schedules each prepared module (`schedules` from
+/// prepareForInputs), loads all the programs over one blob of weights
+/// whose bytes the weights' resources then read (their own copies freed:
+/// loadProgramsSharingConstants), and gives each entry its JIT code and
+/// session. With `releaseWeights`, the weights only the GEMM packing reads
+/// are also freed as the schedules pack them: every module that references
+/// them must be in `modules` or `holders`, and a holder (the imported
+/// model) must not be run afterwards. Each entry's compileSeconds gets its
+/// schedule, loading, JIT and session time.
+llvm::Error finishSharingWeights(llvm::ArrayRef<mlir::ModuleOp> modules,
+                                 llvm::ArrayRef<std::string> schedules,
+                                 const RunOptions &options,
+                                 llvm::ArrayRef<ProgramCache::Entry *> entries,
+                                 llvm::ArrayRef<mlir::ModuleOp> holders,
+                                 bool releaseWeights);
 
 /// Runs `module` as `options` says. The pipeline changes `module`;
 /// `original` (the model before it) gives the runtime engines the graph's

@@ -177,6 +177,43 @@ TEST_F(ProgramLoaderTest, MarkedWeightsArePackedOnceAndTheirImportFreed) {
   EXPECT_EQ(amk::hashProgram(*second->loaded), hash);
 }
 
+TEST_F(ProgramLoaderTest, ProgramsLoadedTogetherShareOneBlobTheWeightsView) {
+  OwningOpRef<ModuleOp> ref = import();
+  ASSERT_TRUE(ref);
+  auto plain = compile(*ref, true);
+  ASSERT_TRUE(!!plain) << llvm::toString(plain.takeError());
+  uint64_t hash = amk::hashProgram(*plain->loaded);
+
+  OwningOpRef<ModuleOp> a = import();
+  ASSERT_TRUE(a);
+  OwningOpRef<ModuleOp> b = a->clone();
+  auto ca = compile(*a, false), cb = compile(*b, false);
+  ASSERT_TRUE(!!ca && !!cb);
+  auto loaded =
+      amk::loadProgramsSharingConstants({ca->program, cb->program}, true);
+  ASSERT_TRUE(!!loaded) << llvm::toString(loaded.takeError());
+  ASSERT_EQ(loaded->size(), 2u);
+  const amk_rt_program &pa = (*loaded)[0]->program, &pb = (*loaded)[1]->program;
+  // One blob, the weights each program computes with at their offsets.
+  EXPECT_NE(pa.constants, nullptr);
+  EXPECT_EQ(pa.constants, pb.constants);
+  EXPECT_EQ(amk::hashProgram(*(*loaded)[0]), hash);
+  EXPECT_EQ(amk::hashProgram(*(*loaded)[1]), hash);
+  // The packed weights' resource now reads the blob: no other copy.
+  DenseResourceElementsAttr panels =
+      constantOfSize(ca->program, 2 * 300 * 64 * 4);
+  ASSERT_TRUE(panels);
+  const char *data = panels.getRawHandle().getBlob()->getData().data();
+  const char *base = reinterpret_cast<const char *>(pa.constants);
+  EXPECT_GE(data, base);
+  EXPECT_LT(data, base + pa.constants_bytes);
+  // The blob outlives the programs while a resource views it.
+  loaded->clear();
+  std::vector<char> bytes(panels.getRawHandle().getBlob()->getData().begin(),
+                          panels.getRawHandle().getBlob()->getData().end());
+  EXPECT_EQ(bytes.size(), 2u * 300 * 64 * 4);
+}
+
 TEST_F(ProgramLoaderTest, AWeightReadOtherwiseIsNotMarked) {
   OwningOpRef<ModuleOp> a = import();
   ASSERT_TRUE(a);

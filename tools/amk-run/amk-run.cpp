@@ -441,6 +441,9 @@ int runGenerate(ModuleOp module, const amk::RunOptions &ro) {
   go.maxContext = maxContext;
   go.runs = generateRuns;
   go.run = ro;
+  // The interpreter reads the model's weights; otherwise the programs'
+  // one blob is their only copy.
+  go.releaseModelWeights = !checkReference;
   amk::GenerateResult g = errors(amk::generate(module, go));
   nlohmann::ordered_json report;
   report["model"] = modelPath.getValue();
