@@ -295,8 +295,14 @@ amk::loadProgramsSharingConstants(llvm::ArrayRef<ProgramOp> programs,
     auto r = dyn_cast<DenseResourceElementsAttr>(c.value);
     if (!rehome || !r || copy || !r.getRawHandle().getBlob())
       continue;
-    // The resource now views the blob; its own copy is freed here.
+    // The resource now views the blob; its own copy is freed here. (A
+    // blob parsed from text may ask for more than the 64-byte alignment
+    // of the offsets: it keeps its copy.)
     AsmResourceBlob *old = r.getRawHandle().getBlob();
+    if (reinterpret_cast<uintptr_t>(base + c.offset) %
+            std::max<uint64_t>(1, old->getDataAlignment()) !=
+        0)
+      continue;
     AsmResourceBlob view(
         llvm::ArrayRef<char>(reinterpret_cast<char *>(base + c.offset), c.size),
         old->getDataAlignment(),

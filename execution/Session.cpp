@@ -475,9 +475,18 @@ static llvm::Error compileShape(ModuleOp module, const RunOptions &options,
   popts.runPasses = [&](llvm::StringRef text) {
     return runTimed(module, text, run.pipelineSeconds);
   };
+  popts.loadConstants = false;
+  popts.hashConstants = false;
   auto compiled = loadCompiledProgram(module, popts);
   if (!compiled)
     return compiled.takeError();
+  // The program's blob becomes its weights' only copy in this process: the
+  // packed weights' resources view it (loadProgramsSharingConstants).
+  auto loaded = loadProgramsSharingConstants({compiled->program},
+                                             /*rehome=*/true);
+  if (!loaded)
+    return loaded.takeError();
+  compiled->loaded = std::move(loaded->front());
   entry.compiled = std::move(*compiled);
   if (options.engine == Engine::Jit) {
     auto start = Clock::now();

@@ -81,6 +81,21 @@ protected:
       return llvm::createStringError(err);
     return amk::loadCompiledProgram(m, o);
   }
+  /// The hash of the model compiled alone with its own copy of the
+  /// weights: what programs that share weights must compute with.
+  uint64_t plainHash() {
+    OwningOpRef<ModuleOp> m = import();
+    if (!m) {
+      ADD_FAILURE() << "the model does not import";
+      return 0;
+    }
+    auto c = compile(*m, true);
+    if (!c) {
+      ADD_FAILURE() << llvm::toString(c.takeError());
+      return 0;
+    }
+    return amk::hashProgram(*c->loaded);
+  }
   DialectRegistry registry;
   MLIRContext ctx;
 };
@@ -132,12 +147,7 @@ static DenseResourceElementsAttr constantOfSize(amk::task::ProgramOp program,
 }
 
 TEST_F(ProgramLoaderTest, MarkedWeightsArePackedOnceAndTheirImportFreed) {
-  // Reference: one program, nothing marked.
-  OwningOpRef<ModuleOp> ref = import();
-  ASSERT_TRUE(ref);
-  auto plain = compile(*ref, true);
-  ASSERT_TRUE(!!plain) << llvm::toString(plain.takeError());
-  uint64_t hash = amk::hashProgram(*plain->loaded);
+  uint64_t hash = plainHash();
 
   // Two programs from one import, as amk-compile's variants: both past
   // their graph passes, then marked, then scheduled.
@@ -178,11 +188,7 @@ TEST_F(ProgramLoaderTest, MarkedWeightsArePackedOnceAndTheirImportFreed) {
 }
 
 TEST_F(ProgramLoaderTest, ProgramsLoadedTogetherShareOneBlobTheWeightsView) {
-  OwningOpRef<ModuleOp> ref = import();
-  ASSERT_TRUE(ref);
-  auto plain = compile(*ref, true);
-  ASSERT_TRUE(!!plain) << llvm::toString(plain.takeError());
-  uint64_t hash = amk::hashProgram(*plain->loaded);
+  uint64_t hash = plainHash();
 
   OwningOpRef<ModuleOp> a = import();
   ASSERT_TRUE(a);
