@@ -13,6 +13,7 @@
 #include "dialect/ONNX/ONNXTypes.h"
 #include "pipelines/Pipelines.h"
 #include "reference/Interpreter.h"
+#include "transforms/Utils/PassUtils.h"
 #include "translate/ONNXExport.h"
 #include "translate/ONNXToolOptions.h"
 
@@ -548,7 +549,8 @@ llvm::Error amk::finishSharingWeights(
     markWeightsReleasedAfterPacking(all);
   }
   SmallVector<task::ProgramOp> programs;
-  for (auto [k, module] : llvm::enumerate(modules)) {
+  for (size_t k = 0; k < modules.size(); ++k) {
+    ModuleOp module = modules[k];
     auto start = Clock::now();
     double seconds = 0;
     if (!schedules[k].empty())
@@ -567,6 +569,15 @@ llvm::Error amk::finishSharingWeights(
     entries[k]->compiled = std::move(*compiled);
     programs.push_back(entries[k]->compiled.program);
     entries[k]->compileSeconds += secondsSince(start);
+  }
+  if (releaseWeights && !modules.empty()) {
+    // What no program reads (weights the graph passes replaced, such as
+    // the float weights of a weight-only quantized model) goes now; the
+    // holders gave their weights up.
+    SmallVector<Operation *> live;
+    for (ModuleOp m : modules)
+      live.push_back(m);
+    releaseUnreferencedBlobs(live.front()->getContext(), live);
   }
   auto start = Clock::now();
   auto loaded = loadProgramsSharingConstants(programs, /*rehome=*/true);
