@@ -20,6 +20,9 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include <cstring>
 #include <optional>
 
@@ -233,6 +236,39 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
 
 static void keepShared(void *) {}
 
+/// A zeroed, 64-byte aligned blob of at least `bytes` bytes whose pages are
+/// not touched yet. On Linux a large one is its own mapping, aligned to 2
+/// MB and marked for transparent huge pages: a decode step streams every
+/// weight, and 4 KB pages cost a TLB miss every 4 KB of the stream (the
+/// loaded copies before were faulted in one memset, this blob fills as the
+/// resources' copies are freed).
+static std::shared_ptr<uint8_t> zeroedWeightsBlob(uint64_t bytes) {
+  uint64_t alloc = (bytes + 63) / 64 * 64 + 64;
+#ifdef __linux__
+  constexpr uint64_t kHuge = 2u << 20;
+  if (alloc >= kHuge) {
+    uint64_t length = (alloc + kHuge - 1) / kHuge * kHuge + kHuge;
+    void *raw = mmap(nullptr, length, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+      return nullptr;
+    auto *base = reinterpret_cast<uint8_t *>(
+        (reinterpret_cast<uintptr_t>(raw) + kHuge - 1) / kHuge * kHuge);
+    // Advice only: without transparent huge pages it is 4 KB pages.
+    (void)madvise(base, length - (base - static_cast<uint8_t *>(raw)),
+                  MADV_HUGEPAGE);
+    return std::shared_ptr<uint8_t>(
+        base, [raw, length](uint8_t *) { munmap(raw, length); });
+  }
+#endif
+  void *raw = std::calloc(1, alloc);
+  if (!raw)
+    return nullptr;
+  auto *base = reinterpret_cast<uint8_t *>(
+      (reinterpret_cast<uintptr_t>(raw) + 63) / 64 * 64);
+  return std::shared_ptr<uint8_t>(base, [raw](uint8_t *) { std::free(raw); });
+}
+
 llvm::Expected<std::vector<std::unique_ptr<LoadedProgram>>>
 amk::loadProgramsSharingConstants(llvm::ArrayRef<ProgramOp> programs,
                                   bool rehome) {
@@ -265,16 +301,13 @@ amk::loadProgramsSharingConstants(llvm::ArrayRef<ProgramOp> programs,
       }
       end = std::max<uint64_t>(end, at + b.getSize());
     }
-  // calloc: the pages stay untouched (and zero) until a constant is
-  // copied in, so the blob grows as the resources' copies are freed.
-  uint64_t alloc = (end + 63) / 64 * 64 + 64;
-  void *raw = std::calloc(1, alloc);
-  if (!raw)
-    return llvm::createStringError("cannot allocate " + std::to_string(alloc) +
+  // Fresh zero pages, untouched until a constant is copied in, so the blob
+  // grows as the resources' copies are freed.
+  std::shared_ptr<uint8_t> blob = zeroedWeightsBlob(end);
+  if (!blob)
+    return llvm::createStringError("cannot allocate " + std::to_string(end) +
                                    " bytes of weights");
-  auto *base = reinterpret_cast<uint8_t *>(
-      (reinterpret_cast<uintptr_t>(raw) + 63) / 64 * 64);
-  std::shared_ptr<uint8_t> blob(base, [raw](uint8_t *) { std::free(raw); });
+  uint8_t *base = blob.get();
   llvm::stable_sort(distinct,
                     [](const PlacedConstant &a, const PlacedConstant &b) {
                       return a.offset < b.offset;
