@@ -238,25 +238,10 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
   // copy of the same weights (a decoder's decode step and its prefill
   // share all but a few index tables). Attributes are uniqued, so equal
   // values are equal pointers.
-  llvm::DenseMap<Attribute, int64_t> offsets;
-  int64_t end = 0;
-  first.walk([&](task::BufferOp b) {
-    if (b.getKind() == "const" && b.getValue()) {
-      offsets.try_emplace(*b.getValue(), b.getOffset());
-      end = std::max<int64_t>(end, b.getOffset() + b.getSize());
-    }
-  });
-  SmallVector<task::BufferOp> extra;
-  for (task::ProgramOp p : programs.drop_front())
-    p.walk([&](task::BufferOp b) {
-      if (b.getKind() != "const" || !b.getValue() ||
-          offsets.count(*b.getValue()))
-        return;
-      int64_t at = (end + 63) / 64 * 64;
-      offsets[*b.getValue()] = at;
-      end = at + b.getSize();
-      extra.push_back(b);
-    });
+  SharedConstantLayout layout = sharedConstantLayout(programs);
+  auto offsetOf = [&](task::BufferOp b) {
+    return (int64_t)layout.offsets.lookup(*b.getValue());
+  };
   auto i64 = IntegerType::get(ctx, 64);
   std::vector<std::string> sharedBlobs;
   for (auto [k, p] : llvm::enumerate(programs)) {
@@ -265,20 +250,20 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
     (*host)->setAttr("amk.pipeline", StringAttr::get(ctx, pipeline));
     auto clone = cast<task::ProgramOp>(program->clone());
     host->push_back(clone);
-    if (k == 0 && !extra.empty()) {
+    if (k == 0 && !layout.appended.empty()) {
       // After the last buffer: buffer ids are positions, kept as they are.
       task::BufferOp last;
       clone.walk([&](task::BufferOp b) { last = b; });
       OpBuilder b(ctx);
       b.setInsertionPointAfter(last);
-      for (task::BufferOp x : extra) {
+      for (task::BufferOp x : layout.appended) {
         Operation *c = b.clone(*x);
-        c->setAttr("offset", IntegerAttr::get(i64, offsets[*x.getValue()]));
+        c->setAttr("offset", IntegerAttr::get(i64, offsetOf(x)));
       }
     } else if (k > 0) {
       clone.walk([&](task::BufferOp b) {
         if (b.getKind() == "const" && b.getValue())
-          b->setAttr("offset", IntegerAttr::get(i64, offsets[*b.getValue()]));
+          b->setAttr("offset", IntegerAttr::get(i64, offsetOf(b)));
       });
     }
     PassManager pm(ctx);
@@ -313,10 +298,10 @@ amk::emitModelVariantsObject(llvm::ArrayRef<task::ProgramOp> programs,
   if (apart) {
     objects.constantsSymbol = variantPrefix(name, 0) + "_constants";
     objects.constants = placedConstants(first);
-    for (task::BufferOp x : extra)
-      objects.constants.push_back({(uint64_t)offsets[*x.getValue()],
-                                   (uint64_t)x.getSize(), *x.getValue()});
-    objects.constantsBytes = end;
+    for (task::BufferOp x : layout.appended)
+      objects.constants.push_back(
+          {(uint64_t)offsetOf(x), (uint64_t)x.getSize(), *x.getValue()});
+    objects.constantsBytes = layout.bytes;
   }
   return std::move(objects);
 }

@@ -236,6 +236,28 @@ std::unique_ptr<LoadedProgram> amk::loadProgram(ProgramOp program,
 
 static void keepShared(void *) {}
 
+SharedConstantLayout
+amk::sharedConstantLayout(llvm::ArrayRef<ProgramOp> programs) {
+  SharedConstantLayout l;
+  for (auto [k, p] : llvm::enumerate(programs))
+    ProgramOp(p).walk([&](BufferOp b) {
+      if (b.getKind() != "const" || !b.getValue())
+        return;
+      if (k == 0) {
+        l.offsets.try_emplace(*b.getValue(), b.getOffset());
+        l.bytes = std::max<uint64_t>(l.bytes, b.getOffset() + b.getSize());
+        return;
+      }
+      auto [it, fresh] =
+          l.offsets.try_emplace(*b.getValue(), (l.bytes + 63) / 64 * 64);
+      if (!fresh)
+        return;
+      l.bytes = it->second + b.getSize();
+      l.appended.push_back(b);
+    });
+  return l;
+}
+
 /// A zeroed, 64-byte aligned blob of at least `bytes` bytes whose pages are
 /// not touched yet. On Linux a large one is its own mapping, aligned to 2
 /// MB and marked for transparent huge pages: a decode step streams every
@@ -272,35 +294,22 @@ static std::shared_ptr<uint8_t> zeroedWeightsBlob(uint64_t bytes) {
 llvm::Expected<std::vector<std::unique_ptr<LoadedProgram>>>
 amk::loadProgramsSharingConstants(llvm::ArrayRef<ProgramOp> programs,
                                   bool rehome) {
-  // The layout: equal attributes (uniqued, so equal pointers) share an
-  // offset; the first program keeps its own.
-  llvm::DenseMap<Attribute, uint64_t> offsets;
-  std::vector<PlacedConstant> distinct;
-  uint64_t end = 0;
-  for (auto [k, p] : llvm::enumerate(programs))
-    for (Operation &op : ProgramOp(p).getBody().front()) {
-      auto b = dyn_cast<BufferOp>(op);
-      if (!b || b.getKind() != "const" || !b.getValue())
-        continue;
-      Attribute key = *b.getValue();
-      uint64_t at;
-      if (k == 0) {
-        // The first program keeps its layout (equal constants at two
-        // offsets are copied twice).
-        at = b.getOffset();
-        offsets.try_emplace(key, at);
-        distinct.push_back({at, (uint64_t)b.getSize(), *b.getValue()});
-      } else {
-        auto [it, fresh] = offsets.try_emplace(key, (end + 63) / 64 * 64);
-        at = it->second;
-        if (fresh)
-          distinct.push_back({at, (uint64_t)b.getSize(), *b.getValue()});
-        b->setAttr("offset",
-                   IntegerAttr::get(IntegerType::get(b.getContext(), 64),
-                                    (int64_t)at));
-      }
-      end = std::max<uint64_t>(end, at + b.getSize());
-    }
+  SharedConstantLayout layout = sharedConstantLayout(programs);
+  uint64_t end = layout.bytes;
+  // The first program's constants where it has them (equal ones at two
+  // offsets are copied twice), then the appended ones.
+  std::vector<PlacedConstant> distinct = placedConstants(programs.front());
+  for (BufferOp b : layout.appended)
+    distinct.push_back({layout.offsets.lookup(*b.getValue()),
+                        (uint64_t)b.getSize(), *b.getValue()});
+  for (ProgramOp p : programs.drop_front())
+    p.walk([&](BufferOp b) {
+      if (b.getKind() == "const" && b.getValue())
+        b->setAttr(
+            "offset",
+            IntegerAttr::get(IntegerType::get(b.getContext(), 64),
+                             (int64_t)layout.offsets.lookup(*b.getValue())));
+    });
   // Fresh zero pages, untouched until a constant is copied in, so the blob
   // grows as the resources' copies are freed.
   std::shared_ptr<uint8_t> blob = zeroedWeightsBlob(end);

@@ -15,7 +15,9 @@
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -77,12 +79,24 @@ std::unique_ptr<LoadedProgram> loadProgram(task::ProgramOp program,
                                            bool withConstants = true,
                                            bool hashConstants = true);
 
-/// Loads `programs` over one blob of weights: the first program's
-/// constants at their offsets, each other program's at the offset of an
-/// equal constant of an earlier program, or past the end (those programs'
-/// buffer offsets are rewritten in the IR, as amk-compile's library
-/// variants share one blob; do this before the JIT binds the offsets). The
-/// blob is filled one constant at a time; with `rehome`, each resource
+/// One blob for the weights of several programs (a library's variants,
+/// a decoder's prefill and decode step): the first program's constants at
+/// their offsets; each constant only a later program holds appended,
+/// 64-byte aligned. Equal attributes (uniqued: equal pointers) share an
+/// offset.
+struct SharedConstantLayout {
+  llvm::DenseMap<mlir::Attribute, uint64_t> offsets;
+  /// The later programs' buffers whose constant the first lacks, in order.
+  llvm::SmallVector<task::BufferOp> appended;
+  uint64_t bytes = 0;
+};
+SharedConstantLayout
+sharedConstantLayout(llvm::ArrayRef<task::ProgramOp> programs);
+
+/// Loads `programs` over one blob of weights (sharedConstantLayout; the
+/// later programs' buffer offsets are rewritten in the IR, as amk-compile's
+/// library variants share one blob; do this before the JIT binds the offsets).
+/// The blob is filled one constant at a time; with `rehome`, each resource
 /// constant then reads its bytes from the blob and its own copy is freed,
 /// so that the weights exist once in memory (the blob lives as long as a
 /// program or a resource views it).

@@ -120,8 +120,28 @@ static bool packsB(Operation *op, const GemmLayout &l) {
 /// every program compiled in the context shares one copy; when the
 /// driver marked the weight (markWeightsReleasedAfterPacking), its
 /// imported copy is freed once the panels exist.
+/// The name of the resource holding the panels of the resource weight
+/// `source` read as K x N (transposed or not): one name per layout, so
+/// that every program packing it the same way finds the same panels.
+static std::string panelsKey(DenseResourceElementsAttr source, int64_t K,
+                             int64_t N, bool transB) {
+  return llvm::formatv("{0}.amk_panels_{1}x{2}{3}",
+                       source.getRawHandle().getKey(), K, N, transB ? "_t" : "")
+      .str();
+}
+
+/// The K x N reading of operand 1 of a product that packs it.
+static std::pair<int64_t, int64_t> packedKN(Operation *op,
+                                            const GemmLayout &l) {
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t N = yt.getDimSize(yt.getRank() - 1);
+  int64_t br = l.bShape.size();
+  return {l.transB ? l.bShape[br - 1] : l.bShape[br - 2], N};
+}
+
 static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
-                                            int64_t N, bool transB) {
+                                            int64_t N, bool transB,
+                                            std::string &error) {
   MLIRContext *ctx = op->getContext();
   auto constant = b.getDefiningOp<amk::onnx::ConstantOp>();
   auto resource =
@@ -130,9 +150,7 @@ static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
   auto type = RankedTensorType::get({panels * K, P}, Float32Type::get(ctx));
   std::string key;
   if (resource) {
-    key = (resource.getRawHandle().getKey() +
-           (transB ? ".amk_panels_t" : ".amk_panels"))
-              .str();
+    key = panelsKey(resource, K, N, transB);
     if (DenseResourceElementsAttr cached =
             amk::lookupResourceElements(type, key))
       return ElementsAttr(cached);
@@ -147,7 +165,7 @@ static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
   if (!resource) {
     auto value = amk::getConstantTensor(b);
     if (!value) {
-      op->emitError("cannot read the constant B");
+      error = "cannot read the constant B";
       return failure();
     }
     amk::ref::Tensor packed(value->dtype(), {panels * K, P});
@@ -156,10 +174,10 @@ static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
   }
   AsmResourceBlob *source = resource.getRawHandle().getBlob();
   if (!source || source->getData().size() != (size_t)(K * N * 4)) {
-    op->emitError("cannot read the constant B '")
-        << resource.getRawHandle().getKey() << "': "
-        << (source && !source->getData().empty() ? "wrong size"
-                                                 : "its data was released");
+    error = "cannot read the constant B '" +
+            resource.getRawHandle().getKey().str() + "': " +
+            (source && !source->getData().empty() ? "wrong size"
+                                                  : "its data was released");
     return failure();
   }
   AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
@@ -173,13 +191,18 @@ static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
   return ElementsAttr(result);
 }
 
-std::optional<bool> packedWeightTransposed(Operation *op) {
+std::optional<std::string> packedWeightKey(Operation *op) {
   if (!isa<amk::onnx::GemmOp, amk::fused::GemmOp, amk::onnx::MatMulOp>(op))
     return std::nullopt;
   GemmLayout l = gemmLayout(op);
   if (!packsB(op, l))
     return std::nullopt;
-  return l.transB;
+  auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(
+      op->getOperand(1).getDefiningOp()->getAttr("value"));
+  if (!resource)
+    return std::nullopt;
+  auto [K, N] = packedKN(op, l);
+  return panelsKey(resource, K, N, l.transB);
 }
 
 LogicalResult Scheduler::lowerGemm(Operation *op) {
@@ -259,9 +282,10 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
   // kernel streams it instead of reading 64-float pieces of long rows.
   bool bPanels = false;
   if (packsB(op, layout)) {
-    FailureOr<ElementsAttr> panels = packedPanels(op, b, K, N, transB);
+    std::string error;
+    FailureOr<ElementsAttr> panels = packedPanels(op, b, K, N, transB, error);
     if (failed(panels))
-      return failure();
+      return unsupported(op, error);
     auto type = cast<RankedTensorType>(panels->getType());
     bIdx = newConstTensor(type, *panels,
                           amk::onnx::getTensorName(b).str() + ".panels");
@@ -391,19 +415,19 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
 
 uint64_t
 amk::markWeightsReleasedAfterPacking(llvm::ArrayRef<ModuleOp> modules) {
-  // Per resource: the orientation every packing reference reads it with,
-  // or -1 once some reference reads it otherwise.
-  llvm::StringMap<int> orientation;
+  // Per resource: the panels every packing reference makes of it, or ""
+  // once some reference reads it otherwise (or packs it another way).
+  llvm::StringMap<std::string> panels;
   SmallVector<std::pair<amk::onnx::ConstantOp, StringRef>> candidates;
-  auto note = [&](StringRef key, int o) {
-    auto [it, fresh] = orientation.try_emplace(key, o);
-    if (!fresh && it->second != o)
-      it->second = -1;
+  auto note = [&](StringRef key, StringRef p) {
+    auto [it, fresh] = panels.try_emplace(key, p.str());
+    if (!fresh && it->second != p)
+      it->second.clear();
   };
   auto blockAll = [&](Attribute a) {
     if (a)
       a.walk([&](DenseResourceElementsAttr r) {
-        note(r.getRawHandle().getKey(), -1);
+        note(r.getRawHandle().getKey(), "");
       });
   };
   for (ModuleOp m : modules)
@@ -419,19 +443,19 @@ amk::markWeightsReleasedAfterPacking(llvm::ArrayRef<ModuleOp> modules) {
       }
       StringRef key = value.getRawHandle().getKey();
       for (OpOperand &use : op->getResult(0).getUses()) {
-        std::optional<bool> t =
+        std::optional<std::string> p =
             use.getOperandNumber() == 1
-                ? totask::packedWeightTransposed(use.getOwner())
+                ? totask::packedWeightKey(use.getOwner())
                 : std::nullopt;
-        note(key, t ? int(*t) : -1);
+        note(key, p ? *p : "");
       }
       candidates.push_back({constant, key});
     });
   uint64_t bytes = 0;
   llvm::StringSet<> counted;
   for (auto [constant, key] : candidates) {
-    auto it = orientation.find(key);
-    if (it == orientation.end() || it->second < 0)
+    auto it = panels.find(key);
+    if (it == panels.end() || it->second.empty())
       continue;
     constant->setAttr(kReleaseAfterPackingAttr,
                       UnitAttr::get(constant->getContext()));

@@ -34,10 +34,10 @@ class Tensor;
 
 namespace amk::totask {
 
-/// The orientation (transposed or not) in which amk-schedule-megakernel
-/// packs operand 1 of the product `op` into panels; none when it does not
-/// pack it.
-std::optional<bool> packedWeightTransposed(mlir::Operation *op);
+/// The name of the panels amk-schedule-megakernel packs operand 1 of the
+/// product `op` into, when that operand is a resource weight it packs; none
+/// otherwise. Equal names: the same panels.
+std::optional<std::string> packedWeightKey(mlir::Operation *op);
 
 using mlir::ArrayRef;
 using mlir::DenseMap;

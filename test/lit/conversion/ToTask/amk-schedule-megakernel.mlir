@@ -1199,11 +1199,11 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
 // one attribute for every program compiled in the context (amk-compile's
 // prefill and decode variants share it).
 // CHECK-LABEL: amk_task.program @main_graph
-// CHECK: kind = "const", name = "{{.*}}.panels", size = 4096 : i64, type = tensor<16x64xf32>, value = dense_resource<w.amk_panels> : tensor<16x64xf32>}
+// CHECK: kind = "const", name = "{{.*}}.panels", size = 4096 : i64, type = tensor<16x64xf32>, value = dense_resource<w.amk_panels_16x8> : tensor<16x64xf32>}
 // CHECK-NOT: kind = "const"
 // CHECK: amk_task.kernel gemm
 // CHECK: amk_task.kernel gemm
-// CHECK: w.amk_panels: "0x40000000
+// CHECK: w.amk_panels_16x8: "0x40000000
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
   func.func @main_graph(%x: tensor<2x16xf32> {onnx.name = "x"}, %y: tensor<2x16xf32> {onnx.name = "y"}) -> (tensor<2x8xf32> {onnx.name = "a"}, tensor<2x8xf32> {onnx.name = "b"}) {
     %w = "onnx.Constant"() <{value = dense_resource<w> : tensor<16x8xf32>}> {onnx.name = "w"} : () -> tensor<16x8xf32>
