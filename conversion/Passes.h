@@ -43,7 +43,8 @@ inline constexpr llvm::StringLiteral kReleaseAfterPackingAttr =
 /// Marks (kReleaseAfterPackingAttr) every constant whose resource only the
 /// GEMM packing reads: each reference to it, in all of `modules`, is an
 /// onnx.Constant feeding only the B operand of products that
-/// amk-schedule-megakernel packs into one set of panels (packedWeightKey), so
+/// amk-schedule-megakernel packs into one set of panels (packedWeightKey;
+/// for amk.wgemm, B, its scale or zero point: wgemmPackedWeightKey), so
 /// they (shared by name across programs) replace it everywhere. `modules` must
 /// hold every reference to those weights in the context and must be past
 /// the passes that could read them (only the schedule to come): a holder

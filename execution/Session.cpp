@@ -547,6 +547,13 @@ llvm::Error amk::finishSharingWeights(
     SmallVector<ModuleOp> all(modules.begin(), modules.end());
     all.append(holders.begin(), holders.end());
     markWeightsReleasedAfterPacking(all);
+    // What the graph passes replaced (the float weights of a weight-only
+    // quantized model, weights folded) goes before the schedules pack
+    // more; the holders gave their weights up.
+    if (!modules.empty()) {
+      SmallVector<Operation *> live(modules.begin(), modules.end());
+      releaseUnreferencedBlobs(modules.front()->getContext(), live);
+    }
   }
   SmallVector<task::ProgramOp> programs;
   for (size_t k = 0; k < modules.size(); ++k) {

@@ -447,6 +447,9 @@ amk::markWeightsReleasedAfterPacking(llvm::ArrayRef<ModuleOp> modules) {
             use.getOperandNumber() == 1
                 ? totask::packedWeightKey(use.getOwner())
                 : std::nullopt;
+        if (!p)
+          p = totask::wgemmPackedWeightKey(use.getOwner(),
+                                           use.getOperandNumber());
         note(key, p ? *p : "");
       }
       candidates.push_back({constant, key});

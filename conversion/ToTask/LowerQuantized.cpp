@@ -9,11 +9,18 @@
 
 #include "conversion/ToTask/Scheduler.h"
 
+#include "conversion/Passes.h"
+
 #include "transforms/Utils/PassUtils.h"
 
 #include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,13 +35,12 @@ namespace {
 /// K, N and the rows of A x B (B a 2-D constant, [N, K] when transposed)
 /// into Y; why not, when the shapes do not make such a product.
 const char *productShape(RankedTensorType at, RankedTensorType yt,
-                         const std::optional<amk::ref::Tensor> &b, bool transB,
+                         std::optional<ArrayRef<int64_t>> bShape, bool transB,
                          int64_t &K, int64_t &N, int64_t &rows) {
-  if (!b || b->rank() != 2)
+  if (!bShape || bShape->size() != 2)
     return "B must be a 2-D constant";
-  K = at.getShape().back(), N = transB ? b->shape()[0] : b->shape()[1];
-  if ((transB ? b->shape()[1] : b->shape()[0]) != K ||
-      yt.getShape().back() != N)
+  K = at.getShape().back(), N = transB ? (*bShape)[0] : (*bShape)[1];
+  if ((transB ? (*bShape)[1] : (*bShape)[0]) != K || yt.getShape().back() != N)
     return "the shapes of A, B and Y do not agree";
   rows = at.getNumElements() / std::max<int64_t>(K, 1);
   if (yt.getNumElements() != rows * N)
@@ -80,7 +86,46 @@ constexpr const char *kOutputQuantization =
     "Y's scale and zero point must be constant, per tensor and the scale "
     "positive";
 
+/// The resource behind a constant operand, if it is one.
+DenseResourceElementsAttr resourceOf(Value v) {
+  auto c = v ? v.getDefiningOp<amk::onnx::ConstantOp>() : nullptr;
+  return c ? dyn_cast_or_null<DenseResourceElementsAttr>(c.getValueAttr())
+           : nullptr;
+}
+
+/// The name of the panels lowerWGemm packs an amk.wgemm's weights into
+/// (their tables: `.scale`, `.zero`), when B, its scale and its zero point
+/// are resources and alpha is 1, so that every program of the context
+/// packing the same weights the same way shares one copy; none otherwise.
+std::optional<std::string> wgemmPanelsKey(amk::fused::WGemmOp w) {
+  DenseResourceElementsAttr b = resourceOf(w.getB()),
+                            s = resourceOf(w.getBScale());
+  if (!b || !s || w.getAlpha().convertToDouble() != 1.0)
+    return std::nullopt;
+  // The scale and zero point are named by a hash of their names: the key
+  // stays one printable identifier.
+  std::string tables = s.getRawHandle().getKey().str();
+  if (!isNoneValue(w.getBZeroPoint())) {
+    DenseResourceElementsAttr z = resourceOf(w.getBZeroPoint());
+    if (!z)
+      return std::nullopt;
+    tables += "\n" + z.getRawHandle().getKey().str();
+  }
+  return llvm::formatv("{0}.amk_wgemm{1}_a{2}_b{3}_{4:x-16}",
+                       b.getRawHandle().getKey(), w.getPermB() ? "_t" : "",
+                       w.getAxis(), w.getBlockSize(), llvm::xxh3_64bits(tables))
+      .str();
+}
+
 } // namespace
+
+std::optional<std::string> wgemmPackedWeightKey(Operation *op,
+                                                unsigned operand) {
+  auto w = dyn_cast<fused::WGemmOp>(op);
+  if (!w || operand < 1 || operand > 3)
+    return std::nullopt;
+  return wgemmPanelsKey(w);
+}
 
 LogicalResult Scheduler::lowerQConv(Operation *op) {
   // amk.qconv, or ConvInteger: an int32 result, no scales, X's zero point
@@ -339,7 +384,9 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
   }
   auto b = amk::getConstantTensor(B);
   int64_t K, N, rows;
-  if (const char *why = productShape(at, yt, b, transB, K, N, rows))
+  if (const char *why =
+          productShape(at, yt, b ? std::optional(b->shape()) : std::nullopt,
+                       transB, K, N, rows))
     return unsupported(op, why);
   std::optional<SmallVector<double>> as, az, bs,
       bz = constValues(bZp ? bZp : none);
@@ -493,23 +540,27 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
       return unsupported(op, "perm_b must be absent or [1, 0]");
     transB = true;
   }
-  auto b = amk::getConstantTensor(w.getB());
+  // Shapes come from the types: packed weights another program made are
+  // not read again, and their source may be freed (wgemmPanelsKey).
+  auto bConst = w.getB().getDefiningOp<amk::onnx::ConstantOp>();
+  auto bt = cast<RankedTensorType>(w.getB().getType());
   int64_t K, N, rows;
-  if (const char *why = productShape(at, yt, b, transB, K, N, rows))
+  if (const char *why = productShape(at, yt,
+                                     bConst && bt.hasStaticShape()
+                                         ? std::optional(bt.getShape())
+                                         : std::nullopt,
+                                     transB, K, N, rows))
     return unsupported(op, why);
-  auto bType = cast<IntegerType>(
-      cast<RankedTensorType>(w.getB().getType()).getElementType());
+  auto bType = cast<IntegerType>(bt.getElementType());
   const int64_t bits = bType.getWidth();
   const bool isUnsigned = bType.isUnsigned();
-  auto scale = amk::getConstantTensor(w.getBScale());
-  std::optional<amk::ref::Tensor> zp;
-  if (!isNoneValue(w.getBZeroPoint())) {
-    zp = amk::getConstantTensor(w.getBZeroPoint());
-    if (!zp)
-      return unsupported(op, "B's zero point must be a constant");
-  }
-  if (!scale)
+  const bool hasZp = !isNoneValue(w.getBZeroPoint());
+  if (!w.getBScale().getDefiningOp<amk::onnx::ConstantOp>())
     return unsupported(op, "B's scale must be a constant");
+  if (hasZp && !w.getBZeroPoint().getDefiningOp<amk::onnx::ConstantOp>())
+    return unsupported(op, "B's zero point must be a constant");
+  const int64_t scaleCount =
+      cast<RankedTensorType>(w.getBScale().getType()).getNumElements();
   int64_t axis = w.getAxis() < 0 ? w.getAxis() + 2 : w.getAxis();
   int64_t kAxis = transB ? 1 : 0, block = w.getBlockSize();
   const int64_t group = block > 0 ? block : K;
@@ -522,15 +573,17 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
     sIndex = [=](int64_t q, int64_t n) {
       return transB ? n * groups + q : q * N + n;
     };
-  } else if (scale->numel() == 1) {
+  } else if (scaleCount == 1) {
     sIndex = [](int64_t, int64_t) { return int64_t(0); };
-  } else if (axis == 1 - kAxis && scale->numel() == N) {
+  } else if (axis == 1 - kAxis && scaleCount == N) {
     sIndex = [](int64_t, int64_t n) { return n; };
   } else {
     return unsupported(op, "B's scale must be per tensor, per output column "
                            "or in blocks along the reduction axis");
   }
-  if (zp && zp->numel() != scale->numel())
+  if (hasZp &&
+      cast<RankedTensorType>(w.getBZeroPoint().getType()).getNumElements() !=
+          scaleCount)
     return unsupported(op, "B's zero point and scale differ in shape");
   // C: a constant per column (the bias, folded into a table), or a run-time
   // tensor of Y's shape (a residual) the kernel adds.
@@ -559,46 +612,96 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
       bits == 4 && (groups == 1 || group % 8 == 0) ? 4 : 8;
   const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
   const int64_t panelBytes = storeBits == 8 ? K * P : (K + 7) / 8 * P * 4;
-  amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * panelBytes});
-  amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
-      zT(amk::ref::DataType::FLOAT, {panels * groups * P});
-  uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
-  std::fill_n(wd, wp.numel(), 0);
-  std::fill_n(sT.data<float>(), sT.numel(), 0.f);
-  std::fill_n(zT.data<float>(), zT.numel(), 0.f);
-  const double alpha = w.getAlpha().convertToDouble();
-  bool anyZp = false;
-  for (int64_t n = 0; n < N; ++n) {
-    int64_t p = n / P, j = n % P;
-    for (int64_t k = 0; k < K; ++k) {
-      int64_t v = (int64_t)b->getDouble(transB ? n * K + k : k * N + n) + shift;
-      uint8_t *panel = wd + p * panelBytes;
-      if (storeBits == 8) {
-        panel[k * P + j] = (uint8_t)(int8_t)v;
-      } else {
-        // Word (k / 8, j) holds k..k+7 of column j, nibble k % 8.
-        uint8_t *word = panel + ((k / 8) * P + j) * 4;
-        word[(k % 8) / 2] |= (uint8_t)(v << (4 * (k % 2)));
+  MLIRContext *ctx = op->getContext();
+  Builder bld(ctx);
+  auto wType =
+      RankedTensorType::get({panels * panelBytes}, bld.getIntegerType(8));
+  auto tType = RankedTensorType::get({panels * groups * P}, bld.getF32Type());
+  // Shared panels (wgemmPanelsKey) carry a zero-point table whenever the
+  // types allow one, so that a program finding them knows without reading
+  // the zero points.
+  std::optional<std::string> key = wgemmPanelsKey(w);
+  bool anyZp = key && (hasZp || shift != 0);
+  ElementsAttr wAttr, sAttr, zAttr;
+  if (key) {
+    wAttr = amk::lookupResourceElements(wType, *key);
+    sAttr = amk::lookupResourceElements(tType, *key + ".scale");
+    if (anyZp)
+      zAttr = amk::lookupResourceElements(tType, *key + ".zero");
+    if (!wAttr || !sAttr || (anyZp && !zAttr))
+      wAttr = sAttr = zAttr = nullptr;
+  }
+  if (!wAttr) {
+    auto b = amk::getConstantTensor(w.getB());
+    auto scale = amk::getConstantTensor(w.getBScale());
+    std::optional<amk::ref::Tensor> zp;
+    if (hasZp)
+      zp = amk::getConstantTensor(w.getBZeroPoint());
+    if (!b || !scale || (hasZp && !zp))
+      return unsupported(op, "cannot read B, its scale or its zero point "
+                             "(their data was released)");
+    amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * panelBytes});
+    amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
+        zT(amk::ref::DataType::FLOAT, {panels * groups * P});
+    uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
+    std::fill_n(wd, wp.numel(), 0);
+    std::fill_n(sT.data<float>(), sT.numel(), 0.f);
+    std::fill_n(zT.data<float>(), zT.numel(), 0.f);
+    const double alpha = w.getAlpha().convertToDouble();
+    for (int64_t n = 0; n < N; ++n) {
+      int64_t p = n / P, j = n % P;
+      for (int64_t k = 0; k < K; ++k) {
+        int64_t v =
+            (int64_t)b->getDouble(transB ? n * K + k : k * N + n) + shift;
+        uint8_t *panel = wd + p * panelBytes;
+        if (storeBits == 8) {
+          panel[k * P + j] = (uint8_t)(int8_t)v;
+        } else {
+          // Word (k / 8, j) holds k..k+7 of column j, nibble k % 8.
+          uint8_t *word = panel + ((k / 8) * P + j) * 4;
+          word[(k % 8) / 2] |= (uint8_t)(v << (4 * (k % 2)));
+        }
+      }
+      for (int64_t q = 0; q < groups; ++q) {
+        int64_t i = sIndex(q, n);
+        double s = alpha * scale->getDouble(i);
+        double z = (zp ? zp->getDouble(i) : 0.0) + shift;
+        sT.data<float>()[(p * groups + q) * P + j] = (float)s;
+        zT.data<float>()[(p * groups + q) * P + j] = (float)(s * z);
+        if (!key)
+          anyZp |= z != 0;
       }
     }
-    for (int64_t q = 0; q < groups; ++q) {
-      int64_t i = sIndex(q, n);
-      double s = alpha * scale->getDouble(i);
-      double z = (zp ? zp->getDouble(i) : 0.0) + shift;
-      sT.data<float>()[(p * groups + q) * P + j] = (float)s;
-      zT.data<float>()[(p * groups + q) * P + j] = (float)(s * z);
-      anyZp |= z != 0;
+    if (key) {
+      auto blobOf = [](const amk::ref::Tensor &t) {
+        return HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            ArrayRef<char>(t.raw(), t.byteSize()), /*align=*/64,
+            /*dataIsMutable=*/false);
+      };
+      wAttr = amk::setResourceElements(wType, *key, blobOf(wp));
+      sAttr = amk::setResourceElements(tType, *key + ".scale", blobOf(sT));
+      if (anyZp)
+        zAttr = amk::setResourceElements(tType, *key + ".zero", blobOf(zT));
+      // The driver marked the quantized weights no one else reads
+      // (markWeightsReleasedAfterPacking): the panels replace them.
+      for (Value v :
+           {Value(w.getB()), Value(w.getBScale()), Value(w.getBZeroPoint())})
+        if (DenseResourceElementsAttr r = resourceOf(v);
+            r && v.getDefiningOp()->hasAttr(kReleaseAfterPackingAttr))
+          amk::releaseResource(r);
+    } else {
+      wAttr = wp.toAttr(ctx), sAttr = sT.toAttr(ctx);
+      if (anyZp)
+        zAttr = zT.toAttr(ctx);
     }
   }
-  MLIRContext *ctx = op->getContext();
   std::string base = amk::onnx::getTensorName(w.getB()).str();
-  Builder bld(ctx);
   auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
     return newConstTensor(t, et, base + suffix.str());
   };
-  int wSlot = constOf(wp, bld.getIntegerType(8), ".wgemm");
-  int sSlot = constOf(sT, bld.getF32Type(), ".wgemm_scale");
-  int zSlot = anyZp ? constOf(zT, bld.getF32Type(), ".wgemm_zero") : -1;
+  int wSlot = newConstTensor(wType, wAttr, base + ".wgemm");
+  int sSlot = newConstTensor(tType, sAttr, base + ".wgemm_scale");
+  int zSlot = anyZp ? newConstTensor(tType, zAttr, base + ".wgemm_zero") : -1;
   int biasSlot = -1;
   if (!isNoneValue(w.getC()) && !resValue) {
     amk::ref::Tensor bT(amk::ref::DataType::FLOAT, {N});
@@ -628,7 +731,8 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
           w.getBeta().convertToFloat()};
   k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 8,
   k.colAlign = P;
-  const int64_t wBytes = wp.numel(), tBytes = sT.numel() * 4;
+  const int64_t wBytes = wType.getNumElements(),
+                tBytes = tType.getNumElements() * 4;
   // As GEMM's: the operand a row tile reads (A's rows) and the one a
   // column tile reads (W's panels). A row split re-reads W in every tile
   // and, with many rows, dequantizes it again into float panels: count

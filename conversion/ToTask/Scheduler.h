@@ -39,6 +39,12 @@ namespace amk::totask {
 /// otherwise. Equal names: the same panels.
 std::optional<std::string> packedWeightKey(mlir::Operation *op);
 
+/// The name of the panels amk-schedule-megakernel packs an amk.wgemm's
+/// weights into, when `operand` is its B, B's scale or B's zero point and
+/// those are resources; none otherwise. Equal names: the same panels.
+std::optional<std::string> wgemmPackedWeightKey(mlir::Operation *op,
+                                                unsigned operand);
+
 using mlir::ArrayRef;
 using mlir::DenseMap;
 using mlir::ElementsAttr;

@@ -71,13 +71,15 @@ protected:
     options.resourceThreshold = 64;
     return amk::importONNXBuffer(text, "loader.onnxtxt", &ctx, options);
   }
-  llvm::Expected<amk::CompiledProgram> compile(ModuleOp m, bool withConstants) {
+  llvm::Expected<amk::CompiledProgram>
+  compile(ModuleOp m, bool withConstants,
+          llvm::StringRef pipeline = "builtin.module(amk-graph-opt)") {
     amk::ProgramOptions o;
     o.scheduleWorkers = 2;
     o.single = true;
     o.loadConstants = withConstants;
     std::string err;
-    if (failed(amk::runPipeline(m, "builtin.module(amk-graph-opt)", err)))
+    if (failed(amk::runPipeline(m, pipeline, err)))
       return llvm::createStringError(err);
     return amk::loadCompiledProgram(m, o);
   }
@@ -146,6 +148,19 @@ static DenseResourceElementsAttr constantOfSize(amk::task::ProgramOp program,
   return found;
 }
 
+/// Both programs read one packed attribute of `bytes`, with the weights
+/// the unshared program (`hash`) computes with.
+static void expectOnePackedCopy(const amk::CompiledProgram &first,
+                                const amk::CompiledProgram &second,
+                                int64_t bytes, uint64_t hash) {
+  DenseResourceElementsAttr pa = constantOfSize(first.program, bytes),
+                            pb = constantOfSize(second.program, bytes);
+  ASSERT_TRUE(pa);
+  EXPECT_EQ(pa, pb);
+  EXPECT_EQ(amk::hashProgram(*first.loaded), hash);
+  EXPECT_EQ(amk::hashProgram(*second.loaded), hash);
+}
+
 TEST_F(ProgramLoaderTest, MarkedWeightsArePackedOnceAndTheirImportFreed) {
   uint64_t hash = plainHash();
 
@@ -176,15 +191,61 @@ TEST_F(ProgramLoaderTest, MarkedWeightsArePackedOnceAndTheirImportFreed) {
   EXPECT_TRUE(imported.getRawHandle().getBlob()->getData().empty());
   auto second = compile(*b, true);
   ASSERT_TRUE(!!second) << llvm::toString(second.takeError());
-  // Both programs read one packed attribute, with the weights the
-  // unmarked program computes with.
-  int64_t panelBytes = 2 * 300 * 64 * 4;
-  DenseResourceElementsAttr pa = constantOfSize(first->program, panelBytes),
-                            pb = constantOfSize(second->program, panelBytes);
-  ASSERT_TRUE(pa);
-  EXPECT_EQ(pa, pb);
-  EXPECT_EQ(amk::hashProgram(*first->loaded), hash);
-  EXPECT_EQ(amk::hashProgram(*second->loaded), hash);
+  expectOnePackedCopy(*first, *second, 2 * 300 * 64 * 4, hash);
+}
+
+/// The resources of `module`'s constants of element type `bits`-bit
+/// integers.
+static SmallVector<DenseResourceElementsAttr> integerResources(ModuleOp module,
+                                                               unsigned bits) {
+  SmallVector<DenseResourceElementsAttr> found;
+  module.walk([&](Operation *op) {
+    if (auto r =
+            dyn_cast_or_null<DenseResourceElementsAttr>(op->getAttr("value")))
+      if (r.getType().getElementType().isInteger(bits))
+        found.push_back(r);
+  });
+  return found;
+}
+
+TEST_F(ProgramLoaderTest, QuantizedWeightsAreMadeOnceAndFreedWhenPacked) {
+  const char *w8 = "builtin.module(amk-graph-opt,amk-quantize{precision=w8})";
+  uint64_t hash = 0;
+  {
+    OwningOpRef<ModuleOp> m = import();
+    ASSERT_TRUE(m);
+    auto c = compile(*m, true, w8);
+    ASSERT_TRUE(!!c) << llvm::toString(c.takeError());
+    hash = amk::hashProgram(*c->loaded);
+  }
+  amk::releaseUnreferencedBlobs(&ctx, {});
+  OwningOpRef<ModuleOp> a = import();
+  ASSERT_TRUE(a);
+  OwningOpRef<ModuleOp> b = a->clone();
+  std::string err;
+  for (ModuleOp m : {*a, *b})
+    ASSERT_TRUE(succeeded(amk::runPipeline(m, w8, err))) << err;
+  // One int8 copy of the weights for both modules (a resource named after
+  // the float weights, which the second quantization did not read).
+  SmallVector<DenseResourceElementsAttr> qa = integerResources(*a, 8),
+                                         qb = integerResources(*b, 8);
+  ASSERT_EQ(qa.size(), 1u);
+  ASSERT_EQ(qb.size(), 1u);
+  EXPECT_EQ(qa[0], qb[0]);
+  ASSERT_EQ(qa[0].getRawHandle().getBlob()->getData().size(), 300u * 70);
+  // The float weights are no longer referenced; the int8 ones and their
+  // scales are read only by the packing.
+  EXPECT_EQ(amk::releaseUnreferencedBlobs(
+                &ctx, {a->getOperation(), b->getOperation()}),
+            300u * 70 * 4);
+  EXPECT_EQ(amk::markWeightsReleasedAfterPacking({*a, *b}), 300u * 70 + 70 * 4);
+  auto first = compile(*a, true, "builtin.module()");
+  ASSERT_TRUE(!!first) << llvm::toString(first.takeError());
+  EXPECT_TRUE(qa[0].getRawHandle().getBlob()->getData().empty());
+  // The second program finds the panels without the freed int8 weights.
+  auto second = compile(*b, true, "builtin.module()");
+  ASSERT_TRUE(!!second) << llvm::toString(second.takeError());
+  expectOnePackedCopy(*first, *second, 2 * 300 * 64, hash);
 }
 
 TEST_F(ProgramLoaderTest, ProgramsLoadedTogetherShareOneBlobTheWeightsView) {

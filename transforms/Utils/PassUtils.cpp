@@ -27,6 +27,24 @@ using namespace mlir;
 
 namespace amk {
 
+bool isReadableConstant(Value v) {
+  auto cst = v.getDefiningOp<onnx::ConstantOp>();
+  if (!cst)
+    return false;
+  if (auto r =
+          dyn_cast_or_null<DenseResourceElementsAttr>(cst.getValueAttr())) {
+    // What getRawBytes accepts: data of the type's size.
+    auto type = cast<RankedTensorType>(r.getType());
+    return lookupResourceElements(type, r.getRawHandle().getKey()) &&
+           onnx::getDataType(type.getElementType()).has_value();
+  }
+  if (isa_and_nonnull<DenseElementsAttr>(cst.getValueAttr()))
+    return onnx::getDataType(
+               cast<ShapedType>(cst.getValueAttr().getType()).getElementType())
+        .has_value();
+  return getConstantTensor(v).has_value();
+}
+
 std::optional<ref::Tensor> getConstantTensor(Value v) {
   auto cst = v.getDefiningOp<onnx::ConstantOp>();
   if (!cst)
@@ -315,8 +333,10 @@ DenseResourceElementsAttr lookupResourceElements(RankedTensorType type,
       interface.getBlobManager().lookup(key);
   if (!entry || !entry->getBlob())
     return nullptr;
-  uint64_t bytes =
-      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  // int4 blobs hold two elements per byte, as ONNX's raw data does.
+  uint64_t bits = type.getElementTypeBitWidth();
+  uint64_t bytes = bits < 8 ? (type.getNumElements() * bits + 7) / 8
+                            : type.getNumElements() * (bits / 8);
   if (entry->getBlob()->getData().size() != bytes)
     return nullptr;
   return DenseResourceElementsAttr::get(

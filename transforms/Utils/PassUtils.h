@@ -26,6 +26,9 @@ namespace amk {
 /// The value of `v` when it is produced by an onnx.Constant (any value
 /// form), as an interpreter tensor; nullopt otherwise.
 std::optional<ref::Tensor> getConstantTensor(mlir::Value v);
+/// Whether getConstantTensor(v) would find a value, without copying it
+/// (a weight's copy only to learn that it is constant costs its size).
+bool isReadableConstant(mlir::Value v);
 /// Whether `v` is the `none` of an omitted optional operand.
 bool isNone(mlir::Value v);
 

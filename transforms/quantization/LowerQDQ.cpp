@@ -37,7 +37,7 @@ bool isScalarConst(Value v) {
     return true;
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && t.hasStaticShape() && t.getNumElements() == 1 &&
-         amk::getConstantTensor(v);
+         amk::isReadableConstant(v);
 }
 
 /// The quantized operand behind a per-tensor DequantizeLinear of an 8-bit
@@ -55,10 +55,10 @@ std::optional<std::array<Value, 3>> perTensorDQ(Value v) {
 std::optional<std::array<Value, 3>> weightDQ(Value v) {
   auto dq = v.getDefiningOp<onnx::DequantizeLinearOp>();
   if (!dq || !isInt8(dq.getX().getType()) ||
-      !amk::getConstantTensor(dq.getX()) ||
-      !amk::getConstantTensor(dq.getXScale()) ||
+      !amk::isReadableConstant(dq.getX()) ||
+      !amk::isReadableConstant(dq.getXScale()) ||
       (!amk::isNone(dq.getXZeroPoint()) &&
-       !amk::getConstantTensor(dq.getXZeroPoint())) ||
+       !amk::isReadableConstant(dq.getXZeroPoint())) ||
       dq.getBlockSize() != 0)
     return std::nullopt;
   auto st = cast<RankedTensorType>(dq.getXScale().getType());
@@ -224,7 +224,7 @@ private:
       bias = op->getOperand(index);
     }
     auto bt = dyn_cast<RankedTensorType>(bias.getType());
-    if (!amk::getConstantTensor(bias) || !bt || !bt.getElementType().isF32())
+    if (!amk::isReadableConstant(bias) || !bt || !bt.getElementType().isF32())
       return {};
     return bias;
   }
@@ -282,10 +282,10 @@ private:
              failure();
     auto bdq = op->getOperand(1).getDefiningOp<onnx::DequantizeLinearOp>();
     if (!bdq || !isInt8(bdq.getX().getType()) ||
-        !amk::getConstantTensor(bdq.getX()) ||
-        !amk::getConstantTensor(bdq.getXScale()) ||
+        !amk::isReadableConstant(bdq.getX()) ||
+        !amk::isReadableConstant(bdq.getXScale()) ||
         (!amk::isNone(bdq.getXZeroPoint()) &&
-         !amk::getConstantTensor(bdq.getXZeroPoint())) ||
+         !amk::isReadableConstant(bdq.getXZeroPoint())) ||
         bdq.getBlockSize() != 0 ||
         cast<RankedTensorType>(bdq.getX().getType()).getRank() != 2)
       return why = "its weight is not a DequantizeLinear of 2-D 8-bit "
@@ -341,10 +341,10 @@ private:
     auto xt = cast<RankedTensorType>(bdq.getX().getType());
     auto et = dyn_cast<IntegerType>(xt.getElementType());
     if (!et || (et.getWidth() != 8 && et.getWidth() != 4) ||
-        xt.getRank() != 2 || !amk::getConstantTensor(bdq.getX()) ||
-        !amk::getConstantTensor(bdq.getXScale()) ||
+        xt.getRank() != 2 || !amk::isReadableConstant(bdq.getX()) ||
+        !amk::isReadableConstant(bdq.getXScale()) ||
         (!amk::isNone(bdq.getXZeroPoint()) &&
-         !amk::getConstantTensor(bdq.getXZeroPoint())))
+         !amk::isReadableConstant(bdq.getXZeroPoint())))
       return why = "its weight is not a DequantizeLinear of 2-D 8- or "
                    "4-bit constants",
              failure();
@@ -368,7 +368,8 @@ private:
       Value c = op->getOperand(2);
       auto ct = dyn_cast<RankedTensorType>(c.getType());
       if (ct && ct.getElementType().isF32() && ct.getShape() == yt.getShape() &&
-          !amk::getConstantTensor(c) && !c.getDefiningOp<onnx::DequantizeLinearOp>()) {
+          !amk::isReadableConstant(c) &&
+          !c.getDefiningOp<onnx::DequantizeLinearOp>()) {
         bias = c;
       } else {
         bias = floatBias(op, 2);
@@ -548,7 +549,7 @@ private:
         bias = op->getOperand(2);
       }
       auto bt = dyn_cast<RankedTensorType>(bias.getType());
-      if (!amk::getConstantTensor(bias) || !bt || !bt.getElementType().isF32())
+      if (!amk::isReadableConstant(bias) || !bt || !bt.getElementType().isF32())
         return why = "its bias is not a float constant", failure();
     }
     // The result's only reader quantizing it per tensor to 8 bits is
@@ -594,7 +595,7 @@ private:
     auto mm = cast<onnx::MatMulIntegerOp>(op);
     auto dql = mm.getA().getDefiningOp<onnx::DynamicQuantizeLinearOp>();
     if (!dql || mm.getAZeroPoint() != dql.getResult(2) ||
-        !amk::getConstantTensor(mm.getB()) ||
+        !amk::isReadableConstant(mm.getB()) ||
         cast<RankedTensorType>(mm.getB().getType()).getRank() != 2 ||
         !mm.getY().hasOneUse() ||
         !weightsFitInt8(mm.getB(), mm.getBZeroPoint(), 1))
@@ -616,7 +617,7 @@ private:
                : sm.getB() == dql.getResult(1) ? sm.getA()
                                                : Value();
     auto wst = ws ? dyn_cast<RankedTensorType>(ws.getType()) : nullptr;
-    if (!wst || !amk::getConstantTensor(ws) || wst.getNumElements() != 1 ||
+    if (!wst || !amk::isReadableConstant(ws) || wst.getNumElements() != 1 ||
         (!amk::isNone(mm.getBZeroPoint()) &&
          cast<RankedTensorType>(mm.getBZeroPoint().getType())
                  .getNumElements() != 1))
@@ -632,7 +633,7 @@ private:
         Value other = add.getA() == last->getResult(0) ? add.getB() : add.getA();
         auto bt = dyn_cast<RankedTensorType>(other.getType());
         if (bt && bt.getRank() == 1 && bt.getDimSize(0) == n &&
-            bt.getElementType().isF32() && amk::getConstantTensor(other) &&
+            bt.getElementType().isF32() && amk::isReadableConstant(other) &&
             add.getResult().getType() == ct) {
           bias = other;
           last = add;
@@ -681,7 +682,7 @@ private:
     auto yt = dyn_cast<RankedTensorType>(ql.getY().getType());
     if (!isInt8(ql.getA().getType()) || !bt || !isInt8(bt) || !yt ||
         !isInt8(yt) || bt.getRank() != 2 ||
-        !amk::getConstantTensor(ql.getB()) ||
+        !amk::isReadableConstant(ql.getB()) ||
         !weightsFitInt8(ql.getB(), ql.getBZeroPoint(), 1))
       return failure();
     OpBuilder b(op);

@@ -15,12 +15,15 @@
 #include "dialect/ONNX/ONNXSchema.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace amk {
 #define GEN_PASS_DEF_QUANTIZEWEIGHTS
@@ -99,8 +102,14 @@ private:
     auto at = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     if (!at || !at.getElementType().isF32() || at.getRank() < 2)
       return failure();
-    auto w = amk::getConstantTensor(op->getOperand(1));
-    if (!w || w->rank() != 2 || w->dtype() != DataType::FLOAT)
+    // The type, not the data: a weight another program of the context
+    // quantized already is not read again (quantizedResource).
+    auto wt = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    if (!wt || wt.getRank() != 2 || !wt.getElementType().isF32() ||
+        !wt.hasStaticShape())
+      return failure();
+    auto cst = op->getOperand(1).getDefiningOp<onnx::ConstantOp>();
+    if (!cst || !cst.getValueAttr())
       return failure();
     if (auto g = dyn_cast<onnx::GemmOp>(op)) {
       if (g.getTransA() != 0)
@@ -119,6 +128,27 @@ private:
     return false;
   }
 
+  /// The bytes of `t` as a resource blob holds them: int4 two per byte,
+  /// low nibble first, as ONNX's raw data and getRawBytes have them.
+  static AsmResourceBlob blobOf(const amk::ref::Tensor &t) {
+    bool nibbles = t.dtype() == DataType::INT4 || t.dtype() == DataType::UINT4;
+    size_t bytes = nibbles ? (t.numel() + 1) / 2 : t.byteSize();
+    size_t align = std::max<size_t>(1, amk::ref::elementSize(t.dtype()));
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+        std::max<size_t>(bytes, 1), align, /*dataIsMutable=*/true);
+    char *out = blob.getMutableData().data();
+    if (!nibbles) {
+      std::memcpy(out, t.raw(), bytes);
+    } else {
+      std::fill_n(out, bytes, 0);
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        uint8_t nib = t.data<uint8_t>()[i] & 0xF;
+        out[i / 2] |= static_cast<char>((i % 2) ? (nib << 4) : nib);
+      }
+    }
+    return blob;
+  }
+
   LogicalResult rewrite(Operation *op, int64_t block,
                         amk::quant::FreshNames &fresh,
                         int64_t &bytesBefore, int64_t &bytesAfter) {
@@ -126,9 +156,9 @@ private:
     if (failed(transB))
       return failure();
     Value wv = op->getOperand(1);
-    auto w = amk::getConstantTensor(wv);
-    int64_t K = *transB ? w->dim(1) : w->dim(0),
-            N = *transB ? w->dim(0) : w->dim(1);
+    ArrayRef<int64_t> wShape = cast<RankedTensorType>(wv.getType()).getShape();
+    int64_t K = *transB ? wShape[1] : wShape[0],
+            N = *transB ? wShape[0] : wShape[1];
     if (K * N < minElements)
       return failure();
     // Groups share a scale (and zero point): a whole column, or a block of
@@ -142,7 +172,7 @@ private:
     // The scale's shape: B's with the blocked axis divided, or [N].
     SmallVector<int64_t> sShape;
     if (block) {
-      sShape.assign(w->shape().begin(), w->shape().end());
+      sShape.assign(wShape.begin(), wShape.end());
       sShape[kAxis] = groupsK;
     } else {
       sShape = {N};
@@ -156,47 +186,127 @@ private:
                             : (symmetric ? DataType::INT4 : DataType::UINT4);
     int64_t qmin = bits == 8 ? (symmetric ? -128 : 0) : (symmetric ? -8 : 0);
     int64_t qmax = bits == 8 ? (symmetric ? 127 : 255) : (symmetric ? 7 : 15);
-    amk::ref::Tensor q(qt, w->shape()), s(DataType::FLOAT, sShape),
-        z(qt, sShape);
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t g = 0; g < groupsK; ++g) {
-        int64_t k0 = g * span, k1 = std::min(K, k0 + span);
-        double lo = 0, hi = 0;
-        for (int64_t k = k0; k < k1; ++k) {
-          double x = w->getDouble(at(k, n));
-          lo = std::min(lo, x), hi = std::max(hi, x);
-        }
-        double scale, zp = 0;
-        if (symmetric) {
-          // Symmetric on [-qmax, qmax]: -qmin - 1 == qmax keeps zero exact
-          // and the range balanced.
-          double amax = std::max(-lo, hi);
-          scale = amax > 0 ? amax / qmax : 1.0;
-        } else {
-          scale = hi > lo ? (hi - lo) / (qmax - qmin) : 1.0;
-          zp = std::clamp<double>(std::nearbyint(qmin - lo / scale), qmin,
-                                  qmax);
-        }
-        float fs = (float)scale;
-        s.setDouble(sIndex(g, n), fs);
-        z.setInt(sIndex(g, n), (int64_t)zp);
-        for (int64_t k = k0; k < k1; ++k) {
-          double x = std::nearbyint(w->getDouble(at(k, n)) / fs) + zp;
-          q.setInt(at(k, n), (int64_t)std::clamp<double>(x, qmin, qmax));
-        }
-      }
     MLIRContext *ctx = op->getContext();
+    Type qElement = onnx::getElementType(ctx, static_cast<int32_t>(qt));
+    auto qType = RankedTensorType::get(wShape, qElement);
+    auto sType = RankedTensorType::get(sShape, Float32Type::get(ctx));
+    auto zType = RankedTensorType::get(sShape, qElement);
+
+    // An imported weight's quantized form is a resource named after it
+    // and the quantization: every program compiled in the context (a
+    // decoder's prefill and decode step, a library's variants) shares one
+    // copy, and the float weight is not read again once it exists.
+    auto resource = dyn_cast<DenseResourceElementsAttr>(
+        wv.getDefiningOp<onnx::ConstantOp>().getValueAttr());
+    std::string key;
+    ElementsAttr qa, sa, za;
+    std::optional<amk::ref::Tensor> qT, sT, zT;
+    if (resource) {
+      key = llvm::formatv("{0}.amk_q{1}{2}_b{3}{4}",
+                          resource.getRawHandle().getKey(),
+                          static_cast<int64_t>(bits), symmetric ? "s" : "u",
+                          block, *transB ? "_t" : "")
+                .str();
+      qa = amk::lookupResourceElements(qType, key + ".data");
+      sa = amk::lookupResourceElements(sType, key + ".scale");
+      if (!symmetric)
+        za = amk::lookupResourceElements(zType, key + ".zero_point");
+      if (!qa || !sa || (!symmetric && !za))
+        qa = sa = za = nullptr;
+    }
+    if (!qa) {
+      // The float weight is read in place when it is a resource, and the
+      // quantized one written straight into its blob: no copy of either
+      // (an LM head's float copy alone is a quarter of a small decoder).
+      std::optional<amk::ref::Tensor> wCopy;
+      const float *src = nullptr;
+      if (resource) {
+        AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+        if (blob && blob->getData().size() == size_t(4 * K * N))
+          src = reinterpret_cast<const float *>(blob->getData().data());
+      } else {
+        wCopy = amk::getConstantTensor(wv);
+        if (wCopy && wCopy->dtype() == DataType::FLOAT)
+          src = wCopy->data<float>();
+      }
+      if (!src)
+        return failure();
+      const bool nibbles = bits == 4;
+      std::optional<amk::ref::Tensor> q;
+      AsmResourceBlob qBlob;
+      char *qBytes = nullptr;
+      if (resource) {
+        size_t bytes = nibbles ? (K * N + 1) / 2 : K * N;
+        qBlob = HeapAsmResourceBlob::allocate(bytes, /*align=*/1,
+                                              /*dataIsMutable=*/true);
+        qBytes = qBlob.getMutableData().data();
+        std::fill_n(qBytes, bytes, 0);
+      } else {
+        q.emplace(qt, wShape);
+      }
+      auto put = [&](int64_t i, int64_t v) {
+        if (!qBytes)
+          q->setInt(i, v);
+        else if (!nibbles)
+          qBytes[i] = static_cast<char>(v);
+        else
+          qBytes[i / 2] |= static_cast<char>((v & 0xF) << (4 * (i % 2)));
+      };
+      amk::ref::Tensor s(DataType::FLOAT, sShape), z(qt, sShape);
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t g = 0; g < groupsK; ++g) {
+          int64_t k0 = g * span, k1 = std::min(K, k0 + span);
+          double lo = 0, hi = 0;
+          for (int64_t k = k0; k < k1; ++k) {
+            double x = src[at(k, n)];
+            lo = std::min(lo, x), hi = std::max(hi, x);
+          }
+          double scale, zp = 0;
+          if (symmetric) {
+            // Symmetric on [-qmax, qmax]: -qmin - 1 == qmax keeps zero
+            // exact and the range balanced.
+            double amax = std::max(-lo, hi);
+            scale = amax > 0 ? amax / qmax : 1.0;
+          } else {
+            scale = hi > lo ? (hi - lo) / (qmax - qmin) : 1.0;
+            zp = std::clamp<double>(std::nearbyint(qmin - lo / scale), qmin,
+                                    qmax);
+          }
+          float fs = (float)scale;
+          s.setDouble(sIndex(g, n), fs);
+          z.setInt(sIndex(g, n), (int64_t)zp);
+          for (int64_t k = k0; k < k1; ++k) {
+            double x = std::nearbyint(double(src[at(k, n)]) / fs) + zp;
+            put(at(k, n), (int64_t)std::clamp<double>(x, qmin, qmax));
+          }
+        }
+      if (resource) {
+        qa = amk::setResourceElements(qType, key + ".data", std::move(qBlob));
+        sa = amk::setResourceElements(sType, key + ".scale", blobOf(s));
+        if (!symmetric)
+          za = amk::setResourceElements(zType, key + ".zero_point", blobOf(z));
+      } else {
+        qT = std::move(q), sT = std::move(s), zT = std::move(z);
+      }
+    }
     std::string base = amk::quant::valueName(wv);
-    auto initLoc = [&](const std::string &name) {
-      return onnx::makeInitializerLoc(ctx, "amk-quantize-weights",
-                                      fresh(name));
-    };
     OpBuilder b(op);
-    Value qv = amk::createConstant(b, initLoc(base + "_quantized"), q);
-    Value sv = amk::createConstant(b, initLoc(base + "_scale"), s);
+    auto constant = [&](ElementsAttr value,
+                        const std::optional<amk::ref::Tensor> &t,
+                        const std::string &name) {
+      Location loc =
+          onnx::makeInitializerLoc(ctx, "amk-quantize-weights", fresh(name));
+      if (t)
+        return amk::createConstant(b, loc, *t);
+      return onnx::ConstantOp::create(
+                 b, loc, TypeRange{value.getType()}, ValueRange{},
+                 ArrayRef<NamedAttribute>{b.getNamedAttr("value", value)})
+          .getResult();
+    };
+    Value qv = constant(qa, qT, base + "_quantized");
+    Value sv = constant(sa, sT, base + "_scale");
     Value zv = symmetric ? amk::getNoneValue(b, op->getLoc())
-                         : amk::createConstant(
-                               b, initLoc(base + "_zero_point"), z);
+                         : constant(za, zT, base + "_zero_point");
     OperationState st(onnx::makeNodeLoc(ctx, "amk-quantize-weights",
                                         fresh(base + "_DequantizeLinear"),
                                         {fresh(base + "_dequantized")}),
@@ -210,9 +320,10 @@ private:
     op->setOperand(1, dq->getResult(0));
     if (Operation *def = wv.getDefiningOp(); def && def->use_empty())
       def->erase();
+    int64_t numScales = sType.getNumElements();
     bytesBefore += 4 * K * N;
-    bytesAfter += (K * N * bits + 7) / 8 + s.numel() * 4 +
-                  (symmetric ? 0 : (s.numel() * bits + 7) / 8);
+    bytesAfter += (K * N * bits + 7) / 8 + numScales * 4 +
+                  (symmetric ? 0 : (numScales * bits + 7) / 8);
     return success();
   }
 };

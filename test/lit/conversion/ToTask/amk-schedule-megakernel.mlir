@@ -1219,3 +1219,38 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     }
   }
 #-}
+
+// -----
+
+//--- shared_weight_only.mlir
+// Weight-only products whose int8 weights and scales are imported (or
+// amk-quantize-weights') resources: the panels and the scale table are
+// resources named after them and the scale's name, made once for both
+// products (one constant buffer each) and for every program of the
+// context.
+// CHECK-LABEL: amk_task.program @main_graph
+// CHECK: kind = "const", name = "{{.*}}.wgemm", size = 1024 : i64, type = tensor<1024xi8>, value = dense_resource<q.amk_wgemm_a1_b0_[[H:[0-9a-f]+]]> : tensor<1024xi8>}
+// CHECK: kind = "const", name = "{{.*}}.wgemm_scale", offset = 1024 : i64, size = 256 : i64, type = tensor<64xf32>, value = dense_resource<q.amk_wgemm_a1_b0_[[H]].scale> : tensor<64xf32>}
+// CHECK-NOT: kind = "const"
+// CHECK: amk_task.kernel wgemm
+// CHECK: amk_task.kernel wgemm
+// The panel's row k = 0: q's first row (-100 ... -93), then zeros.
+// CHECK: q.amk_wgemm_a1_b0_[[H]]: "0x400000009C9D9E9FA0A1A2A300000000
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @main_graph(%x: tensor<2x16xf32> {onnx.name = "x"}, %y: tensor<2x16xf32> {onnx.name = "y"}) -> (tensor<2x8xf32> {onnx.name = "a"}, tensor<2x8xf32> {onnx.name = "b"}) {
+    %none = onnx.NoValue
+    %q = "onnx.Constant"() <{value = dense_resource<q> : tensor<16x8xi8>}> {onnx.name = "q"} : () -> tensor<16x8xi8>
+    %s = "onnx.Constant"() <{value = dense_resource<s> : tensor<8xf32>}> {onnx.name = "s"} : () -> tensor<8xf32>
+    %a = "amk.wgemm"(%x, %q, %s, %none, %none) <{axis = 1 : i64}> : (tensor<2x16xf32>, tensor<16x8xi8>, tensor<8xf32>, none, none) -> tensor<2x8xf32>
+    %b = "amk.wgemm"(%y, %q, %s, %none, %none) <{axis = 1 : i64}> : (tensor<2x16xf32>, tensor<16x8xi8>, tensor<8xf32>, none, none) -> tensor<2x8xf32>
+    return %a, %b : tensor<2x8xf32>, tensor<2x8xf32>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      q: "0x010000009c9d9e9fa0a1a2a39fa0a1a2a3a4a5a6a2a3a4a5a6a7a8a9a5a6a7a8a9aaabaca8a9aaabacadaeafabacadaeafb0b1b2aeafb0b1b2b3b4b5b1b2b3b4b5b6b7b8b4b5b6b7b8b9babbb7b8b9babbbcbdbebabbbcbdbebfc0c1bdbebfc0c1c2c3c4c0c1c2c3c4c5c6c7c3c4c5c6c7c8c9cac6c7c8c9cacbcccdc9cacbcccdcecfd0",
+      s: "0x040000000000003f0000003f0000003f0000003f0000003f0000003f0000003f0000003f"
+    }
+  }
+#-}

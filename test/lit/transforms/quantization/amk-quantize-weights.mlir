@@ -93,6 +93,46 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
   }
 }
 
+// -----
+
+// An imported (resource) weight: its quantized form is a resource named
+// after it and the quantization, made once for both products and for every
+// program compiled in the context (a decoder's prefill and decode step).
+// The values are @per_column's, int4 two to a byte, low nibble first
+// (3, 7 | 7, -3; asymmetric 7, 15 | 15, 0 and zero points 0, 5).
+// W8-LABEL: func.func @resource_weight(
+// W8-NOT: dense_resource<w>
+// W8: "onnx.Constant"() <{value = dense_resource<w.amk_q8s_b0.data> : tensor<2x2xi8>}>
+// W8: "onnx.Constant"() <{value = dense_resource<w.amk_q8s_b0.scale> : tensor<2xf32>}>
+// W8: "onnx.DequantizeLinear"
+// W8: "onnx.Constant"() <{value = dense_resource<w.amk_q8s_b0.data> : tensor<2x2xi8>}>
+// W8: "onnx.Constant"() <{value = dense_resource<w.amk_q8s_b0.scale> : tensor<2xf32>}>
+// W8: "onnx.DequantizeLinear"
+// W8: w.amk_q8s_b0.data: "0x01000000407F7FC0",
+// W8-NOT: w:
+// W4-LABEL: func.func @resource_weight(
+// W4: dense_resource<w.amk_q4s_b16.data> : tensor<2x2xi4>
+// W4: w.amk_q4s_b16.data: "0x0100000073D7",
+// ASYM-LABEL: func.func @resource_weight(
+// ASYM: dense_resource<w.amk_q4u_b16.zero_point> : tensor<1x2xui4>
+// ASYM: w.amk_q4u_b16.data: "0x01000000F70F",
+// ASYM: w.amk_q4u_b16.zero_point: "0x0100000050"
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @resource_weight(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+    %w = "onnx.Constant"() <{value = dense_resource<w> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+    %m = "onnx.MatMul"(%x, %w) : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+    %n = "onnx.MatMul"(%y, %w) : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+    return %m, %n : tensor<3x2xf32>, tensor<3x2xf32>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x040000000000803F0000003F00000040000080BE"
+    }
+  }
+#-}
+
 //--- old-opset.mlir
 module attributes {onnx.opset_import = {ai.onnx = 11 : i64}} {
   func.func @old_opset(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
