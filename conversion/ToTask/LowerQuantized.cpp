@@ -725,7 +725,15 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   k.slots = {*ai, wSlot, yi, sSlot, zSlot, biasSlot};
   if (resSlot >= 0)
     k.slots.push_back(resSlot);
-  k.ip = {rows, N, K, storeBits, group, act};
+  // The verifier keeps activation_bits to int4 weights whose blocks start
+  // on a word, which are stored as nibbles.
+  k.ip = {rows,
+          N,
+          K,
+          storeBits,
+          group,
+          act,
+          storeBits == 4 ? (int64_t)w.getActivationBits() : int64_t(0)};
   k.fp = {w.getActivationAlpha().convertToFloat(),
           w.getActivationBeta().convertToFloat(),
           w.getBeta().convertToFloat()};

@@ -190,6 +190,12 @@ LogicalResult WGemmOp::verify() {
     return emitOpError("B_scale must be float32");
   if (getBlockSize() < 0)
     return emitOpError("block_size must be >= 0");
+  if (getActivationBits() != 0 &&
+      (getActivationBits() != 8 || bi.getWidth() != 4 ||
+       getBlockSize() % 8 != 0))
+    return emitOpError() << "activation_bits must be 0, or 8 with 4-bit "
+                            "weights in blocks of a multiple of 8, not "
+                         << getActivationBits();
   if (b.hasStaticShape() && s.hasStaticShape()) {
     SmallVector<int64_t> want;
     if (getBlockSize() > 0) {

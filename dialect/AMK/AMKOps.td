@@ -183,6 +183,12 @@ def AMK_WGemmOp : AMK_Op<"wgemm", [Pure]> {
     (a residual). `amk-lower-qdq` builds it from a DequantizeLinear of constant
     weights feeding a product whose A is float; `amk-quantize-weights`
     writes that pattern from a float model.
+
+    `activation_bits` 8 (int4 weights only; ONNX Runtime's MatMulNBits
+    `accuracy_level` 4): a product of fewer than 6 rows (a decoder's
+    token) first quantizes each row of A per block of B to int8
+    (symmetric, scale max|A| / 127, rounding half to even), so that the
+    runtime sums integer products; 0 keeps A in float.
   }];
   let arguments = (ins
     AnyRankedTensor:$A,
@@ -197,7 +203,8 @@ def AMK_WGemmOp : AMK_Op<"wgemm", [Pure]> {
     DefaultValuedOptionalAttr<F32Attr, "1.0f">:$beta,
     DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation,
     DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_alpha,
-    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_beta
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$activation_beta,
+    DefaultValuedOptionalAttr<I64Attr, "0">:$activation_bits
   );
   let results = (outs AnyRankedTensor:$Y);
   let hasVerifier = 1;

@@ -249,12 +249,42 @@ LogicalResult qgemmK(KernelContext &ctx) {
 
 /// amk.wgemm: amk.gemm(A, DQ(B), C); B's DequantizeLinear reads the op's
 /// `axis` and `block_size` (DequantizeLinear-21 semantics, int4 included).
+/// With activation_bits 8 and fewer than 6 rows, A is first quantized to
+/// int8 per row and block of B and dequantized (the runtime's integer
+/// products compute the same values).
 LogicalResult wgemmK(KernelContext &ctx) {
   auto b = callKernel(ctx, "DequantizeLinear",
                       {ctx.value(1), ctx.value(2), ctx.value(3)});
   if (failed(b))
     return failure();
-  std::vector<RValue> in = {ctx.value(0), RValue(*b), ctx.value(4)};
+  RValue a = ctx.value(0);
+  if (ctx.getInt("activation_bits", 0) == 8) {
+    const Tensor &x = ctx.in(0);
+    int64_t K = x.shape().back(), block = ctx.getInt("block_size", 0) > 0
+                                              ? ctx.getInt("block_size", 0)
+                                              : K;
+    int64_t rows = K ? x.numel() / K : 0;
+    if (x.dtype() == DataType::FLOAT && rows < 6) {
+      Tensor y(DataType::FLOAT, x.shape());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k0 = 0; k0 < K; k0 += block) {
+          int64_t k1 = std::min(K, k0 + block);
+          float amax = 0;
+          for (int64_t k = k0; k < k1; ++k)
+            amax = std::max(amax, std::fabs(x.data<float>()[r * K + k]));
+          float scale = amax / 127.f;
+          for (int64_t k = k0; k < k1; ++k) {
+            float v = x.data<float>()[r * K + k];
+            float q = scale > 0
+                          ? std::clamp(std::nearbyint(v / scale), -127.f, 127.f)
+                          : 0.f;
+            y.data<float>()[r * K + k] = q * scale;
+          }
+        }
+      a = RValue(y);
+    }
+  }
+  std::vector<RValue> in = {a, RValue(*b), ctx.value(4)};
   KernelContext sub(ctx.getOp(), in, ctx.interpreter());
   sub.setVersion(onnx::kMaxOpset);
   if (failed(gemmK(sub)))

@@ -19,7 +19,9 @@ products (a float input times a DequantizeLinear of int8 or int4
 constants, per column or in blocks along K, written by
 amk-quantize-weights; amk.wgemm), whose portable run also sets
 AMK_NO_AVX512=1, and ONNX Runtime's com.microsoft.MatMulNBits (checked
-against ONNX Runtime only: the interpreter has no contrib ops). Pass: the
+against ONNX Runtime only: the interpreter has no contrib ops), and int4
+weights on int8 activations (amk.wgemm activation_bits 8, MLIR models
+checked against the interpreter only). Pass: the
 program uses the integer kernel; float results match to 1e-5
 of the output's scale; a requantized result differs by at most one
 quantization step on at most 1% of its elements (a float sum landing on a
@@ -271,15 +273,41 @@ CASES = [
      lambda p, b: weight_only_model(
          p, b, (3, 256), 100, "bits=4 block-size=64 symmetric=false",
          op="Gemm", transB=1, alpha=0.5, beta=2.0)),
+    # int4 weights on int8 activations (amk-lower-qdq{activation-bits=8},
+    # MatMulNBits' accuracy_level 4): fewer than 6 rows sum integer
+    # products; the interpreter quantizes A the same way. MLIR models
+    # (amk.wgemm is AMK's op), so not run on ONNX Runtime.
+    ("w4a8_gemv", "wgemm-a8",
+     lambda p, b: weight_only_model(p, b, (1, 512), 200, "bits=4",
+                                    activation_bits=8)),
+    ("w4a8_rows_asym_relu", "wgemm-a8",
+     lambda p, b: weight_only_model(p, b, (5, 96), 130,
+                                    "bits=4 symmetric=false", relu=True,
+                                    activation_bits=8)),
+    ("w4a8_k37_tail_residual", "wgemm-a8",
+     lambda p, b: weight_only_model(p, b, (2, 40), 40,
+                                    "bits=4 block-size=16 symmetric=false",
+                                    residual=True, activation_bits=8)),
+    ("w4a8_gemm_transb_b64", "wgemm-a8",
+     lambda p, b: weight_only_model(
+         p, b, (3, 256), 100, "bits=4 block-size=64", op="Gemm", transB=1,
+         alpha=0.5, beta=2.0, activation_bits=8)),
+    # Eight rows: the product dequantizes to float panels, activations
+    # stay float even with activation_bits 8.
+    ("w4a8_rows8_float", "wgemm-a8",
+     lambda p, b: weight_only_model(p, b, (8, 64), 70, "bits=4",
+                                    activation_bits=8)),
 ]
 
 
 def weight_only_model(path, bin_dir, shape, N, options, op="MatMul",
                       transB=0, alpha=1.0, beta=1.0, bias=True, relu=False,
-                      residual=False):
+                      residual=False, activation_bits=0):
     """A float MatMul/Gemm whose weights amk-quantize-weights{options}
     turns into a DequantizeLinear of int8/int4 constants (per column or in
-    blocks along K: ONNX Runtime's 4-bit QDQ layout), exported to ONNX."""
+    blocks along K: ONNX Runtime's 4-bit QDQ layout), exported to ONNX;
+    with activation_bits, lowered to amk.wgemm with them and written as
+    MLIR (the path returned)."""
     K = shape[-1]
     nodes, inits = [], []
     w = (RNG.standard_normal((N, K) if transB else (K, N)) * 0.1)
@@ -315,6 +343,13 @@ def weight_only_model(path, bin_dir, shape, N, options, op="MatMul",
     m.ir_version = 10
     fp = path + ".float.onnx"
     onnx.save(m, fp)
+    if activation_bits:
+        out = path.removesuffix(".onnx") + ".mlir"
+        run([str(bin_dir / "amk-opt"), fp, "--pass-pipeline=builtin.module("
+             f"amk-graph-opt,amk-quantize-weights{{{options}}},"
+             f"amk-lower-qdq{{activation-bits={activation_bits}}})", "-o",
+             out])
+        return out
     run([str(bin_dir / "amk-opt"), fp, "--pass-pipeline=builtin.module("
          f"amk-quantize-weights{{{options}}})", "-o", path])
 
@@ -401,16 +436,23 @@ def main():
     for name, kernel, make in CASES:
         model = work / f"{name}.onnx"
         if make.__code__.co_argcount == 2:
-            make(str(model), bin_dir)
+            made = make(str(model), bin_dir)
         else:
-            make(str(model))
+            made = make(str(model))
+        if made:
+            model = pathlib.Path(made)
         problems = []
         ir = run([amk_opt, str(model), "--pass-pipeline=builtin.module("
                   "amk-graph-opt,amk-schedule-megakernel{workers=2})"])
         ort_only = kernel.endswith("-ort")
-        kernel = kernel.removesuffix("-ort")
+        # An MLIR model of AMK's ops: no ONNX Runtime comparison.
+        int8_acts = kernel.endswith("-a8")
+        kernel = kernel.removesuffix("-ort").removesuffix("-a8")
         if f"kernel {kernel} " not in ir:
             problems.append(f"no {kernel} kernel in the program")
+        if int8_acts and "activation_bits = 8" not in run(
+                [amk_opt, str(model)]):
+            problems.append("amk.wgemm without activation_bits = 8")
         if ort_only:
             for label, env in PATHS:
                 out = run([amk_run, str(model), "--seed", "3", "--threads",
@@ -445,8 +487,9 @@ def main():
                 problems.append(f"{label}: max abs {diff.max():.3g} "
                                 f"(scale {scale:.3g}, step {step:.3g}), "
                                 f"{ties} of {a.size} differ")
-        out = run([amk_run, str(model), "--seed", "3", "--threads", "2",
-                   "--compare-ort", "--min-cosine", "0.9999"], mismatch_ok=True)
+        out = "" if int8_acts else run(
+            [amk_run, str(model), "--seed", "3", "--threads", "2",
+             "--compare-ort", "--min-cosine", "0.9999"], mismatch_ok=True)
         note = ""
         if "MISMATCH" in out:
             # Without VNNI, ONNX Runtime's int8 products go through

@@ -112,6 +112,12 @@ public:
               onnx::QLinearMatMulOp, onnx::MatMulIntegerOp>(op))
         convs.push_back(op);
     });
+    if (activationBits != 0 && activationBits != 8) {
+      getOperation().emitError()
+          << "amk-lower-qdq: activation-bits must be 0 or 8, not "
+          << static_cast<int64_t>(activationBits);
+      return signalPassFailure();
+    }
     int64_t done = 0, qout = 0, gemms = 0;
     if (weightOnly) {
       // ONNX Runtime's 4-bit (and 8-bit) weight format, a contrib op.
@@ -392,6 +398,10 @@ private:
     if (bdq.getBlockSize() > 0)
       state.addAttribute("block_size",
                          b.getI64IntegerAttr(bdq.getBlockSize()));
+    if (activationBits == 8 && bdq.getBlockSize() % 8 == 0 &&
+        cast<RankedTensorType>(bdq.getX().getType()).getElementTypeBitWidth() ==
+            4)
+      state.addAttribute("activation_bits", b.getI64IntegerAttr(8));
     replace(op, state, {});
     ++weightOnlyDone;
     return success();
@@ -403,8 +413,8 @@ private:
   /// [N][blocks][block_size * bits / 8] bytes, low bits first; scales per
   /// (column, block); zero points packed the same way, 2^(bits-1) when
   /// absent) with constant weights: amk.wgemm on the unpacked uint4/uint8
-  /// weights, [N, K] read through perm_b. ONNX Runtime may quantize A at
-  /// its accuracy_level 4; amk.wgemm computes in float.
+  /// weights, [N, K] read through perm_b; at accuracy_level 4, 4-bit
+  /// weights meet int8 activations, as in ONNX Runtime.
   LogicalResult rewriteMatMulNBits(onnx::GenericOp g, std::string &why) {
     auto attr = [&](StringRef name) -> int64_t {
       auto a = g.getOnnxAttrs().getAs<IntegerAttr>(name);
@@ -484,6 +494,9 @@ private:
     state.addTypes(yt);
     addGemmAttrs(b, state, g, 1, /*transB=*/true, 1.f, 1.f);
     state.addAttribute("block_size", b.getI64IntegerAttr(block));
+    // accuracy_level 4: ONNX Runtime computes with int8 activations.
+    if (attr("accuracy_level") == 4 && bits == 4 && block % 8 == 0)
+      state.addAttribute("activation_bits", b.getI64IntegerAttr(8));
     Operation *w = b.create(state);
     Value out = g.getOutputs()[0];
     if (out.getType() != yt)

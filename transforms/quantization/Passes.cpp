@@ -54,6 +54,12 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
                      "(amk-emulate-qdq, amk-group-elementwise, "
                      "canonicalize); false keeps the QDQ graph"),
       llvm::cl::init(true)};
+  Option<int64_t> activationBits{
+      *this, "activation-bits",
+      llvm::cl::desc("w4: 8 quantizes a token's activations to int8 per "
+                     "block, so the runtime sums integer products "
+                     "(amk.wgemm activation_bits); 0 keeps them float"),
+      llvm::cl::init(8)};
 };
 } // namespace
 
@@ -61,6 +67,7 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
                                          quant::Precision precision,
                                          llvm::StringRef dataDir,
                                          double sensitivityTarget, bool emulate,
+                                         int64_t activationBits,
                                          std::string &error) {
   if (precision == quant::Precision::FP32)
     return success();
@@ -80,11 +87,22 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
               " needs no data-dir: only the weights are quantized";
       return failure();
     }
+    if (activationBits != 0 && activationBits != 8) {
+      error = "activation-bits must be 0 or 8, not " +
+              std::to_string(activationBits);
+      return failure();
+    }
     QuantizeWeightsOptions w;
     w.bits = precision == quant::Precision::W8 ? 8 : 4;
     pm.addPass(createQuantizeWeights(w));
-    if (emulate)
-      pm.addPass(createLowerQDQ());
+    if (emulate) {
+      // int8 activations meet int4 weights only (u4 x s8 products never
+      // saturate); int8 weights keep float activations.
+      LowerQDQOptions lower;
+      lower.activationBits =
+          precision == quant::Precision::W4 ? activationBits : 0;
+      pm.addPass(createLowerQDQ(lower));
+    }
     pm.addPass(createCanonicalizerPass());
     return success();
   }
@@ -134,7 +152,7 @@ void amk::registerQuantizationPipelines() {
         std::string error;
         if (failed(buildQuantizePipeline(pm, o.precision, o.dataDir,
                                          o.sensitivityTarget, o.emulate,
-                                         error)))
+                                         o.activationBits, error)))
           return errorHandler("amk-quantize: " + error);
         return success();
       },

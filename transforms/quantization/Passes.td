@@ -207,6 +207,11 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
     Option<"weightOnly", "weight-only", "bool", /*default=*/"true",
            "Rewrite float-input products of quantized constant weights "
            "into amk.wgemm">,
+    Option<"activationBits", "activation-bits", "int64_t", /*default=*/"0",
+           "amk.wgemm's activation_bits for int4 weights read through a "
+           "DequantizeLinear: 8 quantizes a token's activations to int8 "
+           "per block (integer products), 0 keeps them float. "
+           "MatMulNBits follows its own accuracy_level (4: 8)">,
   ];
   let statistics = [
     Statistic<"numConvs", "convs", "convolutions rewritten to amk.qconv">,

@@ -514,18 +514,33 @@ enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
  * word (k8, j) holding k = 8 k8 .. 8 k8 + 7 of column j, nibble k % 8 at
  * bits 4 (k % 8), each an unsigned 0..15 (signed int4 stored plus 8, its
  * zero point moved with it); groups of 4-bit weights start on multiples
- * of 8 (the lowering stores others as bits 8). S and SZ (scale x alpha, and that times the zero point) are
- * float32 [N/64][groups][64]; SZ is absent when every zero point is 0.
- * Buffers A, W, Y, S, SZ (optional), BIAS (float32 [N], times beta;
- * optional), RES (float32 [rows][N], a run-time addend such as a
+ * of 8 (the lowering stores others as bits 8). S and SZ (scale x alpha, and
+ * that times the zero point) are float32 [N/64][groups][64]; SZ is absent when
+ * every zero point is 0. Buffers A, W, Y, S, SZ (optional), BIAS (float32 [N],
+ * times beta; optional), RES (float32 [rows][N], a run-time addend such as a
  * residual, times res_beta, added before the activation; optional). A
  * tile of few rows streams W once (the decoder's GEMV); one of many rows
  * dequantizes each panel into float once and multiplies on the GEMM
  * kernel's blocks.
- * iparams: rows, N, K, bits, group, act. fparams: activation alpha, beta,
- * res_beta. Rows: rows; columns: N, tiles starting on a panel. */
-enum { AMK_WG_ROWS, AMK_WG_N, AMK_WG_K, AMK_WG_BITS, AMK_WG_GROUP,
-       AMK_WG_ACT, AMK_WG_NUM_IPARAMS };
+ * With a_bits 8 (bits 4 only, ONNX Runtime's MatMulNBits accuracy_level
+ * 4) a product of fewer than 6 rows quantizes each row's activations per
+ * group to int8 (symmetric, scale max|A| / 127, rounding half to even)
+ * and sums u4 x s8 products exactly in int32: Y = S x sa x sum(W x Aq) -
+ * SZ x sa x sum(Aq) per group. The decision is the product's (its rows),
+ * never the tile's, so results do not depend on the schedule.
+ * iparams: rows, N, K, bits, group, act, a_bits (0: float activations).
+ * fparams: activation alpha, beta, res_beta. Rows: rows; columns: N, tiles
+ * starting on a panel. */
+enum {
+  AMK_WG_ROWS,
+  AMK_WG_N,
+  AMK_WG_K,
+  AMK_WG_BITS,
+  AMK_WG_GROUP,
+  AMK_WG_ACT,
+  AMK_WG_A_BITS,
+  AMK_WG_NUM_IPARAMS
+};
 enum { AMK_WG_ACT_ALPHA, AMK_WG_ACT_BETA, AMK_WG_RES_BETA,
        AMK_WG_NUM_FPARAMS };
 

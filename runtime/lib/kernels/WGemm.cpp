@@ -20,6 +20,7 @@
 #include "amk/kernel_params.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -45,14 +46,22 @@ constexpr float kNibbleScale[8] = {1.f,        1.f / 16,       1.f / 256,
                                    1.f / 16777216, 1.f};
 
 struct WParams {
-  int64_t rows, n, k, bits, group, groups, act;
+  int64_t rows, n, k, bits, group, groups, act, aBits;
   float actA, actB, resBeta;
   WParams(const int64_t *ip, const float *fp)
       : rows(ip[AMK_WG_ROWS]), n(ip[AMK_WG_N]), k(ip[AMK_WG_K]),
         bits(ip[AMK_WG_BITS]), group(ip[AMK_WG_GROUP]),
         groups((ip[AMK_WG_K] + ip[AMK_WG_GROUP] - 1) / ip[AMK_WG_GROUP]),
-        act(ip[AMK_WG_ACT]), actA(fp[AMK_WG_ACT_ALPHA]),
-        actB(fp[AMK_WG_ACT_BETA]), resBeta(fp[AMK_WG_RES_BETA]) {}
+        act(ip[AMK_WG_ACT]), aBits(ip[AMK_WG_A_BITS]),
+        actA(fp[AMK_WG_ACT_ALPHA]), actB(fp[AMK_WG_ACT_BETA]),
+        resBeta(fp[AMK_WG_RES_BETA]) {}
+  /// Whether the activations are quantized to int8 (kernel_params.h):
+  /// decided on the product's rows, so every tile computes alike.
+  bool int8Activations() const {
+    return aBits == 8 && bits == 4 && rows < kDequantRows;
+  }
+  /// 32-bit words of one column of a 4-bit panel: 8 k each.
+  int64_t words() const { return (k + 7) / 8; }
   /// Bytes of one packed panel: int8 [K][64]; int4 [K/8][64] words of 8
   /// nibbles (k to k+7 of one column).
   int64_t panelBytes() const {
@@ -141,6 +150,171 @@ void dequantPanelPortable(const WParams &g, const WBuffers &bf, int64_t p,
       dst[k * kP + j] = weightAt(g, w, k, j) * s[q * kP + j] -
                         (sz ? sz[q * kP + j] : 0.f);
   }
+}
+
+/// One row's activations quantized to int8 per group (a_bits 8): for each
+/// 8-k word of the 4-bit panels, the activations its low nibbles meet
+/// (k = 0, 2, 4, 6 as the bytes of `even`) and its high ones (`odd`), so
+/// that u8 x s8 byte products line up; per group the scale and the sum of
+/// the quantized values (the zero points' term).
+struct QuantizedRow {
+  const uint32_t *even, *odd; // [words]
+  const float *scale;         // [groups]
+  const int32_t *sum;         // [groups]
+};
+
+/// Quantizes row `a` into `words` (2 x words) and `scales`/`sums`
+/// ([groups]): symmetric, scale max|a| / 127, rounding half to even. The
+/// same scalar code on every CPU, so every path computes the same values.
+void quantizeRow(const WParams &g, const float *a, uint32_t *words,
+                 float *scales, int32_t *sums) {
+  const int64_t nw = g.words();
+  std::fill_n(words, 2 * nw, 0u);
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
+    float amax = 0;
+    for (int64_t k = k0; k < k1; ++k)
+      amax = std::max(amax, std::fabs(a[k]));
+    float scale = amax / 127.f;
+    int32_t sum = 0;
+    for (int64_t k = k0; k < k1; ++k) {
+      int32_t v = scale > 0 ? (int32_t)std::nearbyint(a[k] / scale) : 0;
+      v = std::clamp(v, -127, 127);
+      sum += v;
+      uint32_t byte = (uint32_t)(uint8_t)(int8_t)v;
+      uint32_t &word = (k % 2 ? words + nw : words)[k / 8];
+      word |= byte << (8 * ((k % 8) / 2));
+    }
+    scales[q] = scale, sums[q] = sum;
+  }
+}
+
+/// out[r][0..64) = the panel's products for `mr` rows on int8 activations:
+/// the portable loop (the reference the vector one matches bit for bit:
+/// exact int32 sums, then the same fused float operations).
+void streamPanelQ8Portable(const WParams &g, const WBuffers &bf, int64_t p,
+                           const QuantizedRow *qa, int mr,
+                           float out[kMaxStreamRows][kP]) {
+  const uint8_t *w = g.panel(bf.w, p);
+  const auto [s, sz] = PanelTables(g, bf, p);
+  for (int r = 0; r < mr; ++r)
+    std::fill_n(out[r], kP, 0.f);
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t w0 = q * g.group / 8,
+            w1 = std::min(g.words(), (q * g.group + g.group + 7) / 8);
+    for (int r = 0; r < mr; ++r)
+      for (int64_t j = 0; j < kP; ++j) {
+        int32_t acc = 0;
+        for (int64_t wi = w0; wi < w1; ++wi) {
+          uint32_t word;
+          std::memcpy(&word, w + (wi * kP + j) * 4, 4);
+          for (int b = 0; b < 4; ++b) {
+            int32_t lo = (word >> (8 * b)) & 15,
+                    hi = (word >> (8 * b + 4)) & 15;
+            acc += lo * (int8_t)(qa[r].even[wi] >> (8 * b)) +
+                   hi * (int8_t)(qa[r].odd[wi] >> (8 * b));
+          }
+        }
+        float o =
+            std::fma((float)acc, s[q * kP + j] * qa[r].scale[q], out[r][j]);
+        if (sz)
+          o = std::fma(-sz[q * kP + j], qa[r].scale[q] * (float)qa[r].sum[q],
+                       o);
+        out[r][j] = o;
+      }
+  }
+}
+
+#if AMK_WGEMM_X86
+/// The AVX2 int8-activation stream: columns [c0, c0 + 8 * NV) for MR rows.
+/// Per word, the low and high nibbles of 8 columns become two byte vectors
+/// that vpmaddubsw multiplies by the row's broadcast activation bytes
+/// (u4 x s8 pairs: at most 2 x 15 x 127 per 16-bit lane, and the two
+/// vectors' sum 4 x 15 x 127, so nothing saturates); vpmaddwd folds the
+/// pairs into the int32 sums. A third of the float stream's instructions
+/// per weight, which is what bounds a 4-bit decoder's token.
+template <int MR, int NV>
+__attribute__((target("avx2,fma"))) void
+streamColumnsQ8Avx2(const WParams &g, const uint8_t *w, const PanelTables &t,
+                    const QuantizedRow *qa, int64_t c0,
+                    float out[kMaxStreamRows][kP]) {
+  const __m256i low = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
+  for (int r = 0; r < MR; ++r)
+    std::fill_n(out[r] + c0, 8 * NV, 0.f);
+  for (int64_t q = 0; q < g.groups; ++q) {
+    int64_t w0 = q * g.group / 8,
+            w1 = std::min(g.words(), (q * g.group + g.group + 7) / 8);
+    __m256i acc[MR][NV];
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = _mm256_setzero_si256();
+    for (int64_t wi = w0; wi < w1; ++wi) {
+      const uint8_t *blk = w + (wi * kP + c0) * 4;
+      _mm_prefetch(reinterpret_cast<const char *>(blk + 4 * kP * 4),
+                   _MM_HINT_T0);
+      __m256i ae[MR], ao[MR];
+      for (int r = 0; r < MR; ++r) {
+        ae[r] = _mm256_set1_epi32((int)qa[r].even[wi]);
+        ao[r] = _mm256_set1_epi32((int)qa[r].odd[wi]);
+      }
+      for (int v = 0; v < NV; ++v) {
+        __m256i x =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i *>(blk + 32 * v));
+        __m256i lo = _mm256_and_si256(x, low);
+        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), low);
+        for (int r = 0; r < MR; ++r) {
+          __m256i pr = _mm256_add_epi16(_mm256_maddubs_epi16(lo, ae[r]),
+                                        _mm256_maddubs_epi16(hi, ao[r]));
+          acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(pr, ones));
+        }
+      }
+    }
+    for (int v = 0; v < NV; ++v) {
+      int64_t c = c0 + 8 * v;
+      __m256 sv = _mm256_loadu_ps(t.s + q * kP + c);
+      for (int r = 0; r < MR; ++r) {
+        __m256 o =
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r][v]),
+                            _mm256_mul_ps(sv, _mm256_set1_ps(qa[r].scale[q])),
+                            _mm256_loadu_ps(out[r] + c));
+        if (t.sz)
+          o = _mm256_fnmadd_ps(
+              _mm256_loadu_ps(t.sz + q * kP + c),
+              _mm256_set1_ps(qa[r].scale[q] * (float)qa[r].sum[q]), o);
+        _mm256_storeu_ps(out[r] + c, o);
+      }
+    }
+  }
+}
+
+__attribute__((target("avx2,fma"))) void
+streamPanelQ8Avx2(const WParams &g, const WBuffers &bf, int64_t p,
+                  const QuantizedRow *qa, int mr,
+                  float out[kMaxStreamRows][kP]) {
+  const uint8_t *w = g.panel(bf.w, p);
+  PanelTables t(g, bf, p);
+  for (int64_t c0 = 0; c0 < kP; c0 += 32) {
+    if (mr == 1)
+      streamColumnsQ8Avx2<1, 4>(g, w, t, qa, c0, out);
+    else if (mr == 2)
+      streamColumnsQ8Avx2<2, 4>(g, w, t, qa, c0, out);
+    else
+      for (int64_t c1 = c0; c1 < c0 + 32; c1 += 16)
+        streamColumnsQ8Avx2<3, 2>(g, w, t, qa, c1, out);
+  }
+}
+#endif
+
+void streamPanelQ8(const WParams &g, const WBuffers &bf, int64_t p,
+                   const QuantizedRow *qa, int mr,
+                   float out[kMaxStreamRows][kP]) {
+#if AMK_WGEMM_X86
+  if (hasAvx2()) {
+    streamPanelQ8Avx2(g, bf, p, qa, mr, out);
+    return;
+  }
+#endif
+  streamPanelQ8Portable(g, bf, p, qa, mr, out);
 }
 
 #if AMK_WGEMM_X86
@@ -532,6 +706,38 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
     }
     return true;
   }
+  alignas(64) float out[kMaxStreamRows][kP];
+  if (g.int8Activations()) {
+    // Few rows on int8 activations: each row quantized once per tile.
+    const int64_t nw = g.words(), rows = r1 - r0;
+    thread_local std::vector<uint32_t> words;
+    thread_local std::vector<float> scales;
+    thread_local std::vector<int32_t> qsums;
+    words.resize(rows * 2 * nw);
+    scales.resize(rows * g.groups);
+    qsums.resize(rows * g.groups);
+    for (int64_t r = 0; r < rows; ++r)
+      quantizeRow(g, bf.a + (r0 + r) * g.k, words.data() + r * 2 * nw,
+                  scales.data() + r * g.groups, qsums.data() + r * g.groups);
+    for (int64_t n0 = c0; n0 < c1; n0 += kP) {
+      int64_t nb = std::min(kP, c1 - n0);
+      for (int64_t m0 = r0; m0 < r1; m0 += kMaxStreamRows) {
+        int mr = (int)std::min<int64_t>(kMaxStreamRows, r1 - m0);
+        QuantizedRow qa[kMaxStreamRows];
+        for (int r = 0; r < mr; ++r) {
+          int64_t i = m0 + r - r0;
+          qa[r] = {words.data() + i * 2 * nw, words.data() + i * 2 * nw + nw,
+                   scales.data() + i * g.groups, qsums.data() + i * g.groups};
+        }
+        streamPanelQ8(g, bf, n0 / kP, qa, mr, out);
+        for (int r = 0; r < mr; ++r) {
+          std::memcpy(bf.y + (m0 + r) * g.n + n0, out[r], nb * sizeof(float));
+          finish(g, bf, m0 + r, n0, nb);
+        }
+      }
+    }
+    return true;
+  }
   // Few rows: stream the panels, every row of the tile at once.
   thread_local std::vector<float> sums;
   sums.assign((r1 - r0) * g.groups, 0.f);
@@ -554,7 +760,6 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
     aRows = scaled.data(), aRow0 = r0;
   }
 #endif
-  alignas(64) float out[kMaxStreamRows][kP];
   for (int64_t n0 = c0; n0 < c1; n0 += kP) {
     int64_t nb = std::min(kP, c1 - n0);
     for (int64_t m0 = r0; m0 < r1; m0 += kMaxStreamRows) {
@@ -586,6 +791,15 @@ bool KernelImpl<AMK_RT_K_WGEMM>::check(const amk_rt_kernel &k,
     error = "kernel '" + std::string(k.name ? k.name : "") +
             "': wgemm takes 8- or 4-bit weights and needs N, K and the "
             "group >= 1";
+    return false;
+  }
+  // int8 activations meet 4-bit weights whose groups start on a word.
+  if (ip[AMK_WG_A_BITS] != 0 &&
+      (ip[AMK_WG_A_BITS] != 8 || ip[AMK_WG_BITS] != 4 ||
+       (ip[AMK_WG_GROUP] % 8 && ip[AMK_WG_GROUP] < ip[AMK_WG_K]))) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': wgemm's a_bits must be 0, or 8 with 4-bit weights in groups "
+            "of a multiple of 8";
     return false;
   }
   return true;

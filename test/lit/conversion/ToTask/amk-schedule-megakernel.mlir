@@ -1073,14 +1073,14 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
 // bytes); scale and scale x zero point tables of 3 panels x 2 groups x 64
 // floats (signed int4 is stored plus 8, so the zero-point table is there
 // without a zero point); the bias times beta; column tiles start on a
-// panel.
+// panel; activation_bits (int8 activations) is the last iparam.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
   func.func @main_graph(%x: tensor<1x64xf32>) -> tensor<1x130xf32> {
     %none = onnx.NoValue
     %w = "onnx.Constant"() <{value = dense<3> : tensor<64x130xi4>}> : () -> tensor<64x130xi4>
     %ws = "onnx.Constant"() <{value = dense<0.5> : tensor<2x130xf32>}> : () -> tensor<2x130xf32>
     %b = "onnx.Constant"() <{value = dense<1.0> : tensor<130xf32>}> : () -> tensor<130xf32>
-    %y = "amk.wgemm"(%x, %w, %ws, %none, %b) <{axis = 0 : i64, block_size = 32 : i64, beta = 2.0 : f32, activation = "relu"}> : (tensor<1x64xf32>, tensor<64x130xi4>, tensor<2x130xf32>, none, tensor<130xf32>) -> tensor<1x130xf32>
+    %y = "amk.wgemm"(%x, %w, %ws, %none, %b) <{axis = 0 : i64, block_size = 32 : i64, beta = 2.0 : f32, activation = "relu", activation_bits = 8 : i64}> : (tensor<1x64xf32>, tensor<64x130xi4>, tensor<2x130xf32>, none, tensor<130xf32>) -> tensor<1x130xf32>
     return %y : tensor<1x130xf32>
   }
 }
@@ -1088,7 +1088,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
 // CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 6144 : i64, type = tensor<6144xi8>
 // CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 1536 : i64, type = tensor<384xf32>
 // CHECK-DAG: amk_task.buffer {kind = "const", {{.*}}size = 520 : i64, type = tensor<130xf32>, value = dense<2.000000e+00>
-// CHECK: amk_task.kernel wgemm {{{.*}}iparams = array<i64: 1, 130, 64, 4, 32, 1>, {{.*}}op = "amk.wgemm"}
+// CHECK: amk_task.kernel wgemm {{{.*}}iparams = array<i64: 1, 130, 64, 4, 32, 1, 8>, {{.*}}op = "amk.wgemm"}
 // One row: the two workers split the columns, on a panel.
 // CHECK: amk_task.task {{{.*}}tile = array<i64: 0, 1, 0, 64>
 // CHECK: amk_task.task {{{.*}}tile = array<i64: 0, 1, 64, 130>
@@ -1232,7 +1232,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 // CHECK: kind = "const", name = "{{.*}}.wgemm", size = 1024 : i64, type = tensor<1024xi8>, value = dense_resource<q.amk_wgemm_a1_b0_[[H:[0-9a-f]+]]> : tensor<1024xi8>}
 // CHECK: kind = "const", name = "{{.*}}.wgemm_scale", offset = 1024 : i64, size = 256 : i64, type = tensor<64xf32>, value = dense_resource<q.amk_wgemm_a1_b0_[[H]].scale> : tensor<64xf32>}
 // CHECK-NOT: kind = "const"
-// CHECK: amk_task.kernel wgemm
+// CHECK: amk_task.kernel wgemm {{{.*}}iparams = array<i64: 2, 8, 16, 8, 16, 0, 0>
 // CHECK: amk_task.kernel wgemm
 // The panel's row k = 0: q's first row (-100 ... -93), then zeros.
 // CHECK: q.amk_wgemm_a1_b0_[[H]]: "0x400000009C9D9E9FA0A1A2A300000000

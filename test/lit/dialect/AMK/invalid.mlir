@@ -101,6 +101,24 @@ func.func @wgemm_zero_point_type(%a: tensor<3x4xf32>, %b: tensor<4x2xi8>, %s: te
 
 // -----
 
+func.func @wgemm_activation_bits_int8(%a: tensor<3x4xf32>, %b: tensor<4x2xi8>, %s: tensor<2xf32>) -> tensor<3x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{activation_bits must be 0, or 8 with 4-bit weights in blocks of a multiple of 8, not 8}}
+  %y = "amk.wgemm"(%a, %b, %s, %none, %none) <{activation_bits = 8 : i64}> : (tensor<3x4xf32>, tensor<4x2xi8>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @wgemm_activation_bits_value(%a: tensor<3x64xf32>, %b: tensor<64x2xi4>, %s: tensor<2x2xf32>) -> tensor<3x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{activation_bits must be 0, or 8 with 4-bit weights in blocks of a multiple of 8, not 4}}
+  %y = "amk.wgemm"(%a, %b, %s, %none, %none) <{axis = 0 : i64, block_size = 32 : i64, activation_bits = 4 : i64}> : (tensor<3x64xf32>, tensor<64x2xi4>, tensor<2x2xf32>, none, none) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
 func.func @wgemm_inner(%a: tensor<3x5xf32>, %b: tensor<4x2xi8>, %s: tensor<2xf32>) -> tensor<3x2xf32> {
   %none = "onnx.NoValue"() : () -> none
   // expected-error @+1 {{inner dimensions disagree: 5 vs 4}}

@@ -4,6 +4,9 @@
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' | FileCheck %s
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{weight-only=false})' | FileCheck %s --check-prefix=NOWO
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{activation-bits=8})' | FileCheck %s --check-prefix=A8
+// RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{activation-bits=4})' 2>&1 | FileCheck %s --check-prefix=A4
+// A4: amk-lower-qdq: activation-bits must be 0 or 8, not 4
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --remarks-filter=amk-lower-qdq --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // Each split's statistics, in order.
 // STATS: LowerQDQ
@@ -244,6 +247,12 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK: %[[A:.*]] = "amk.wgemm"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, block_size = 32 : i64}> : (tensor<3x64xf32>, tensor<64x2xui4>, tensor<2x2xf32>, tensor<2x2xui4>, none) -> tensor<3x2xf32>
 // CHECK: "amk.wgemm"(%[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{alpha = 5.000000e-01 : f32, axis = 0 : i64, beta = 2.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<3x2xf32>, tensor<5x2xui8>, tensor<5xf32>, tensor<5xui8>, tensor<5xf32>) -> tensor<3x5xf32>
 // CHECK-NOT: DequantizeLinear
+// With activation-bits=8 the int4 product takes int8 activations; the
+// int8 one keeps float activations (u8 x s8 pairs would saturate).
+// A8-LABEL: func.func @weight_only(
+// A8: "amk.wgemm"({{.*}}) <{activation_bits = 8 : i64, alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, block_size = 32 : i64}> : (tensor<3x64xf32>, tensor<64x2xui4>
+// A8-NOT: activation_bits
+// A8: "amk.wgemm"({{.*}}) <{alpha = 5.000000e-01 : f32
 // NOWO-LABEL: func.func @weight_only(
 // NOWO-NOT: amk.wgemm
 // NOWO: "onnx.MatMul"
@@ -304,14 +313,20 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK-NOT: onnx.Generic
 // NOWO-LABEL: func.func @matmul_nbits(
 // NOWO: "onnx.Generic"
+// accuracy_level 4 (ONNX Runtime's int8 activations) sets activation_bits
+// 8 whatever the pass option; the node without it keeps float.
+// A8-LABEL: func.func @matmul_nbits(
+// A8: "amk.wgemm"(%arg0, {{.*}}) <{activation_bits = 8 : i64, alpha
+// A8: "amk.wgemm"(%arg0, {{.*}}) <{alpha
 // STATS: LowerQDQ
-// STATS: (S) 1 weight-only
+// STATS: (S) 2 weight-only
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : i64}} {
-  func.func @matmul_nbits(%a: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  func.func @matmul_nbits(%a: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
     %b = "onnx.Constant"() <{value = dense<[[[33, 67, 0, 0, 0, 0, 0, 0]], [[101, 135, 0, 0, 0, 0, 0, 0]]]> : tensor<2x1x8xui8>}> : () -> tensor<2x1x8xui8>
     %s = "onnx.Constant"() <{value = dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>}> : () -> tensor<2xf32>
     %z = "onnx.Constant"() <{value = dense<[3, 10]> : tensor<2xui8>}> : () -> tensor<2xui8>
+    %x = "onnx.Generic"(%a, %b, %s, %z) <{domain = "com.microsoft", onnx_attrs = {K = 4 : i64, N = 2 : i64, accuracy_level = 4 : i64, bits = 4 : i64, block_size = 16 : i64}, op_type = "MatMulNBits", region_names = []}> : (tensor<3x4xf32>, tensor<2x1x8xui8>, tensor<2xf32>, tensor<2xui8>) -> tensor<3x2xf32>
     %y = "onnx.Generic"(%a, %b, %s, %z) <{domain = "com.microsoft", onnx_attrs = {K = 4 : i64, N = 2 : i64, bits = 4 : i64, block_size = 16 : i64}, op_type = "MatMulNBits", region_names = []}> : (tensor<3x4xf32>, tensor<2x1x8xui8>, tensor<2xf32>, tensor<2xui8>) -> tensor<3x2xf32>
-    return %y : tensor<3x2xf32>
+    return %x, %y : tensor<3x2xf32>, tensor<3x2xf32>
   }
 }
