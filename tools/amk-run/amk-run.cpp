@@ -122,8 +122,9 @@ static cl::opt<std::string> precision(
              "dynamic | w8 | w4 (int8/mixed: calibrated QDQ from "
              "--calibration-data, as amk-compile does; dynamic: int8 "
              "weights, activations quantized at run time; w8/w4: "
-             "weight-only int8 per column or int4 in blocks of 32, float "
-             "activations; dynamic, w8 and w4 need no data)"),
+             "weight-only int8 per column with float activations, or "
+             "uint4 with a zero point per block of 32 with a token's "
+             "activations in int8; dynamic, w8 and w4 need no data)"),
     cl::init("fp32"), cl::cat(runCat));
 static cl::opt<std::string> calibrationData(
     "calibration-data",
