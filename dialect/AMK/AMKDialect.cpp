@@ -188,7 +188,8 @@ LogicalResult WGemmOp::verify() {
   auto s = getBScale().getType();
   if (!s.getElementType().isF32())
     return emitOpError("B_scale must be float32");
-  if (getBlockSize() < 0)
+  // The getter is unsigned: a negative block_size reads as a huge one.
+  if (static_cast<int64_t>(getBlockSize()) < 0)
     return emitOpError("block_size must be >= 0");
   if (getActivationBits() != 0 &&
       (getActivationBits() != 8 || bi.getWidth() != 4 ||

@@ -13,6 +13,7 @@
 #include "dialect/ONNX/ONNXSchema.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -270,12 +271,19 @@ LogicalResult wgemmK(KernelContext &ctx) {
         for (int64_t k0 = 0; k0 < K; k0 += block) {
           int64_t k1 = std::min(K, k0 + block);
           float amax = 0;
-          for (int64_t k = k0; k < k1; ++k)
-            amax = std::max(amax, std::fabs(x.data<float>()[r * K + k]));
-          float scale = amax / 127.f;
+          bool finite = true;
           for (int64_t k = k0; k < k1; ++k) {
             float v = x.data<float>()[r * K + k];
-            float q = scale > 0
+            finite &= std::isfinite(v);
+            amax = std::max(amax, std::fabs(v));
+          }
+          // A NaN or infinite activation makes the block NaN.
+          float scale =
+              finite ? amax / 127.f : std::numeric_limits<float>::quiet_NaN();
+          for (int64_t k = k0; k < k1; ++k) {
+            float v = x.data<float>()[r * K + k];
+            float q = !finite ? 1.f
+                      : scale > 0
                           ? std::clamp(std::nearbyint(v / scale), -127.f, 127.f)
                           : 0.f;
             y.data<float>()[r * K + k] = q * scale;

@@ -208,15 +208,29 @@ static SmallVector<DenseResourceElementsAttr> integerResources(ModuleOp module,
   return found;
 }
 
-TEST_F(ProgramLoaderTest, QuantizedWeightsAreMadeOnceAndFreedWhenPacked) {
-  const char *w8 = "builtin.module(amk-graph-opt,amk-quantize{precision=w8})";
+/// What one weight-only precision makes of the 300 x 70 weights.
+struct WeightOnlyCase {
+  const char *pipeline;
+  unsigned bits;
+  size_t constants;   // integer constants per module (data, zero point)
+  size_t dataBytes;   // the quantized weights' blob (the largest)
+  uint64_t marked;    // bytes only the packing reads
+  int64_t panelBytes; // the packed panels
+};
+
+class WeightOnlySharing : public ProgramLoaderTest,
+                          public ::testing::WithParamInterface<WeightOnlyCase> {
+};
+
+TEST_P(WeightOnlySharing, QuantizedWeightsAreMadeOnceAndFreedWhenPacked) {
+  const WeightOnlyCase &c = GetParam();
   uint64_t hash = 0;
   {
     OwningOpRef<ModuleOp> m = import();
     ASSERT_TRUE(m);
-    auto c = compile(*m, true, w8);
-    ASSERT_TRUE(!!c) << llvm::toString(c.takeError());
-    hash = amk::hashProgram(*c->loaded);
+    auto plain = compile(*m, true, c.pipeline);
+    ASSERT_TRUE(!!plain) << llvm::toString(plain.takeError());
+    hash = amk::hashProgram(*plain->loaded);
   }
   amk::releaseUnreferencedBlobs(&ctx, {});
   OwningOpRef<ModuleOp> a = import();
@@ -224,29 +238,49 @@ TEST_F(ProgramLoaderTest, QuantizedWeightsAreMadeOnceAndFreedWhenPacked) {
   OwningOpRef<ModuleOp> b = a->clone();
   std::string err;
   for (ModuleOp m : {*a, *b})
-    ASSERT_TRUE(succeeded(amk::runPipeline(m, w8, err))) << err;
-  // One int8 copy of the weights for both modules (a resource named after
-  // the float weights, which the second quantization did not read).
-  SmallVector<DenseResourceElementsAttr> qa = integerResources(*a, 8),
-                                         qb = integerResources(*b, 8);
-  ASSERT_EQ(qa.size(), 1u);
-  ASSERT_EQ(qb.size(), 1u);
-  EXPECT_EQ(qa[0], qb[0]);
-  ASSERT_EQ(qa[0].getRawHandle().getBlob()->getData().size(), 300u * 70);
-  // The float weights are no longer referenced; the int8 ones and their
-  // scales are read only by the packing.
+    ASSERT_TRUE(succeeded(amk::runPipeline(m, c.pipeline, err))) << err;
+  // One quantized copy of the weights (and zero points) for both modules:
+  // resources named after the float weights, which the second
+  // quantization did not read.
+  SmallVector<DenseResourceElementsAttr> qa = integerResources(*a, c.bits),
+                                         qb = integerResources(*b, c.bits);
+  ASSERT_EQ(qa.size(), c.constants);
+  ASSERT_EQ(qb.size(), c.constants);
+  for (size_t i = 0; i < qa.size(); ++i)
+    EXPECT_EQ(qa[i], qb[i]);
+  size_t largest = 0;
+  for (DenseResourceElementsAttr q : qa)
+    largest = std::max(largest, q.getRawHandle().getBlob()->getData().size());
+  ASSERT_EQ(largest, c.dataBytes);
+  // The float weights are no longer referenced; the quantized ones, their
+  // scales and zero points are read only by the packing.
   EXPECT_EQ(amk::releaseUnreferencedBlobs(
                 &ctx, {a->getOperation(), b->getOperation()}),
             300u * 70 * 4);
-  EXPECT_EQ(amk::markWeightsReleasedAfterPacking({*a, *b}), 300u * 70 + 70 * 4);
+  EXPECT_EQ(amk::markWeightsReleasedAfterPacking({*a, *b}), c.marked);
   auto first = compile(*a, true, "builtin.module()");
   ASSERT_TRUE(!!first) << llvm::toString(first.takeError());
-  EXPECT_TRUE(qa[0].getRawHandle().getBlob()->getData().empty());
-  // The second program finds the panels without the freed int8 weights.
+  for (DenseResourceElementsAttr q : qa)
+    EXPECT_TRUE(q.getRawHandle().getBlob()->getData().empty());
+  // The second program finds the panels without the freed weights.
   auto second = compile(*b, true, "builtin.module()");
   ASSERT_TRUE(!!second) << llvm::toString(second.takeError());
-  expectOnePackedCopy(*first, *second, 2 * 300 * 64, hash);
+  expectOnePackedCopy(*first, *second, c.panelBytes, hash);
 }
+
+// w8: int8 per column (scale [70]); w4: uint4 in blocks of 32 (10 blocks
+// of K = 300, the last of 12) with zero points, two to a byte, packed as
+// 38 words of 8 nibbles per column.
+INSTANTIATE_TEST_SUITE_P(
+    Precisions, WeightOnlySharing,
+    ::testing::Values(
+        WeightOnlyCase{
+            "builtin.module(amk-graph-opt,amk-quantize{precision=w8})", 8, 1,
+            300 * 70, 300 * 70 + 70 * 4, 2 * 300 * 64},
+        WeightOnlyCase{
+            "builtin.module(amk-graph-opt,amk-quantize{precision=w4})", 4, 2,
+            300 * 70 / 2, 300 * 70 / 2 + 10 * 70 * 4 + 10 * 70 / 2,
+            2 * 38 * 64 * 4}));
 
 TEST_F(ProgramLoaderTest, ProgramsLoadedTogetherShareOneBlobTheWeightsView) {
   uint64_t hash = plainHash();

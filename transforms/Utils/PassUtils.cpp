@@ -31,8 +31,8 @@ bool isReadableConstant(Value v) {
   auto cst = v.getDefiningOp<onnx::ConstantOp>();
   if (!cst)
     return false;
-  if (auto r =
-          dyn_cast_or_null<DenseResourceElementsAttr>(cst.getValueAttr())) {
+  auto r = dyn_cast_or_null<DenseResourceElementsAttr>(cst.getValueAttr());
+  if (r && r.getType().getElementType().isIntOrFloat()) {
     // What getRawBytes accepts: data of the type's size.
     auto type = cast<RankedTensorType>(r.getType());
     return lookupResourceElements(type, r.getRawHandle().getKey()) &&

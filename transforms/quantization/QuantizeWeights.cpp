@@ -229,8 +229,16 @@ private:
         if (wCopy && wCopy->dtype() == DataType::FLOAT)
           src = wCopy->data<float>();
       }
-      if (!src)
+      if (!src) {
+        // Only a driver that freed the weights too early gets here: say so
+        // rather than leave the product for a later, vaguer error.
+        if (resource)
+          op->emitWarning() << "amk-quantize-weights: the weight '"
+                            << resource.getRawHandle().getKey()
+                            << "' has no data (freed before quantization); "
+                               "the product is left in float";
         return failure();
+      }
       const bool nibbles = bits == 4;
       std::optional<amk::ref::Tensor> q;
       AsmResourceBlob qBlob;

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -173,8 +174,17 @@ void quantizeRow(const WParams &g, const float *a, uint32_t *words,
   for (int64_t q = 0; q < g.groups; ++q) {
     int64_t k0 = q * g.group, k1 = std::min(g.k, k0 + g.group);
     float amax = 0;
-    for (int64_t k = k0; k < k1; ++k)
+    bool finite = true;
+    for (int64_t k = k0; k < k1; ++k) {
+      finite &= std::isfinite(a[k]);
       amax = std::max(amax, std::fabs(a[k]));
+    }
+    if (!finite) {
+      // A NaN or infinite activation: the group's products are NaN, as
+      // in the interpreter, rather than a converted NaN's arbitrary int.
+      scales[q] = std::numeric_limits<float>::quiet_NaN(), sums[q] = 0;
+      continue;
+    }
     float scale = amax / 127.f;
     int32_t sum = 0;
     for (int64_t k = k0; k < k1; ++k) {

@@ -309,6 +309,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK-DAG: dense<{{\[\[}}1, 2, 3, 4], [5, 6, 7, 8]]> : tensor<2x4xui4>
 // CHECK-DAG: dense<{{\[\[}}5.000000e-01], [2.500000e-01]]> : tensor<2x1xf32>
 // CHECK-DAG: dense<{{\[\[}}3], [10]]> : tensor<2x1xui4>
+// CHECK: "amk.wgemm"(%arg0, {{.*}}) <{activation_bits = 8 : i64, alpha = 1.000000e+00 : f32, axis = 1 : i64, beta = 1.000000e+00 : f32, block_size = 16 : i64, perm_b = array<i64: 1, 0>}>
 // CHECK: "amk.wgemm"(%arg0, {{.*}}) <{alpha = 1.000000e+00 : f32, axis = 1 : i64, beta = 1.000000e+00 : f32, block_size = 16 : i64, perm_b = array<i64: 1, 0>}> : (tensor<3x4xf32>, tensor<2x4xui4>, tensor<2x1xf32>, tensor<2x1xui4>, none) -> tensor<3x2xf32>
 // CHECK-NOT: onnx.Generic
 // NOWO-LABEL: func.func @matmul_nbits(
