@@ -128,8 +128,13 @@ private:
     return false;
   }
 
-  /// The bytes of `t` as a resource blob holds them: int4 two per byte,
-  /// low nibble first, as ONNX's raw data and getRawBytes have them.
+  /// Sets element i of zeroed int4 bytes: two per byte, low nibble first,
+  /// as ONNX's raw data and getRawBytes have them.
+  static void orNibble(char *packed, int64_t i, int64_t v) {
+    packed[i / 2] |= static_cast<char>((v & 0xF) << (4 * (i % 2)));
+  }
+
+  /// The bytes of `t` as a resource blob holds them (int4 packed).
   static AsmResourceBlob blobOf(const amk::ref::Tensor &t) {
     bool nibbles = t.dtype() == DataType::INT4 || t.dtype() == DataType::UINT4;
     size_t bytes = nibbles ? (t.numel() + 1) / 2 : t.byteSize();
@@ -141,10 +146,8 @@ private:
       std::memcpy(out, t.raw(), bytes);
     } else {
       std::fill_n(out, bytes, 0);
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        uint8_t nib = t.data<uint8_t>()[i] & 0xF;
-        out[i / 2] |= static_cast<char>((i % 2) ? (nib << 4) : nib);
-      }
+      for (int64_t i = 0; i < t.numel(); ++i)
+        orNibble(out, i, t.data<uint8_t>()[i]);
     }
     return blob;
   }
@@ -258,7 +261,7 @@ private:
         else if (!nibbles)
           qBytes[i] = static_cast<char>(v);
         else
-          qBytes[i / 2] |= static_cast<char>((v & 0xF) << (4 * (i % 2)));
+          orNibble(qBytes, i, v);
       };
       amk::ref::Tensor s(DataType::FLOAT, sShape), z(qt, sShape);
       for (int64_t n = 0; n < N; ++n)
