@@ -117,6 +117,19 @@ LogicalResult Scheduler::lowerTranspose(Operation *op) {
   if (perm.empty())
     for (int64_t i = rank - 1; i >= 0; --i)
       perm.push_back(i);
+  // A permutation that only moves axes of size 1 keeps every element where
+  // it was (a decoder's [1, 1, H, D] -> [1, H, 1, D] per token): a view,
+  // not a copy task and the dependency level it costs.
+  int64_t lastMoved = -1;
+  bool sameOrder = true;
+  for (int64_t p : perm) {
+    if (xt.getDimSize(p) == 1)
+      continue;
+    sameOrder &= p > lastMoved;
+    lastMoved = p;
+  }
+  if (sameOrder)
+    return lowerView(op);
   auto xi = getTensor(op->getOperand(0), op);
   if (failed(xi))
     return failure();

@@ -78,6 +78,7 @@
 // RUN: amk-run %t/gemm_addend_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/gemm_addend_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/unit_transpose.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 min-task-ns=0 tasks-per-worker=5})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -1254,3 +1255,24 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 
     }
   }
 #-}
+
+// -----
+
+//--- unit_transpose.mlir
+// A Transpose that only moves axes of size 1 (a decoder's per-token
+// [1, 1, H, D] -> [1, H, 1, D]) is a view: no copy, the Relu reads the
+// product's buffer. One that swaps two longer axes still copies.
+// CHECK-LABEL: amk_task.program @unit_transpose
+// CHECK-NOT: amk_task.kernel copy
+// CHECK: amk_task.kernel elementwise
+// CHECK-NOT: amk_task.kernel
+// CHECK: amk_task.kernel copy
+// CHECK-NOT: amk_task.kernel copy
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @unit_transpose(%x: tensor<1x1x4x8xf32>) -> (tensor<1x4x1x8xf32>, tensor<1x1x8x4xf32>) {
+    %t = "onnx.Transpose"(%x) <{perm = array<i64: 0, 2, 1, 3>}> : (tensor<1x1x4x8xf32>) -> tensor<1x4x1x8xf32>
+    %r = "onnx.Relu"(%t) : (tensor<1x4x1x8xf32>) -> tensor<1x4x1x8xf32>
+    %u = "onnx.Transpose"(%x) <{perm = array<i64: 1, 0, 3, 2>}> : (tensor<1x1x4x8xf32>) -> tensor<1x1x8x4xf32>
+    return %r, %u : tensor<1x4x1x8xf32>, tensor<1x1x8x4xf32>
+  }
+}
