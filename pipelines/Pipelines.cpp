@@ -164,6 +164,8 @@ void amk::buildGraphOptPipeline(OpPassManager &pm, const GraphOptOptions &s) {
     pm.addPass(createFuseGemm());
   if (s.fuseGelu)
     pm.addPass(createFuseGelu());
+  if (s.fuseRope)
+    pm.addPass(createFuseRope());
   if (s.fuseBiasSoftmax)
     pm.addPass(createFuseBiasSoftmax());
   if (s.lowerQDQ) {
@@ -194,7 +196,7 @@ void amk::registerAllPasses() {
       "widen float16/bfloat16 to float32, decompose DFT/STFT/MVN and "
       "non-adjacent reductions, canonicalize, fold constants, then every "
       "fusion (Conv gated by the "
-      "target profile, attention, norms, Gemm, Gelu, bias+Softmax, "
+      "target profile, attention, norms, Gemm, Gelu, RoPE, bias+Softmax, "
       "elementwise groups), then canonicalize and CSE",
       buildGraphOptPipeline);
   registerQuantizationPipelines();

@@ -69,6 +69,9 @@ struct GraphOptOptions
   Option<bool> fuseGelu{*this, "fuse-gelu",
                         llvm::cl::desc("Run amk-fuse-gelu [tune: true|false]"),
                         llvm::cl::init(true)};
+  Option<bool> fuseRope{*this, "fuse-rope",
+                        llvm::cl::desc("Run amk-fuse-rope [tune: true|false]"),
+                        llvm::cl::init(true)};
   Option<bool> fuseBiasSoftmax{
       *this, "fuse-bias-softmax",
       llvm::cl::desc("Run amk-fuse-bias-softmax [tune: true|false]"),

@@ -315,6 +315,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
                             softmaxAxis(op, intAttr(op, "axis", -1)),
                             op->getResult(0), /*log=*/true);
       })
+      .Case([&](fused::RopeOp op) { return lowerRope(op); })
       .Case([&](fused::BiasSoftmaxOp op) -> LogicalResult {
         // X + Bias as an elementwise kernel, then the softmax in place.
         if (failed(lowerElementwise(op)))

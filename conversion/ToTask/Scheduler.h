@@ -282,6 +282,7 @@ private:
                   int ii, int64_t nidx, int64_t idxDtype, int yi);
   LogicalResult lowerBatchNorm(Operation *op);
   LogicalResult lowerWhere(Operation *op);
+  LogicalResult lowerRope(Operation *op);
   LogicalResult lowerTrilu(Operation *op);
   /// A WHERE kernel over tensors `ids` (condition, x, z) of `shapes`,
   /// broadcast to `yt`, defining `result`.

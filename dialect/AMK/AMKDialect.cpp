@@ -295,6 +295,36 @@ LogicalResult AttentionOp::verify() {
   return success();
 }
 
+LogicalResult RopeOp::verify() {
+  RankedTensorType x = getX().getType();
+  if (getY().getType() != x)
+    return emitOpError("the result must have X's type");
+  if (!isa<FloatType>(x.getElementType()))
+    return emitOpError("X must be a float tensor");
+  if (x.getRank() < 1 || ShapedType::isDynamic(x.getDimSize(x.getRank() - 1)) ||
+      x.getDimSize(x.getRank() - 1) % 2)
+    return emitOpError("X's last axis must be static and even");
+  // The tables broadcast to X's shape with the last axis as wide as the
+  // form reads: D values (rotate_half) or D / 2 (interleaved pairs).
+  SmallVector<int64_t> table(x.getShape());
+  if (getInterleaved())
+    table.back() /= 2;
+  auto tableType = RankedTensorType::get(table, x.getElementType());
+  for (auto [v, what] :
+       {std::pair(getCos(), "Cos"), std::pair(getSin(), "Sin")}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() != x.getElementType())
+      return emitOpError() << what << " must have X's element type";
+    if (t.getRank() < 1 || t.getDimSize(t.getRank() - 1) != table.back())
+      return emitOpError() << what << "'s last axis must be " << table.back()
+                           << (getInterleaved() ? " (D / 2, interleaved pairs)"
+                                                : " (D, rotate_half pairs)");
+    if (failed(verifyBroadcastsOnto(*this, v, what, tableType)))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult BiasSoftmaxOp::verify() {
   if (failed(verifyAxisAndType(*this, getAxis(), getX(), getY())))
     return failure();

@@ -270,6 +270,35 @@ def AMK_AttentionOp : AMK_Op<"attention", [Pure]> {
   let hasVerifier = 1;
 }
 
+def AMK_RopeOp : AMK_Op<"rope", [Pure]> {
+  let summary = "Rotary position embedding";
+  let description = [{
+    Rotates pairs of elements of X's last axis (size D, even) by the
+    angles whose cosines and sines `Cos` and `Sin` hold:
+
+    - `interleaved = false` (Llama and the Hugging Face exports,
+      `rotate_half`): the pairs are (x[i], x[i + D/2]);
+      `Y = X * Cos + concat(-X[..., D/2:], X[..., :D/2]) * Sin`, with Cos
+      and Sin broadcasting to X's shape (last axis D).
+    - `interleaved = true` (GPT-J and others, pairs (x[2i], x[2i+1])):
+      `Y[2i] = X[2i] C[i] - X[2i+1] S[i]`,
+      `Y[2i+1] = X[2i] S[i] + X[2i+1] C[i]`, with Cos and Sin
+      broadcasting to X's shape whose last axis is D/2.
+
+    Cos and Sin are values, not angles: each model computes them its own
+    way (a table gathered at the positions, or cos/sin of positions times
+    inverse frequencies), and that stays in the graph.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AnyRankedTensor:$Cos,
+    AnyRankedTensor:$Sin,
+    DefaultValuedOptionalAttr<BoolAttr, "false">:$interleaved
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def AMK_BiasSoftmaxOp : AMK_Op<"bias_softmax", [Pure]> {
   let summary = "Softmax of a sum";
   let description = [{

@@ -448,6 +448,63 @@ LogicalResult biasSoftmaxK(KernelContext &ctx) {
   return success();
 }
 
+/// amk.rope, in the element type with each product and sum rounded as the
+/// Mul, Neg, Concat and Add it replaces round them.
+template <typename T>
+void ropeRows(const Tensor &x, const Tensor &c, const Tensor &s, Tensor &y,
+              bool interleaved) {
+  auto round = [](double v) -> double {
+    if constexpr (std::is_same_v<T, double>)
+      return v;
+    else
+      return static_cast<float>(T(static_cast<float>(v)));
+  };
+  Shape shape(x.shape());
+  int64_t d = shape.back(), half = d / 2;
+  Shape table = shape;
+  table.back() = interleaved ? half : d;
+  std::array<Shape, 2> strides = {broadcastStrides(c.shape(), table),
+                                  broadcastStrides(s.shape(), table)};
+  // One visit per table element: the pair it rotates and its other half.
+  forEachBroadcast(table, strides, [&](int64_t t, std::array<int64_t, 2> off) {
+    int64_t row = t / table.back(), j = t % table.back();
+    double cv = c.getDouble(off[0]), sv = s.getDouble(off[1]);
+    const T *xr = x.data<T>() + row * d;
+    T *yr = y.data<T>() + row * d;
+    if (interleaved) {
+      double x0 = static_cast<float>(xr[2 * j]),
+             x1 = static_cast<float>(xr[2 * j + 1]);
+      yr[2 * j] = T(round(round(x0 * cv) - round(x1 * sv)));
+      yr[2 * j + 1] = T(round(round(x0 * sv) + round(x1 * cv)));
+      return;
+    }
+    // rotate_half(x)[j] = -x[j + D/2] for j < D/2, x[j - D/2] after.
+    double xv = static_cast<float>(xr[j]);
+    double rv = j < half
+                    ? -static_cast<double>(static_cast<float>(xr[j + half]))
+                    : static_cast<float>(xr[j - half]);
+    yr[j] = T(round(round(xv * cv) + round(rv * sv)));
+  });
+}
+
+LogicalResult ropeK(KernelContext &ctx) {
+  const Tensor &x = ctx.in(0);
+  bool interleaved = false;
+  if (auto a = dyn_cast_or_null<BoolAttr>(ctx.attr("interleaved")))
+    interleaved = a.getValue();
+  if (x.rank() < 1 || x.shape().back() % 2)
+    return ctx.error("X's last axis must be even");
+  Tensor y(x.dtype(), x.shape());
+  bool known = dispatch<kFloats>(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ropeRows<T>(x, ctx.in(1), ctx.in(2), y, interleaved);
+  });
+  if (!known)
+    return ctx.unsupported("element type " + typeName(x.dtype()));
+  ctx.set(0, y);
+  return success();
+}
+
 /// amk.fused_elementwise: runs the body's ops.
 LogicalResult fusedElementwiseK(KernelContext &ctx) {
   std::vector<RValue> args;
@@ -472,6 +529,7 @@ void registerFusedKernels(KernelRegistry &r) {
   r.add("layer_norm", layerNormK, "amk");
   r.add("attention", attentionK, "amk");
   r.add("bias_softmax", biasSoftmaxK, "amk");
+  r.add("rope", ropeK, "amk");
   r.add("fused_elementwise", fusedElementwiseK, "amk");
 }
 

@@ -352,6 +352,60 @@ TEST(Runtime, ArgMaxMatchesNaive) {
     }
 }
 
+/// ROPE against the two formulas, naively: both forms, a row length whose
+/// half is odd, tables broadcast along different row axes, and two tiles,
+/// the second starting mid-way through a table row's broadcast.
+TEST(Runtime, RopeMatchesNaive) {
+  const int64_t A = 2, B = 3, C = 2, rows = A * B * C;
+  for (int64_t d : {int64_t(8), int64_t(6)})
+    for (int64_t interleaved : {0, 1}) {
+      int64_t w = interleaved ? d / 2 : d;
+      std::vector<float> X(rows * d), Cs(B * w), Sn(A * C * w);
+      for (size_t i = 0; i < X.size(); ++i)
+        X[i] = 0.1f * (float)((i * 7) % 13) - 0.6f;
+      for (size_t i = 0; i < Cs.size(); ++i)
+        Cs[i] = std::cos(0.3f * (float)i);
+      for (size_t i = 0; i < Sn.size(); ++i)
+        Sn[i] = std::sin(0.2f * (float)i + 0.1f);
+      // Cos is [B, 1, w] (broadcast over A and C), Sin [A, 1, C, w].
+      const int64_t cs[3] = {0, w, 0}, ss[3] = {C * w, 0, w};
+      ProgramBuilder b(1);
+      uint32_t x = b.addIO(true, "X", AMK_RT_F32, {A, B, C, d}, 4);
+      uint32_t c = b.addIO(true, "Cos", AMK_RT_F32, {B, 1, w}, 4);
+      uint32_t sn = b.addIO(true, "Sin", AMK_RT_F32, {A, 1, C, w}, 4);
+      uint32_t y = b.addIO(false, "Y", AMK_RT_F32, {A, B, C, d}, 4);
+      std::vector<int64_t> ip = {d, interleaved, 3, A, B, C};
+      ip.insert(ip.end(), cs, cs + 3);
+      ip.insert(ip.end(), ss, ss + 3);
+      uint32_t k = b.addKernel(AMK_RT_K_ROPE, 0, {x, c, sn, y}, ip, {}, "rope");
+      b.addTask(k, 0, {0, 5, 0, 1}, {}, -1);
+      b.addTask(k, 0, {5, rows, 0, 1}, {}, -1);
+      std::vector<float> Y(rows * d, NAN);
+      ASSERT_NO_FATAL_FAILURE(
+          runProgram(b, {X.data(), Cs.data(), Sn.data()}, {Y.data()}));
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t ia = r / (B * C), ib = r / C % B, ic = r % C;
+        const float *cr = Cs.data() + ib * cs[1];
+        const float *sr = Sn.data() + ia * ss[0] + ic * ss[2];
+        const float *xr = X.data() + r * d;
+        for (int64_t j = 0; j < d; ++j) {
+          float want;
+          if (interleaved) {
+            int64_t p = j / 2;
+            float x0 = xr[2 * p], x1 = xr[2 * p + 1];
+            want = j % 2 ? x0 * sr[p] + x1 * cr[p] : x0 * cr[p] - x1 * sr[p];
+          } else {
+            float rot = j < d / 2 ? -xr[j + d / 2] : xr[j - d / 2];
+            want = xr[j] * cr[j] + rot * sr[j];
+          }
+          EXPECT_NEAR(Y[r * d + j], want, 1e-6f)
+              << "d " << d << ", interleaved " << interleaved << " at row " << r
+              << ", " << j;
+        }
+      }
+    }
+}
+
 /// POOL's reduction modes as amk-schedule-megakernel uses them for
 /// ReduceSum (3) and ReduceMin (4): an R x 1 window over [outer, R, inner],
 /// through the generic path (inner 4) and the global one (inner 1).

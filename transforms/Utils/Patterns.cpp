@@ -15,6 +15,7 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -407,6 +408,244 @@ bool isSelfContained(ArrayRef<Operation *> ops) {
         if (!set.contains(user))
           return false;
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Rotary position embedding
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A strided range of the last axis of `source` (a Slice over that axis
+/// alone, or one of the two equal halves of a Split along it).
+struct LastAxisRange {
+  Value source;
+  int64_t start, step, count;
+  Operation *op;
+};
+
+std::optional<LastAxisRange> lastAxisRange(Value v) {
+  Operation *op = v.getDefiningOp();
+  auto vt = dyn_cast<RankedTensorType>(v.getType());
+  if (!op || !vt || !vt.hasStaticShape() || vt.getRank() < 1)
+    return std::nullopt;
+  auto src = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!src || !src.hasStaticShape() || src.getRank() != vt.getRank() ||
+      src.getShape().drop_back() != vt.getShape().drop_back())
+    return std::nullopt;
+  int64_t rank = vt.getRank(), dim = src.getShape().back();
+  int64_t count = vt.getShape().back();
+  if (auto split = dyn_cast<onnx::SplitOp>(op)) {
+    int64_t axis = split.getAxis();
+    if (axis < 0)
+      axis += rank;
+    if (axis != rank - 1 || op->getNumResults() != 2 || 2 * count != dim ||
+        op->getResult(0).getType() != op->getResult(1).getType())
+      return std::nullopt;
+    int64_t index = cast<OpResult>(v).getResultNumber();
+    return LastAxisRange{op->getOperand(0), index * count, 1, count, op};
+  }
+  if (!isa<onnx::SliceOp>(op))
+    return std::nullopt;
+  auto starts = onnx::getIntValues(op->getOperand(1));
+  auto ends = onnx::getIntValues(op->getOperand(2));
+  std::optional<SmallVector<int64_t>> axes, steps;
+  if (op->getNumOperands() > 3 && !isNone(op->getOperand(3)))
+    if (!(axes = onnx::getIntValues(op->getOperand(3))))
+      return std::nullopt;
+  if (op->getNumOperands() > 4 && !isNone(op->getOperand(4)))
+    if (!(steps = onnx::getIntValues(op->getOperand(4))))
+      return std::nullopt;
+  if (!starts || !ends || starts->size() != ends->size())
+    return std::nullopt;
+  std::optional<LastAxisRange> r;
+  for (size_t i = 0; i < starts->size(); ++i) {
+    int64_t ax = axes ? (*axes)[i] : (int64_t)i;
+    if (ax < 0)
+      ax += rank;
+    int64_t step = steps ? (*steps)[i] : 1;
+    int64_t n = src.getDimSize(ax);
+    int64_t b = (*starts)[i] < 0 ? (*starts)[i] + n : (*starts)[i];
+    b = std::clamp<int64_t>(b, 0, n);
+    // Any other axis must be taken whole (tf2onnx slices every axis).
+    if (ax != rank - 1) {
+      if (b != 0 || step != 1 || (*ends)[i] < n)
+        return std::nullopt;
+      continue;
+    }
+    if (step < 1 || r)
+      return std::nullopt;
+    r = LastAxisRange{op->getOperand(0), b, step, count, op};
+  }
+  return r;
+}
+
+/// `v` negated: Neg(a), or a times -1.
+Value negated(Value v, Operation *&op) {
+  op = v.getDefiningOp();
+  if (auto neg = dyn_cast_or_null<onnx::NegOp>(op))
+    return neg.getX();
+  if (isa_and_nonnull<onnx::MulOp>(op))
+    return otherIfConstant(op, -1.0, 0.0);
+  return nullptr;
+}
+
+/// The operands of a Mul, as (the one `isA` accepts, the other).
+std::optional<std::pair<Value, Value>>
+mulOperands(Value v, llvm::function_ref<bool(Value)> isA) {
+  auto mul = v.getDefiningOp<onnx::MulOp>();
+  if (!mul)
+    return std::nullopt;
+  for (int i = 0; i < 2; ++i)
+    if (isA(mul->getOperand(i)))
+      return std::pair(mul->getOperand(i), mul->getOperand(1 - i));
+  return std::nullopt;
+}
+
+/// Whether `table` broadcasts onto `onto`'s static shape, with the same
+/// last axis.
+bool isTableFor(Value table, Value onto) {
+  auto t = dyn_cast<RankedTensorType>(table.getType());
+  auto o = cast<RankedTensorType>(onto.getType());
+  return t && t.getRank() >= 1 && t.getShape().back() == o.getShape().back() &&
+         broadcastsOnto(table, onto);
+}
+
+/// x * cos + rotate_half(x) * sin at the Add `root`.
+std::optional<RopeMatch> matchRotateHalf(Operation *root) {
+  auto yt = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  if (!isa<onnx::AddOp>(root) || !yt || !yt.hasStaticShape() ||
+      yt.getRank() < 1 || yt.getShape().back() % 2)
+    return std::nullopt;
+  int64_t d = yt.getShape().back(), half = d / 2;
+  for (int i = 0; i < 2; ++i) {
+    Value direct = root->getOperand(i), rotated = root->getOperand(1 - i);
+    RopeMatch m;
+    Operation *concat = nullptr;
+    // The rotated term: Mul(Concat(-x2, x1), sin).
+    auto rot = mulOperands(rotated, [&](Value v) {
+      auto c = v.getDefiningOp<onnx::ConcatOp>();
+      if (!c || c->getNumOperands() != 2 ||
+          (c.getAxis() != -1 && c.getAxis() != yt.getRank() - 1))
+        return false;
+      concat = c;
+      return true;
+    });
+    if (!rot)
+      continue;
+    Operation *neg = nullptr;
+    Value second = negated(concat->getOperand(0), neg);
+    if (!second)
+      continue;
+    auto hi = lastAxisRange(second), lo = lastAxisRange(concat->getOperand(1));
+    if (!hi || !lo || hi->source != lo->source || hi->step != 1 ||
+        lo->step != 1 || hi->start != half || hi->count != half ||
+        lo->start != 0 || lo->count != half)
+      continue;
+    Value x = hi->source;
+    if (x.getType() != yt)
+      continue;
+    auto dir = mulOperands(direct, [&](Value v) { return v == x; });
+    if (!dir || !isTableFor(dir->second, x) || !isTableFor(rot->second, x))
+      continue;
+    m.input = x;
+    m.cos = dir->second;
+    m.sin = rot->second;
+    m.ops = {hi->op, neg, concat, rotated.getDefiningOp(),
+             direct.getDefiningOp()};
+    if (lo->op != hi->op)
+      m.ops.insert(m.ops.begin(), lo->op);
+    m.ops.push_back(root);
+    return m;
+  }
+  return std::nullopt;
+}
+
+/// The value a Reshape or Unsqueeze gives one more trailing axis of 1.
+Value withTrailingUnit(Value v, Operation *&op) {
+  op = v.getDefiningOp();
+  if (!isa_and_nonnull<onnx::UnsqueezeOp, onnx::ReshapeOp>(op))
+    return nullptr;
+  Value in = op->getOperand(0);
+  auto it = dyn_cast<RankedTensorType>(in.getType());
+  auto vt = cast<RankedTensorType>(v.getType());
+  if (!it || vt.getRank() != it.getRank() + 1 || vt.getShape().back() != 1 ||
+      vt.getShape().drop_back() != it.getShape())
+    return nullptr;
+  return in;
+}
+
+/// The interleaved pairs at the Reshape `root`.
+std::optional<RopeMatch> matchInterleaved(Operation *root) {
+  auto yt = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  if (!isa<onnx::ReshapeOp>(root) || !yt || !yt.hasStaticShape() ||
+      yt.getRank() < 1 || yt.getShape().back() % 2)
+    return std::nullopt;
+  auto concat = root->getOperand(0).getDefiningOp<onnx::ConcatOp>();
+  if (!concat || concat->getNumOperands() != 2)
+    return std::nullopt;
+  auto ct = cast<RankedTensorType>(concat.getType());
+  if (ct.getRank() != yt.getRank() + 1 || ct.getShape().back() != 2 ||
+      (concat.getAxis() != -1 && concat.getAxis() != ct.getRank() - 1))
+    return std::nullopt;
+  Operation *u0 = nullptr, *u1 = nullptr;
+  Value even = withTrailingUnit(concat->getOperand(0), u0);
+  Value odd = withTrailingUnit(concat->getOperand(1), u1);
+  auto sub = even ? even.getDefiningOp<onnx::SubOp>() : nullptr;
+  auto add = odd ? odd.getDefiningOp<onnx::AddOp>() : nullptr;
+  if (!sub || !add)
+    return std::nullopt;
+  // even = x0 c - x1 s.
+  auto isEvenOf = [](Value v) {
+    auto r = lastAxisRange(v);
+    return r && r->start == 0 && r->step == 2;
+  };
+  auto isOddOf = [](Value v) {
+    auto r = lastAxisRange(v);
+    return r && r->start == 1 && r->step == 2;
+  };
+  auto x0c = mulOperands(sub.getA(), isEvenOf);
+  auto x1s = mulOperands(sub.getB(), isOddOf);
+  if (!x0c || !x1s)
+    return std::nullopt;
+  Value x0 = x0c->first, x1 = x1s->first, c = x0c->second, s = x1s->second;
+  auto r0 = lastAxisRange(x0), r1 = lastAxisRange(x1);
+  if (r0->source != r1->source || r0->source.getType() != yt ||
+      2 * r0->count != yt.getShape().back() || r1->count != r0->count)
+    return std::nullopt;
+  // odd = x0 s + x1 c, in either order.
+  for (int i = 0; i < 2; ++i) {
+    auto x0s =
+        mulOperands(add->getOperand(i), [&](Value v) { return v == x0; });
+    auto x1c =
+        mulOperands(add->getOperand(1 - i), [&](Value v) { return v == x1; });
+    if (!x0s || !x1c || x0s->second != s || x1c->second != c)
+      continue;
+    if (!isTableFor(c, x0) || !isTableFor(s, x0))
+      return std::nullopt;
+    RopeMatch m;
+    m.input = r0->source;
+    m.cos = c;
+    m.sin = s;
+    m.interleaved = true;
+    m.ops = {r0->op};
+    if (r1->op != r0->op)
+      m.ops.push_back(r1->op);
+    m.ops.append({sub.getA().getDefiningOp(), sub.getB().getDefiningOp(), sub,
+                  add->getOperand(i).getDefiningOp(),
+                  add->getOperand(1 - i).getDefiningOp(), add, u0, u1, concat,
+                  root});
+    return m;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<RopeMatch> matchRope(Operation *root) {
+  if (auto m = matchRotateHalf(root))
+    return m;
+  return matchInterleaved(root);
 }
 
 //===----------------------------------------------------------------------===//

@@ -56,6 +56,19 @@ struct AttentionMatch {
 /// MatMul(Softmax(MatMul(Q, K^T) * s [+ mask]), V).
 std::optional<AttentionMatch> matchAttention(mlir::Operation *root);
 
+struct RopeMatch {
+  mlir::Value input, cos, sin;
+  /// Pairs (x[2i], x[2i+1]) rather than rotate_half's (x[i], x[i + D/2]).
+  bool interleaved = false;
+  llvm::SmallVector<mlir::Operation *> ops;
+};
+/// Rotary position embedding ending at `root`: `x * cos + rotate_half(x) *
+/// sin` (the Add; rotate_half as Concat(Neg(x[..., D/2:]), x[..., :D/2])
+/// with the halves sliced or split), or the interleaved pairs (the Reshape
+/// flattening Concat(Unsqueeze(x0 c - x1 s), Unsqueeze(x0 s + x1 c)) with
+/// x0, x1 = x[..., 0::2], x[..., 1::2]). Static shapes only.
+std::optional<RopeMatch> matchRope(mlir::Operation *root);
+
 /// Whether the ops of a match other than its root have no users outside
 /// the match (the match can be replaced as a whole).
 bool isSelfContained(llvm::ArrayRef<mlir::Operation *> ops);

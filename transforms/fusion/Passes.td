@@ -142,6 +142,31 @@ def FuseAttention : Pass<"amk-fuse-attention", "mlir::ModuleOp"> {
   let dependentDialects = ["amk::fused::AMKDialect"];
 }
 
+def FuseRope : Pass<"amk-fuse-rope", "mlir::ModuleOp"> {
+  let summary = "Replace rotary position embeddings with amk.rope";
+  let description = [{
+    The two forms exporters write, with static shapes, become one
+    `amk.rope` when their inner values have no other use:
+
+    - rotate_half (Llama, the Hugging Face exports):
+      `x * cos + Concat(-x[..., D/2:], x[..., :D/2]) * sin`, the halves
+      taken by Slice or by a Split in two, the negation as Neg or a Mul by
+      -1, each Mul and the Add in either operand order;
+    - interleaved pairs (GPT-J and others): the Reshape that flattens
+      `Concat(Unsqueeze(x0 * c - x1 * s), Unsqueeze(x0 * s + x1 * c))` on
+      a new last axis, with `x0, x1 = x[..., 0::2], x[..., 1::2]`.
+
+    The tables (`cos`, `sin`) stay as the model computes them: gathered
+    at the positions, or cos/sin of an angle computed at run time. In a
+    decoder step this turns each layer's five to seven query and key
+    tasks (slices, negation, concatenation, multiply-add) into one.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "amk.rope ops created">,
+  ];
+  let dependentDialects = ["amk::fused::AMKDialect"];
+}
+
 def FuseBiasSoftmax : Pass<"amk-fuse-bias-softmax", "mlir::ModuleOp"> {
   let summary = "Replace Softmax(X + Bias) with amk.bias_softmax";
   let description = [{

@@ -37,7 +37,7 @@ SymbolicShapes::inferFused(Operation *op) {
   SmallVector<ResultShape> out(op->getNumResults());
   std::optional<Dims> xd = dimsOf(op->getOperand(0));
   if (isa<amk::fused::GeluOp, amk::fused::LayerNormOp,
-          amk::fused::BiasSoftmaxOp>(op)) {
+          amk::fused::BiasSoftmaxOp, amk::fused::RopeOp>(op)) {
     out[0] = shaped(xd);
     return out;
   }

@@ -544,4 +544,16 @@ enum {
 enum { AMK_WG_ACT_ALPHA, AMK_WG_ACT_BETA, AMK_WG_RES_BETA,
        AMK_WG_NUM_FPARAMS };
 
+/* ROPE: rotary position embedding (amk.rope) of float32 rows of D
+ * elements. Buffers X, COS, SIN, Y. Rotate_half form (interleaved 0): the
+ * pairs (x[i], x[i + D/2]) and a table row of D values; interleaved 1:
+ * the pairs (x[2i], x[2i + 1]) and a table row of D/2. A row's COS and SIN
+ * values are contiguous; their first element is at the sum over the rows'
+ * axes of the row's index times the table's stride (0 where it
+ * broadcasts). iparams: D, interleaved, the rank R of the rows' index
+ * space (X's axes but the last), its R dims, then COS's R strides and
+ * SIN's R strides (elements). Rows: the product of the R dims. */
+enum { AMK_ROPE_D, AMK_ROPE_INTERLEAVED, AMK_ROPE_RANK, AMK_ROPE_DIMS };
+#define AMK_ROPE_MAX_RANK 8
+
 #endif /* AMK_KERNEL_PARAMS_H */

@@ -125,3 +125,35 @@ func.func @wgemm_inner(%a: tensor<3x5xf32>, %b: tensor<4x2xi8>, %s: tensor<2xf32
   %y = "amk.wgemm"(%a, %b, %s, %none, %none) : (tensor<3x5xf32>, tensor<4x2xi8>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+func.func @rope_odd(%x: tensor<2x7xf32>, %c: tensor<2x7xf32>) -> tensor<2x7xf32> {
+  // expected-error @+1 {{X's last axis must be static and even}}
+  %y = "amk.rope"(%x, %c, %c) : (tensor<2x7xf32>, tensor<2x7xf32>, tensor<2x7xf32>) -> tensor<2x7xf32>
+  return %y : tensor<2x7xf32>
+}
+
+// -----
+
+func.func @rope_table_width(%x: tensor<2x8xf32>, %c: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{Cos's last axis must be 4 (D / 2, interleaved pairs)}}
+  %y = "amk.rope"(%x, %c, %c) <{interleaved = true}> : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @rope_table_broadcast(%x: tensor<2x3x8xf32>, %c: tensor<2x3x8xf32>, %s: tensor<4x3x8xf32>) -> tensor<2x3x8xf32> {
+  // expected-error @+1 {{Sin does not broadcast to the result}}
+  %y = "amk.rope"(%x, %c, %s) : (tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<4x3x8xf32>) -> tensor<2x3x8xf32>
+  return %y : tensor<2x3x8xf32>
+}
+
+// -----
+
+func.func @rope_type(%x: tensor<2x8xf32>, %c: tensor<2x8xf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{Cos must have X's element type}}
+  %y = "amk.rope"(%x, %c, %c) : (tensor<2x8xf32>, tensor<2x8xf16>, tensor<2x8xf16>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}

@@ -38,3 +38,14 @@ func.func @wgemm(%a: tensor<3x64xf32>, %b4: tensor<64x2xui4>, %s4: tensor<2x2xf3
   %w = "amk.wgemm"(%a, %b8, %s8, %none, %none) <{axis = 0 : i64, perm_b = array<i64: 1, 0>}> : (tensor<3x64xf32>, tensor<2x64xi8>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
   return %y, %w : tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// Both RoPE forms: tables as wide as X's last axis (rotate_half) or half
+// of it (interleaved), broadcasting over the heads.
+// CHECK-LABEL: func.func @rope
+// CHECK: "amk.rope"(%{{.*}}) : (tensor<1x4x3x8xf32>, tensor<1x1x3x8xf32>, tensor<1x1x3x8xf32>)
+// CHECK: "amk.rope"(%{{.*}}) <{interleaved = true}> : (tensor<1x4x3x8xf32>, tensor<3x4xf32>, tensor<3x4xf32>)
+func.func @rope(%x: tensor<1x4x3x8xf32>, %c: tensor<1x1x3x8xf32>, %s: tensor<1x1x3x8xf32>, %ci: tensor<3x4xf32>, %si: tensor<3x4xf32>) -> (tensor<1x4x3x8xf32>, tensor<1x4x3x8xf32>) {
+  %a = "amk.rope"(%x, %c, %s) : (tensor<1x4x3x8xf32>, tensor<1x1x3x8xf32>, tensor<1x1x3x8xf32>) -> tensor<1x4x3x8xf32>
+  %b = "amk.rope"(%x, %ci, %si) <{interleaved = true}> : (tensor<1x4x3x8xf32>, tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<1x4x3x8xf32>
+  return %a, %b : tensor<1x4x3x8xf32>, tensor<1x4x3x8xf32>
+}
