@@ -10,6 +10,7 @@
 
 #include "execution/Check.h"
 #include "execution/Inputs.h"
+#include "pipelines/Pipelines.h"
 #include "reference/Interpreter.h"
 
 #include "dialect/ONNX/ONNXNames.h"
@@ -51,7 +52,9 @@ struct DecoderInterface {
   std::vector<Pair> pairs;
 };
 
-llvm::Expected<DecoderInterface> readInterface(ModuleOp model) {
+/// `option` names the tool option that asked (its errors say which).
+llvm::Expected<DecoderInterface>
+readInterface(ModuleOp model, llvm::StringRef option = "--generate") {
   DecoderInterface d;
   d.func = ref::Interpreter(model).getFunction();
   if (!d.func)
@@ -75,7 +78,8 @@ llvm::Expected<DecoderInterface> readInterface(ModuleOp model) {
         {arg.getArgNumber(), (unsigned)j, t.getDimSize(1), t.getDimSize(3)});
   }
   if (d.pairs.empty())
-    return error("--generate needs a decoder with past_key_values inputs: no "
+    return error(option +
+                 " needs a decoder with past_key_values inputs: no "
                  "output of this model is a Concat of a 4-D input and new "
                  "keys or values (Hugging Face Optimum's interface)");
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
@@ -89,19 +93,19 @@ llvm::Expected<DecoderInterface> readInterface(ModuleOp model) {
     else if (name == "position_ids")
       d.positions = i;
     else
-      return error("--generate does not know what to feed input '" + name +
+      return error(option + " does not know what to feed input '" + name +
                    "' (it feeds input_ids, attention_mask, position_ids and "
                    "past_key_values)");
   }
   if (d.ids < 0)
-    return error("--generate needs an input named input_ids");
+    return error(option + " needs an input named input_ids");
   for (unsigned j = 0; j < f.getNumResults(); ++j)
     if (outputName(f, j) == "logits")
       d.logits = j;
   auto lt = dyn_cast<RankedTensorType>(f.getResultTypes()[d.logits]);
   if (!lt || lt.getRank() != 3 || lt.isDynamicDim(2))
-    return error("--generate needs logits of shape [batch, sequence, vocab] "
-                 "with a static vocabulary");
+    return error(option + " needs logits of shape [batch, sequence, vocab] "
+                          "with a static vocabulary");
   d.vocab = lt.getDimSize(2);
   return d;
 }
@@ -311,6 +315,54 @@ llvm::Expected<GenerateResult> generate(ModuleOp model,
     if (llvm::Error e = ds.writeTrace(options.run.tracePath))
       return std::move(e);
   return r;
+}
+
+llvm::Expected<DecodeStep> prepareDecodeStep(ModuleOp model, unsigned context,
+                                             unsigned sets, uint64_t seed) {
+  auto iface = readInterface(model, "--decode-context");
+  if (!iface)
+    return iface.takeError();
+  const DecoderInterface &d = *iface;
+  int64_t T = context;
+  if (T < 2)
+    return error("--decode-context must be at least 2 (one cache slot "
+                 "before the token)");
+  if (llvm::Error e =
+          bindInputShapes(model, d.func, stepInputs(d, 1, T - 1, T - 1)))
+    return std::move(e);
+  // The step's own inputs, then the one amk-kv-cache appends.
+  unsigned modelInputs = func::FuncOp(d.func).getNumArguments();
+  std::string err;
+  if (failed(runPipeline(model, "builtin.module(amk-kv-cache)", err)))
+    return error("the decode step could not be made (amk-kv-cache): " + err);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  DecodeStep out;
+  for (const auto &p : d.pairs)
+    out.inPlace.push_back({p.output, p.input});
+  for (unsigned s = 0; s < std::max(1u, sets); ++s) {
+    int64_t pos = 1 + (int64_t)(rng() % (uint64_t)(T - 1));
+    std::vector<RValue> in = stepInputs(d, 1, T - 1, T);
+    in.resize(modelInputs);
+    ints(in[d.ids])[0] = (int64_t)(rng() % (uint64_t)d.vocab);
+    if (d.mask >= 0) {
+      int64_t *mask = ints(in[d.mask]);
+      std::fill_n(mask, T, 0);
+      std::fill_n(mask, pos + 1, 1);
+    }
+    if (d.positions >= 0)
+      ints(in[d.positions])[0] = pos;
+    for (const auto &p : d.pairs) {
+      float *c = reinterpret_cast<float *>(in[p.input].getTensor().raw());
+      for (int64_t h = 0; h < p.heads; ++h)
+        for (int64_t e = 0; e < pos * p.headDim; ++e)
+          c[h * T * p.headDim + e] = normal(rng);
+    }
+    Tensor position = int64Tensor({1}, pos);
+    in.push_back(RValue(position));
+    out.inputSets.push_back(std::move(in));
+  }
+  return out;
 }
 
 llvm::Expected<OrtGeneration> generateOnnxRuntime(llvm::StringRef modelPath,

@@ -82,6 +82,26 @@ llvm::Expected<OrtGeneration> generateOnnxRuntime(llvm::StringRef modelPath,
 llvm::Expected<OrtGeneration> generateReference(mlir::ModuleOp model,
                                                 const GenerateResult &result);
 
+/// The decode step as `generate` compiles it, for a tool that compiles and
+/// measures it itself (amk-tune --decode-context): `model` is rewritten in
+/// place, bound to one token after `context` - 1 cache slots and turned by
+/// amk-kv-cache into the in-place step (caches of `context` slots, the
+/// run-time input cache_position). Returns `sets` seeded input sets of
+/// that step, each as a generation feeds it: a token of the vocabulary at
+/// a position p in [1, context), attention_mask 1 on slots [0, p],
+/// position_ids p, random keys and values in the slots before p and zeros
+/// after.
+/// `inPlace`: the (output, input) pairs of each cache, which a session
+/// binds together (Session::aliasOutputToInput) so that a step writes only
+/// the new rows, as in a generation.
+struct DecodeStep {
+  std::vector<std::vector<ref::RValue>> inputSets;
+  std::vector<std::pair<unsigned, unsigned>> inPlace;
+};
+llvm::Expected<DecodeStep> prepareDecodeStep(mlir::ModuleOp model,
+                                             unsigned context, unsigned sets,
+                                             uint64_t seed);
+
 /// Latency figures of a set of generations: time to first token, per-token
 /// latency (median, p90, min over every decode step), tokens per second of
 /// the decode and of the prefill.

@@ -107,17 +107,23 @@ llvm::Error Tuner::setUp() {
     os << ty;
     shapes += (shapes.empty() ? "" : ", ") + s;
   }
-  unsigned sets = opts.inputDir.empty() ? std::max(1u, opts.holdout) : 1;
+  unsigned sets = !opts.inputSets.empty() ? opts.inputSets.size()
+                  : opts.inputDir.empty() ? std::max(1u, opts.holdout)
+                                          : 1;
   for (unsigned s = 0; s < sets; ++s) {
-    InputOptions in;
-    in.dir = opts.inputDir;
-    in.dirHoldsAll = true;
-    in.symbolicDims = false;
-    in.seed = opts.seed * 1000 + 7919 * s;
-    auto set = prepareInputs(func, in);
-    if (!set)
-      return set.takeError();
-    inputs.push_back(std::move(*set));
+    if (!opts.inputSets.empty()) {
+      inputs.push_back(opts.inputSets[s]);
+    } else {
+      InputOptions in;
+      in.dir = opts.inputDir;
+      in.dirHoldsAll = true;
+      in.symbolicDims = false;
+      in.seed = opts.seed * 1000 + 7919 * s;
+      auto set = prepareInputs(func, in);
+      if (!set)
+        return set.takeError();
+      inputs.push_back(std::move(*set));
+    }
     auto out = interp.run(inputs.back());
     if (failed(out))
       return error("the float reference failed: " +

@@ -21,6 +21,8 @@
 #include "tune/Space.h"
 #include "tune/Statistics.h"
 
+#include "reference/Tensor.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -57,6 +59,13 @@ struct TunerOptions {
   std::string rulesDir;  ///< Knowledge rules (*.json) read from here.
   std::string reportDir; ///< Write report.md, SVG charts, result.json.
   std::string inputDir;  ///< Held-out inputs; else seeded random ones.
+  /// Held-out input sets made by the caller (a decoder's decode step:
+  /// prepareDecodeStep); they replace inputDir and the random sets.
+  std::vector<std::vector<ref::RValue>> inputSets;
+  /// (output, input) pairs a candidate's session binds together once its
+  /// outputs are checked, so that it is timed updating that state in place
+  /// (a decoder's KV cache).
+  std::vector<std::pair<unsigned, unsigned>> inPlace;
   unsigned holdout = 2;  ///< Random held-out sets.
   uint64_t seed = 1;     ///< Of the inputs and the search.
   double rtol = 1e-4;    ///< Float candidates, of each output's scale.

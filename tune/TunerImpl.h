@@ -40,6 +40,10 @@ struct Candidate {
   uint64_t programHash = 0;
   double flops = 0, constBytes = 0, arenaBytes = 0;
   std::vector<double> samples, incSamples;
+  /// The input set timed: 0, or (a state updated in place) a private copy
+  /// of set 0 whose buffers the session's outputs alias.
+  unsigned timedSet = 0;
+  std::vector<ref::RValue> timedInputs;
   Record rec;
   ~Candidate() { release(); }
   void release() {

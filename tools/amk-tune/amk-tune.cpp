@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "execution/Generate.h"
 #include "execution/Session.h"
 #include "pipelines/Pipelines.h"
 #include "tools/lib/ToolError.h"
@@ -117,6 +118,13 @@ static cl::list<std::string> inputShapes(
              "shape of input NAME (records are keyed by the bound shapes); "
              "repeatable"),
     cl::cat(tuneCat));
+static cl::opt<unsigned> decodeContext(
+    "decode-context",
+    cl::desc("Tune a decoder's decode step (Hugging Face Optimum's "
+             "interface, as amk-run --generate compiles it): one token after "
+             "N - 1 slots of a KV cache updated in place, checked on "
+             "--holdout sets of random positions, tokens and cache contents"),
+    cl::init(0), cl::cat(tuneCat));
 static cl::list<std::string>
     dimSizes("dim",
              cl::desc("NAME=N: tune at this size of the model's dimension "
@@ -284,7 +292,20 @@ int main(int argc, char **argv) {
   // pipelines are compiled for them, and the records' model key (the bound
   // graph's structural hash), shapes and features (FLOPs, bytes) are
   // theirs, so a shape tuned does not answer for another.
-  errors(amk::bindShapes(*module, inputShapes, dimSizes));
+  if (decodeContext) {
+    if (!inputShapes.empty() || !dimSizes.empty() || !inputDir.empty())
+      errors.fail("--decode-context binds the shapes and makes the inputs "
+                  "itself: drop --input-shape, --dim and --input-dir");
+    amk::DecodeStep step = errors(amk::prepareDecodeStep(
+        *module, decodeContext, std::max(1u, holdout.getValue()), seed));
+    options.inputSets = std::move(step.inputSets);
+    options.inPlace = std::move(step.inPlace);
+    // ONNX Runtime runs the model as exported, not this in-place step:
+    // amk-run --generate --compare-ort compares whole generations.
+    options.compareOrt = false;
+  } else {
+    errors(amk::bindShapes(*module, inputShapes, dimSizes));
+  }
   TuneResult result = errors(tuneModel(*module, space, options));
   if (!result.found) {
     std::string reasons;
