@@ -81,6 +81,13 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "(MobileNetV2's inverted-residual block, the expansion optional) "
            "as one kernel over output row strips whose expanded activation "
            "stays in cache [tune: true|false]">,
+    Option<"fuseGatedProducts", "fuse-gated-products", "bool",
+           /*default=*/"true",
+           "Run Mul(act(A x Bg), A x Bu) of two float32 products with "
+           "constant weights (a SwiGLU or GeGLU MLP's gate and up "
+           "projections) as one GEMM over interleaved weight panels whose "
+           "epilogue writes act(gate) * up: A is read once, one task level "
+           "and the Mul's task are gone [tune: true|false]">,
     Option<"fuseBlocksMinBytes", "fuse-blocks-min-bytes", "int64_t",
            /*default=*/"1572864",
            "fuse-blocks takes a chain only when its depthwise input (the "

@@ -199,7 +199,10 @@ double amk::tune::physicalFloorSeconds(double flops, double constBytes,
                                        double bandwidthGbps, double llcBytes) {
   double compute = peakGflops > 0 ? flops / (peakGflops * 1e9) : 0;
   double memory = 0;
+  // At most the cache's bytes can be hits (a model a little larger than
+  // the cache keeps part of its weights there from run to run); the rest
+  // come from memory.
   if (bandwidthGbps > 0 && constBytes + arenaBytes > llcBytes)
-    memory = constBytes / (bandwidthGbps * 1e9);
+    memory = std::max(0.0, constBytes - llcBytes) / (bandwidthGbps * 1e9);
   return std::max(compute, memory);
 }

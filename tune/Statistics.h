@@ -98,8 +98,9 @@ Decision decideInterleaved(llvm::ArrayRef<double> incumbent,
 
 /// The latency (seconds) no correct program can beat on this machine:
 /// its FLOPs at the measured FMA peak and, when its weights and arena do
-/// not fit in the last-level cache, reading the weights once at the
-/// measured bandwidth. A measurement below it is an error, not a result.
+/// not fit in the last-level cache, reading the weights the cache cannot
+/// hold once at the measured bandwidth. A measurement below it is an
+/// error, not a result.
 double physicalFloorSeconds(double flops, double constBytes, double arenaBytes,
                             double peakGflops, double bandwidthGbps,
                             double llcBytes);

@@ -191,6 +191,150 @@ static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
   return ElementsAttr(result);
 }
 
+namespace {
+/// Mul(act(A x Bg), A x Bu) of two float32 products of one A whose
+/// constant weights lowerGemm would pack (K x N each): the gate may carry
+/// an epilogue activation (SwiGLU's SiLU, GeGLU's Gelu), the up product
+/// none, and neither a bias, an alpha or a beta.
+struct GatedPair {
+  Operation *gate, *up;
+};
+} // namespace
+
+static bool plainProduct(Operation *op, bool allowActivation) {
+  if (!isa_and_nonnull<amk::onnx::MatMulOp, amk::fused::GemmOp>(op) ||
+      !op->getResult(0).hasOneUse())
+    return false;
+  if (isa<amk::fused::GemmOp>(op) &&
+      (!isNoneValue(op->getOperand(2)) || floatAttr(op, "alpha", 1) != 1 ||
+       floatAttr(op, "beta", 1) != 1 ||
+       activationCode(strAttr(op, "activation", "none")) < 0 ||
+       (!allowActivation && strAttr(op, "activation", "none") != "none")))
+    return false;
+  GemmLayout l = gemmLayout(op);
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  return packsB(op, l) && l.copyPermA.empty() && !l.transA &&
+         yt.getRank() >= 2 && yt.hasStaticShape();
+}
+
+static std::optional<GatedPair> gatedPairOf(Operation *mul) {
+  if (!isa_and_nonnull<amk::onnx::MulOp>(mul) || mul->getNumOperands() != 2)
+    return std::nullopt;
+  Operation *x = mul->getOperand(0).getDefiningOp();
+  Operation *y = mul->getOperand(1).getDefiningOp();
+  if (x == y || mul->getOperand(0).getType() != mul->getResult(0).getType() ||
+      mul->getOperand(1).getType() != mul->getResult(0).getType())
+    return std::nullopt;
+  auto hasAct = [](Operation *op) {
+    return isa_and_nonnull<amk::fused::GemmOp>(op) &&
+           strAttr(op, "activation", "none") != "none";
+  };
+  // The gate is the product with the activation (operand 0 when neither
+  // has one: a bilinear gate).
+  if (hasAct(y) && !hasAct(x))
+    std::swap(x, y);
+  if (!plainProduct(x, true) || !plainProduct(y, false) ||
+      x->getOperand(0) != y->getOperand(0))
+    return std::nullopt;
+  auto [kx, nx] = packedKN(x, gemmLayout(x));
+  auto [ky, ny] = packedKN(y, gemmLayout(y));
+  if (kx != ky || nx != ny)
+    return std::nullopt;
+  return GatedPair{x, y};
+}
+
+static DenseResourceElementsAttr resourceWeight(Operation *product) {
+  return dyn_cast_or_null<DenseResourceElementsAttr>(
+      product->getOperand(1).getDefiningOp()->getAttr("value"));
+}
+
+/// The interleaved panels' resource name when both weights are imported
+/// resources: one name per pair and layout, as panelsKey.
+static std::optional<std::string> gatedKey(const GatedPair &p) {
+  DenseResourceElementsAttr g = resourceWeight(p.gate),
+                            u = resourceWeight(p.up);
+  if (!g || !u)
+    return std::nullopt;
+  GemmLayout lg = gemmLayout(p.gate), lu = gemmLayout(p.up);
+  auto [K, N] = packedKN(p.gate, lg);
+  return llvm::formatv("{0}+{1}.amk_gated_{2}x{3}{4}{5}",
+                       g.getRawHandle().getKey(), u.getRawHandle().getKey(), K,
+                       N, lg.transB ? "_gt" : "", lu.transB ? "_ut" : "")
+      .str();
+}
+
+/// Both weights in one set of panels: panel p holds gate columns
+/// [32p, 32p + 32) then up columns [32p, 32p + 32) (zero past N), so one
+/// pass over A computes both halves of 32 outputs. A weight marked
+/// (markWeightsReleasedAfterPacking counts a pair's weights as packed, as
+/// the panels of their products would be) is freed once packed: the
+/// programs compiled together pair the same products, as the pattern does
+/// not depend on shapes.
+static FailureOr<ElementsAttr> packedGatedPanels(const GatedPair &p,
+                                                 std::string &error) {
+  MLIRContext *ctx = p.gate->getContext();
+  GemmLayout lg = gemmLayout(p.gate), lu = gemmLayout(p.up);
+  std::pair<int64_t, int64_t> kn = packedKN(p.gate, lg);
+  int64_t K = kn.first, N = kn.second;
+  const int64_t P = AMK_GEMM_PANEL, H = P / 2, panels = (N + H - 1) / H;
+  auto type = RankedTensorType::get({panels * K, P}, Float32Type::get(ctx));
+  std::optional<std::string> key = gatedKey(p);
+  if (key)
+    if (DenseResourceElementsAttr cached =
+            amk::lookupResourceElements(type, *key))
+      return ElementsAttr(cached);
+  // Each weight's float data: read in place from its resource, or from the
+  // inline constant.
+  SmallVector<std::optional<amk::ref::Tensor>, 2> inline_;
+  SmallVector<const float *, 2> src;
+  for (Operation *op : {p.gate, p.up}) {
+    if (DenseResourceElementsAttr r = resourceWeight(op)) {
+      AsmResourceBlob *blob = r.getRawHandle().getBlob();
+      if (!blob || blob->getData().size() != (size_t)(K * N * 4)) {
+        error = "cannot read the constant B '" +
+                r.getRawHandle().getKey().str() + "': " +
+                (blob && !blob->getData().empty() ? "wrong size"
+                                                  : "its data was released");
+        return failure();
+      }
+      src.push_back(reinterpret_cast<const float *>(blob->getData().data()));
+      inline_.push_back(std::nullopt);
+      continue;
+    }
+    inline_.push_back(amk::getConstantTensor(op->getOperand(1)));
+    if (!inline_.back()) {
+      error = "cannot read the constant B";
+      return failure();
+    }
+    src.push_back(inline_.back()->data<float>());
+  }
+  auto fill = [&](float *dst) {
+    std::fill_n(dst, panels * K * P, 0.f);
+    for (int half = 0; half < 2; ++half) {
+      const float *w = src[half];
+      bool t = half ? lu.transB : lg.transB;
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t n = 0; n < N; ++n)
+          dst[(n / H) * K * P + k * P + half * H + n % H] =
+              t ? w[n * K + k] : w[k * N + n];
+    }
+  };
+  if (!key) {
+    amk::ref::Tensor packed(amk::ref::DataType::FLOAT, {panels * K, P});
+    fill(packed.data<float>());
+    return packed.toAttr(ctx);
+  }
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+      panels * K * P * sizeof(float), /*align=*/64, /*dataIsMutable=*/true);
+  fill(reinterpret_cast<float *>(blob.getMutableData().data()));
+  DenseResourceElementsAttr result =
+      amk::setResourceElements(type, *key, std::move(blob));
+  for (Operation *op : {p.gate, p.up})
+    if (op->getOperand(1).getDefiningOp()->hasAttr(kReleaseAfterPackingAttr))
+      amk::releaseResource(resourceWeight(op));
+  return ElementsAttr(result);
+}
+
 std::optional<std::string> packedWeightKey(Operation *op) {
   if (!isa<amk::onnx::GemmOp, amk::fused::GemmOp, amk::onnx::MatMulOp>(op))
     return std::nullopt;
@@ -407,6 +551,72 @@ LogicalResult Scheduler::lowerGemm(Operation *op) {
     if (biasIdx >= 0)
       rd.push_back(whole(biasIdx, biasBytes));
     wr.push_back(rect(yi, (r0 * N + c0) * 4, (c1 - c0) * 4, N * 4, r1 - r0));
+  };
+  return success();
+}
+
+void Scheduler::findGatedProducts() {
+  if (!opts.fuseGatedProducts)
+    return;
+  for (Operation &op : func.getBody().front())
+    if (std::optional<GatedPair> p = gatedPairOf(&op)) {
+      gated[&op] = {p->gate, p->up};
+      absorbed.insert(p->gate);
+      absorbed.insert(p->up);
+    }
+}
+
+LogicalResult Scheduler::lowerGated(Operation *mul) {
+  GatedProducts pair = gated.lookup(mul);
+  GatedPair p{pair.gate, pair.up};
+  std::string error;
+  FailureOr<ElementsAttr> panels = packedGatedPanels(p, error);
+  if (failed(panels))
+    return unsupported(mul, error);
+  std::pair<int64_t, int64_t> kn = packedKN(p.gate, gemmLayout(p.gate));
+  int64_t K = kn.first, N = kn.second;
+  const int64_t P = AMK_GEMM_PANEL;
+  int64_t width = (N + P / 2 - 1) / (P / 2) * P; // Both halves, padded.
+  auto yt = cast<RankedTensorType>(mul->getResult(0).getType());
+  int64_t M = product(yt.getShape().drop_back());
+  auto ai = getTensor(p.gate->getOperand(0), mul);
+  if (failed(ai))
+    return failure();
+  int bIdx = newConstTensor(
+      cast<RankedTensorType>(panels->getType()), *panels,
+      amk::onnx::getTensorName(p.gate->getOperand(1)).str() + ".gated");
+  int yi = defineOutput(mul->getResult(0));
+  KOp &k = newKOp(mul, AMK_RT_K_GEMM);
+  k.slots = {*ai, bIdx, yi, -1, -1};
+  k.ip.assign(AMK_GEMM_NUM_IPARAMS + 1, 0);
+  k.ip[AMK_GEMM_BATCH] = 1, k.ip[AMK_GEMM_M] = M, k.ip[AMK_GEMM_N] = width,
+  k.ip[AMK_GEMM_K] = K;
+  k.ip[AMK_GEMM_C_BSTRIDE] = M * N;
+  k.ip[AMK_GEMM_LDA] = K, k.ip[AMK_GEMM_LDB] = P, k.ip[AMK_GEMM_LDC] = N;
+  k.ip[AMK_GEMM_ACT] =
+      isa<amk::fused::GemmOp>(p.gate)
+          ? activationCode(strAttr(p.gate, "activation", "none"))
+          : AMK_OP_NONE;
+  k.ip[AMK_GEMM_B_PANELS] = 1;
+  k.ip[AMK_GEMM_GATED] = 1;
+  k.fp = {1.f, 1.f, floatAttr(p.gate, "activation_alpha", 0),
+          floatAttr(p.gate, "activation_beta", 0)};
+  k.rows = M, k.cols = width, k.colTiling = true, k.rowAlign = 8,
+  k.colAlign = P;
+  k.rowOperandBytes = 4.0 * M * K;
+  k.colOperandBytes = 4.0 * K * width;
+  k.flops = 2.0 * M * width * K;
+  k.bytes = 4.0 * (M * K + K * width + M * N);
+  int as = *ai;
+  int64_t bBytes = tensors[bIdx].bytes;
+  k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(as, r0 * K * 4, r1 * K * 4));
+    rd.push_back(span(bIdx, (c0 / P) * K * P * 4,
+                      std::min(bBytes, (c1 + P - 1) / P * K * P * 4)));
+    // Panel columns [c0, c1) give outputs [c0 / 2, c1 / 2), within N.
+    int64_t o0 = c0 / 2, o1 = std::min(N, c1 / 2);
+    wr.push_back(rect(yi, (r0 * N + o0) * 4, (o1 - o0) * 4, N * 4, r1 - r0));
   };
   return success();
 }

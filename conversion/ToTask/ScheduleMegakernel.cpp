@@ -266,6 +266,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
   }
   if (blocks.count(op))
     return lowerInvertedResidual(op);
+  if (gated.count(op))
+    return lowerGated(op);
   auto softmaxAxis = [](Operation *op, int64_t axis) {
     int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
     return axis < 0 ? axis + rank : axis;
@@ -397,6 +399,7 @@ LogicalResult Scheduler::lowerView(Operation *op) {
 
 LogicalResult Scheduler::run() {
   findInvertedResiduals();
+  findGatedProducts();
   for (Operation &op : func.getBody().front())
     if (failed(lowerOp(&op)))
       return failure();
@@ -493,6 +496,7 @@ struct ScheduleMegakernelPass
     o.minTaskNs = minTaskNs, o.tileRows = tileRows, o.tileCols = tileCols;
     o.convKernel = convKernel, o.winogradTile = winogradTile;
     o.fuseBlocks = fuseBlocks, o.fuseBlocksMinBytes = fuseBlocksMinBytes;
+    o.fuseGatedProducts = fuseGatedProducts;
     o.vectorWidth = vectorWidth;
     if (o.vectorWidth == 0) {
       // AMK_NO_AVX512 is the tests' switch to the runtime's portable

@@ -206,6 +206,12 @@ private:
     Operation *expand = nullptr, *project = nullptr;
   };
   DenseMap<Operation *, InvertedResidual> blocks;
+  /// Gated products (fuse-gated-products), by their Mul; the two products
+  /// lower to nothing.
+  struct GatedProducts {
+    Operation *gate = nullptr, *up = nullptr;
+  };
+  DenseMap<Operation *, GatedProducts> gated;
   llvm::DenseSet<Operation *> absorbed;
 
   // Graph to kernels.
@@ -283,6 +289,8 @@ private:
   LogicalResult lowerBatchNorm(Operation *op);
   LogicalResult lowerWhere(Operation *op);
   LogicalResult lowerRope(Operation *op);
+  void findGatedProducts();
+  LogicalResult lowerGated(Operation *mul);
   LogicalResult lowerTrilu(Operation *op);
   /// A WHERE kernel over tensors `ids` (condition, x, z) of `shapes`,
   /// broadcast to `yt`, defining `result`.

@@ -493,10 +493,12 @@ TEST(TuneKnowledge, RulesAreCheckedAndMatched) {
 }
 
 TEST(TuneStatistics, PhysicalFloorByHand) {
-  // 2 GFLOP at 400 GFLOP/s: 5 ms. 100 MB of weights (beyond a 32 MB
-  // cache) at 20 GB/s: 5 ms too; 200 MB: 10 ms, which then bounds it.
+  // 2 GFLOP at 400 GFLOP/s: 5 ms. 132 MB of weights beyond a 32 MB cache
+  // read the 100 MB the cache cannot hold at 20 GB/s: 5 ms too; 232 MB:
+  // 10 ms, which then bounds it.
   EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 0, 0, 400, 20, 32e6), 5e-3);
-  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 200e6, 1e6, 400, 20, 32e6), 10e-3);
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 132e6, 1e6, 400, 20, 32e6), 5e-3);
+  EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 232e6, 1e6, 400, 20, 32e6), 10e-3);
   // Weights and arena that fit in the cache are not read from memory.
   EXPECT_DOUBLE_EQ(physicalFloorSeconds(2e9, 20e6, 1e6, 400, 20, 32e6), 5e-3);
   // Unknown peak and bandwidth: no floor.

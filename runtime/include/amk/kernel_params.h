@@ -96,21 +96,36 @@ enum amk_rt_op {
 /* GEMM: C[b] = act(alpha * A[b] B[b] + beta * bias + residual).
  * Column tiles start at multiples of AMK_GEMM_PANEL when B is in panels.
  * Buffers: A, B, C, bias (optional), residual (optional).
- * Rows: batch * M; columns: N. */
+ * Rows: batch * M; columns: N.
+ * Gated (optional iparam AMK_GEMM_GATED = 1, B in panels, no bias or
+ * residual, alpha 1): each panel holds 32 gate columns then the 32 up
+ * columns of the same outputs, and C (ldc columns) receives
+ * act(gate) * up: output column n / 2 + j of panel column j < 32, for
+ * outputs below ldc. A SwiGLU's two products read A once. */
 enum {
-  AMK_GEMM_BATCH, AMK_GEMM_M, AMK_GEMM_N, AMK_GEMM_K,
-  AMK_GEMM_A_BSTRIDE, AMK_GEMM_B_BSTRIDE, AMK_GEMM_C_BSTRIDE, /* elements */
-  AMK_GEMM_LDA, AMK_GEMM_LDB, AMK_GEMM_LDC,
-  AMK_GEMM_TRANS_A, AMK_GEMM_TRANS_B,
+  AMK_GEMM_BATCH,
+  AMK_GEMM_M,
+  AMK_GEMM_N,
+  AMK_GEMM_K,
+  AMK_GEMM_A_BSTRIDE,
+  AMK_GEMM_B_BSTRIDE,
+  AMK_GEMM_C_BSTRIDE, /* elements */
+  AMK_GEMM_LDA,
+  AMK_GEMM_LDB,
+  AMK_GEMM_LDC,
+  AMK_GEMM_TRANS_A,
+  AMK_GEMM_TRANS_B,
   AMK_GEMM_BIAS_MODE, /* 0 none, 1 per column (N), 2 per row (M), 3 M x N,
                          4 scalar */
-  AMK_GEMM_BIAS_BSTRIDE, AMK_GEMM_RES_BSTRIDE,
+  AMK_GEMM_BIAS_BSTRIDE,
+  AMK_GEMM_RES_BSTRIDE,
   AMK_GEMM_ACT,
   AMK_GEMM_B_PANELS, /* 1: B (not batched, not transposed) is stored as
                         ceil(N/64) panels of K x 64, each contiguous (the
                         last zero-padded): the scheduler packs constant
                         weights this way so the kernel streams them */
-  AMK_GEMM_NUM_IPARAMS
+  AMK_GEMM_NUM_IPARAMS,
+  AMK_GEMM_GATED = AMK_GEMM_NUM_IPARAMS /* optional */
 };
 #define AMK_GEMM_PANEL 64
 enum { AMK_GEMM_ALPHA, AMK_GEMM_BETA, AMK_GEMM_ACT_ALPHA, AMK_GEMM_ACT_BETA,

@@ -91,12 +91,16 @@ bool gemmTile(const KernelCall &call, const int64_t *tile, std::string &error) {
              fp[AMK_GEMM_ACT_ALPHA],
              fp[AMK_GEMM_ACT_BETA]};
   int64_t c0 = tile[2], c1 = tile[3];
+  bool gated =
+      call.kernel->num_iparams > AMK_GEMM_GATED && ip[AMK_GEMM_GATED] != 0;
   if (ip[AMK_GEMM_B_PANELS] && c0 % kColBlock) {
     error = "column tile " + std::to_string(c0) + " is not on a B panel";
     return false;
   }
-  // Scratch for packed operands, per worker thread.
-  thread_local std::vector<float> panel, aRows;
+  // Scratch for packed operands and gated blocks, per worker thread.
+  thread_local std::vector<float> panel, aRows, gatedBlock;
+  if (gated)
+    gatedBlock.resize(kRowBlock * kColBlock);
   for (int64_t r = tile[0]; r < tile[1];) {
     int64_t b = r / M, mStart = r % M;
     int64_t mEnd = std::min(M, mStart + (tile[1] - r));
@@ -123,7 +127,8 @@ bool gemmTile(const KernelCall &call, const int64_t *tile, std::string &error) {
     bool packB =
         !panels && (transB || (rows >= 2 * kRowBlock && ldb != kColBlock));
     BlockKernels bk;
-    bk.lda = ldaUse, bk.ldb = packB || panels ? kColBlock : ldb, bk.ldc = ldc;
+    bk.lda = ldaUse, bk.ldb = packB || panels ? kColBlock : ldb,
+    bk.ldc = gated ? kColBlock : ldc;
     if (packB)
       panel.resize(K * kColBlock);
     // Column blocks outside, row blocks inside: a K x 64 panel of B stays
@@ -149,23 +154,39 @@ bool gemmTile(const KernelCall &call, const int64_t *tile, std::string &error) {
       for (int64_t m0 = mStart; m0 < mEnd; m0 += kRowBlock) {
         int64_t mb = std::min(kRowBlock, mEnd - m0);
         const float *Ap = Ause + (m0 - aRow0) * ldaUse;
+        // A gated product computes the whole panel (gate and up halves)
+        // into the block, then writes act(gate) * up.
+        float *Cblock = gated ? gatedBlock.data() : Cb + m0 * ldc + n0;
+        int64_t ldBlock = gated ? kColBlock : ldc;
+        int64_t nbUse = gated ? kColBlock : nb;
         if (K == 0) {
           for (int64_t i = 0; i < mb; ++i)
-            std::fill_n(Cb + (m0 + i) * ldc + n0, nb, 0.f);
+            std::fill_n(Cblock + i * ldBlock, nbUse, 0.f);
         } else {
           for (int64_t k0 = 0; k0 < K; k0 += kDepthBlock) {
             int64_t kb = std::min(kDepthBlock, K - k0);
-            if (!bk.get(mb, nb, kb)) {
+            if (!bk.get(mb, nbUse, kb)) {
               error = "libxsmm has no kernel for a " + std::to_string(mb) +
-                      "x" + std::to_string(nb) + "x" + std::to_string(kb) +
+                      "x" + std::to_string(nbUse) + "x" + std::to_string(kb) +
                       " block";
               return false;
             }
-            (k0 == 0 ? bk.first : bk.accum)(Bp + k0 * ldbUse, Ap + k0,
-                                            Cb + m0 * ldc + n0);
+            (k0 == 0 ? bk.first : bk.accum)(Bp + k0 * ldbUse, Ap + k0, Cblock);
           }
         }
-        gemmEpilogue(Cb, ldc, m0, mb, n0, nb, N, e);
+        if (!gated) {
+          gemmEpilogue(Cb, ldc, m0, mb, n0, nb, N, e);
+          continue;
+        }
+        const int64_t half = kColBlock / 2, out0 = n0 / 2;
+        int64_t outs = std::min(half, ldc - out0);
+        for (int64_t i = 0; i < mb; ++i) {
+          float *g = Cblock + i * kColBlock;
+          applyActivation(g, outs, e.act, e.actAlpha, e.actBeta);
+          float *y = Cb + (m0 + i) * ldc + out0;
+          for (int64_t j = 0; j < outs; ++j)
+            y[j] = g[j] * g[half + j];
+        }
       }
     }
     r += rows;
@@ -208,10 +229,22 @@ bool KernelImpl<AMK_RT_K_GEMM>::run(const KernelCall &call, const int64_t *tile,
 }
 
 template <>
-bool KernelImpl<AMK_RT_K_GEMM>::check(const amk_rt_kernel &k, const int64_t *,
+bool KernelImpl<AMK_RT_K_GEMM>::check(const amk_rt_kernel &k, const int64_t *ip,
                                       const float *, std::string &error) {
-  return hasParams(k, AMK_GEMM_NUM_IPARAMS, AMK_GEMM_NUM_FPARAMS, error) &&
-         k.num_buffers >= 5;
+  if (!hasParams(k, AMK_GEMM_NUM_IPARAMS, AMK_GEMM_NUM_FPARAMS, error) ||
+      k.num_buffers < 5)
+    return false;
+  if (k.num_iparams > AMK_GEMM_GATED && ip[AMK_GEMM_GATED] != 0 &&
+      (!ip[AMK_GEMM_B_PANELS] || ip[AMK_GEMM_BIAS_MODE] != 0 ||
+       ip[AMK_GEMM_RES_BSTRIDE] != 0 || ip[AMK_GEMM_N] % kColBlock ||
+       2 * ip[AMK_GEMM_LDC] > ip[AMK_GEMM_N] ||
+       2 * ip[AMK_GEMM_LDC] <= ip[AMK_GEMM_N] - kColBlock)) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': a gated GEMM needs B in panels, no bias or residual, and N "
+            "the panels covering 2 x ldc outputs";
+    return false;
+  }
+  return true;
 }
 
 } // namespace amk::rt

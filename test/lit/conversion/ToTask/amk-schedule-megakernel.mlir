@@ -79,6 +79,11 @@
 // RUN: amk-run %t/gemm_addend_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/unit_transpose.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/gated_products.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/gated_products.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/gated_products.mlir --seed 7 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tile-cols=64})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/gated_with_bias.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-opt %t/gated_products.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{fuse-gated-products=false})' | FileCheck %s --check-prefix=NOGATED
 // RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 min-task-ns=0 tasks-per-worker=5})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -1274,5 +1279,56 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     %r = "onnx.Relu"(%t) : (tensor<1x4x1x8xf32>) -> tensor<1x4x1x8xf32>
     %u = "onnx.Transpose"(%x) <{perm = array<i64: 1, 0, 3, 2>}> : (tensor<1x1x4x8xf32>) -> tensor<1x1x8x4xf32>
     return %r, %u : tensor<1x4x1x8xf32>, tensor<1x1x8x4xf32>
+  }
+}
+
+// -----
+
+//--- gated_products.mlir
+// A SwiGLU's gate (SiLU as quick_gelu with alpha 1) and up products of one
+// A, then their Mul: one GEMM over interleaved panels (32 gate columns,
+// then the 32 up columns of the same outputs; N = 36 pads to two panels,
+// 128 columns), writing act(gate) * up into the 36 outputs; no Mul task.
+// The gate's weight is read transposed (Gemm's perm_b), the up's as
+// stored. fuse-gated-products=false keeps three kernels.
+// CHECK-LABEL: amk_task.program @gated_products
+// CHECK-NOT: amk_task.kernel elementwise
+// CHECK: amk_task.kernel gemm {{{.*}}iparams = array<i64: 1, 5, 128, 3, 0, 0, 180, 3, 64, 36, 0, 0, 0, 0, 0, {{[0-9]+}}, 1, 1>
+// CHECK-NOT: amk_task.kernel elementwise
+// NOGATED-LABEL: amk_task.program @gated_products
+// NOGATED: amk_task.kernel gemm
+// NOGATED: amk_task.kernel gemm
+// NOGATED: amk_task.kernel elementwise
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @gated_products(%x: tensor<1x5x3xf32>) -> tensor<1x5x36xf32> {
+    %none = onnx.NoValue
+    %wg = "onnx.Constant"() <{value = dense<[[-0.095, -0.860, 0.006], [-0.082, 2.774, -0.193], [1.271, 1.320, -0.186], [1.169, -2.177, 0.095], [0.857, -2.398, -1.159], [1.056, -0.257, -1.098], [-0.374, -0.543, 0.724], [0.454, -0.280, -0.665], [-0.054, 1.325, 0.349], [0.639, -0.151, -1.292], [-0.711, 0.651, 0.103], [-0.904, -1.618, 0.111], [-0.340, -0.351, -0.329], [0.284, 0.294, 0.962], [0.928, 1.332, 0.806], [-0.336, -0.054, 0.494], [-0.310, 0.549, 1.154], [-0.801, -1.770, 1.194], [0.018, 0.709, -1.332], [1.733, 0.739, -0.126], [-0.352, 0.114, -0.167], [-0.279, -1.120, 1.263], [-0.040, 0.075, 0.093], [-2.358, 0.527, -0.329], [-0.289, 0.070, -0.972], [0.843, -0.696, -0.904], [-0.862, 0.159, 0.746], [-0.595, -1.510, 1.062], [-1.065, 1.195, -0.054], [-0.698, -0.640, 0.462], [0.889, -0.198, 0.947], [2.087, -0.208, -1.149], [-1.054, -1.390, -0.640], [-0.724, -1.325, 0.530], [-2.611, -1.321, 2.015], [1.038, 0.523, 0.457]]> : tensor<36x3xf32>}> : () -> tensor<36x3xf32>
+    %wu = "onnx.Constant"() <{value = dense<[[1.734, 0.348, -0.941, 0.907, 0.018, -0.615, -0.634, -0.993, 0.048, 1.069, -0.325, 0.421, 1.876, -1.215, 0.258, -0.306, -1.059, -1.026, -0.015, 0.434, -0.532, 0.054, 0.722, 0.297, 0.869, 0.461, 0.488, 1.827, 0.623, 0.129, 0.710, -0.919, -0.338, 0.793, 0.631, 1.548], [0.010, -1.462, 1.947, 1.093, -1.059, 1.376, 0.032, -1.814, -0.420, -0.509, 1.591, -0.792, -0.254, -0.277, -0.379, -0.914, 0.219, 1.077, 0.624, -0.927, -1.150, 0.119, -0.707, -0.630, -1.680, 1.950, 0.917, -0.974, 0.908, 1.342, -2.390, -0.549, -0.388, 0.648, -0.121, -0.230], [-0.058, 1.853, 2.160, -0.525, -0.926, 2.693, -0.980, -0.573, 0.037, 0.483, 1.029, 0.391, -0.872, 0.506, 0.250, 1.877, -0.015, -1.337, -1.045, 1.450, -0.540, -2.104, -0.581, 0.000, 1.189, -1.014, 0.667, 0.795, -0.699, -0.188, 1.769, 1.720, 0.856, 0.332, 1.138, -0.141]]> : tensor<3x36xf32>}> : () -> tensor<3x36xf32>
+    %g = "amk.gemm"(%x, %wg, %none) <{perm_b = array<i64: 1, 0>, activation = "quick_gelu", activation_alpha = 1.0 : f32}> : (tensor<1x5x3xf32>, tensor<36x3xf32>, none) -> tensor<1x5x36xf32>
+    %u = "onnx.MatMul"(%x, %wu) : (tensor<1x5x3xf32>, tensor<3x36xf32>) -> tensor<1x5x36xf32>
+    %y = "onnx.Mul"(%g, %u) : (tensor<1x5x36xf32>, tensor<1x5x36xf32>) -> tensor<1x5x36xf32>
+    return %y : tensor<1x5x36xf32>
+  }
+}
+
+// -----
+
+//--- gated_with_bias.mlir
+// Negative: the up product adds a bias, which the gated epilogue does not
+// apply: two GEMMs and the Mul, as before.
+// CHECK-LABEL: amk_task.program @gated_with_bias
+// CHECK: amk_task.kernel gemm
+// CHECK: amk_task.kernel gemm
+// CHECK: amk_task.kernel elementwise
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @gated_with_bias(%x: tensor<2x3xf32>) -> tensor<2x36xf32> {
+    %none = onnx.NoValue
+    %b = "onnx.Constant"() <{value = dense<0.5> : tensor<36xf32>}> : () -> tensor<36xf32>
+    %wg = "onnx.Constant"() <{value = dense<[[-0.802, -1.324, -0.248, 0.420, 1.136, 0.110, -0.553, -0.785, 0.749, 1.635, 0.273, -1.233, -0.958, 1.600, 0.203, -1.732, -0.084, -1.163, -0.629, -0.488, -0.713, 0.553, -0.063, -0.589, 0.410, 0.830, -1.643, -0.257, -0.981, -0.173, -1.289, 0.021, -0.038, -0.304, -1.048, -0.396], [-1.091, -1.355, 0.225, -1.109, 1.170, 0.717, -1.998, 0.272, -1.102, 0.033, 0.044, -1.988, -0.233, -0.256, 0.962, -1.181, 0.738, -1.099, -0.331, -0.840, 1.449, 0.568, 2.432, 0.642, 0.845, 0.841, -0.607, -0.070, 1.350, -0.397, 0.189, -0.021, 0.609, -0.365, -0.152, 0.242], [0.103, -0.865, 0.896, -1.298, -1.201, -1.282, 0.967, -0.361, -0.971, -1.136, 0.421, -1.055, -1.272, 0.614, -1.197, -0.322, -0.007, -0.445, -0.054, 1.339, -0.517, -1.259, -1.837, -0.205, -0.352, 0.265, -0.464, -0.479, -0.721, -0.520, 0.160, -0.380, 0.100, 1.901, 0.479, -1.576]]> : tensor<3x36xf32>}> : () -> tensor<3x36xf32>
+    %wu = "onnx.Constant"() <{value = dense<[[1.734, 0.348, -0.941, 0.907, 0.018, -0.615, -0.634, -0.993, 0.048, 1.069, -0.325, 0.421, 1.876, -1.215, 0.258, -0.306, -1.059, -1.026, -0.015, 0.434, -0.532, 0.054, 0.722, 0.297, 0.869, 0.461, 0.488, 1.827, 0.623, 0.129, 0.710, -0.919, -0.338, 0.793, 0.631, 1.548], [0.010, -1.462, 1.947, 1.093, -1.059, 1.376, 0.032, -1.814, -0.420, -0.509, 1.591, -0.792, -0.254, -0.277, -0.379, -0.914, 0.219, 1.077, 0.624, -0.927, -1.150, 0.119, -0.707, -0.630, -1.680, 1.950, 0.917, -0.974, 0.908, 1.342, -2.390, -0.549, -0.388, 0.648, -0.121, -0.230], [-0.058, 1.853, 2.160, -0.525, -0.926, 2.693, -0.980, -0.573, 0.037, 0.483, 1.029, 0.391, -0.872, 0.506, 0.250, 1.877, -0.015, -1.337, -1.045, 1.450, -0.540, -2.104, -0.581, 0.000, 1.189, -1.014, 0.667, 0.795, -0.699, -0.188, 1.769, 1.720, 0.856, 0.332, 1.138, -0.141]]> : tensor<3x36xf32>}> : () -> tensor<3x36xf32>
+    %g = "amk.gemm"(%x, %wg, %none) <{activation = "quick_gelu", activation_alpha = 1.0 : f32}> : (tensor<2x3xf32>, tensor<3x36xf32>, none) -> tensor<2x36xf32>
+    %u = "amk.gemm"(%x, %wu, %b) : (tensor<2x3xf32>, tensor<3x36xf32>, tensor<36xf32>) -> tensor<2x36xf32>
+    %y = "onnx.Mul"(%g, %u) : (tensor<2x36xf32>, tensor<2x36xf32>) -> tensor<2x36xf32>
+    return %y : tensor<2x36xf32>
   }
 }
