@@ -226,13 +226,19 @@ static std::optional<GatedPair> gatedPairOf(Operation *mul) {
       mul->getOperand(1).getType() != mul->getResult(0).getType())
     return std::nullopt;
   auto hasAct = [](Operation *op) {
-    return isa_and_nonnull<amk::fused::GemmOp>(op) &&
+    return isa_and_nonnull<amk::fused::GemmOp, amk::fused::WGemmOp>(op) &&
            strAttr(op, "activation", "none") != "none";
   };
   // The gate is the product with the activation (operand 0 when neither
   // has one: a bilinear gate).
   if (hasAct(y) && !hasAct(x))
     std::swap(x, y);
+  if (isa_and_nonnull<amk::fused::WGemmOp>(x)) {
+    if (!x->getResult(0).hasOneUse() || !y->getResult(0).hasOneUse() ||
+        !wgemmGatedPair(x, y))
+      return std::nullopt;
+    return GatedPair{x, y};
+  }
   if (!plainProduct(x, true) || !plainProduct(y, false) ||
       x->getOperand(0) != y->getOperand(0))
     return std::nullopt;
@@ -568,6 +574,8 @@ void Scheduler::findGatedProducts() {
 
 LogicalResult Scheduler::lowerGated(Operation *mul) {
   GatedProducts pair = gated.lookup(mul);
+  if (isa<amk::fused::WGemmOp>(pair.gate))
+    return lowerGatedWGemm(mul, pair.gate, pair.up);
   GatedPair p{pair.gate, pair.up};
   std::string error;
   FailureOr<ElementsAttr> panels = packedGatedPanels(p, error);

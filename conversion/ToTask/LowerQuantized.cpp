@@ -530,61 +530,169 @@ LogicalResult Scheduler::lowerQGemm(Operation *op) {
 /// amk.wgemm on WGEMM: the weights packed in 64-column panels (int8, or
 /// two int4 per byte), alpha folded into the scale table and the zero
 /// points into a scale x zero point table (kernel_params.h).
-LogicalResult Scheduler::lowerWGemm(Operation *op) {
-  auto w = cast<fused::WGemmOp>(op);
+namespace {
+
+/// How an amk.wgemm's weights are stored and read: shapes, the stored
+/// integers' shift, and where each (group, column) finds its scale.
+struct WLayout {
+  bool transB = false, hasZp = false;
+  int64_t K = 0, N = 0, rows = 0, bits = 0, shift = 0, storeBits = 0;
+  int64_t group = 0, groups = 0, panelBytes = 0;
+  std::function<int64_t(int64_t, int64_t)> sIndex;
+};
+
+/// The layout of `w`'s weights, or why the WGEMM kernel cannot read them.
+FailureOr<WLayout> wgemmLayout(fused::WGemmOp w, std::string &why) {
+  WLayout l;
   auto at = cast<RankedTensorType>(w.getA().getType());
   auto yt = cast<RankedTensorType>(w.getY().getType());
-  bool transB = false;
   if (auto pb = w.getPermB()) {
-    if ((*pb)[0] != 1)
-      return unsupported(op, "perm_b must be absent or [1, 0]");
-    transB = true;
+    if ((*pb)[0] != 1) {
+      why = "perm_b must be absent or [1, 0]";
+      return failure();
+    }
+    l.transB = true;
   }
   // Shapes come from the types: packed weights another program made are
   // not read again, and their source may be freed (wgemmPanelsKey).
   auto bConst = w.getB().getDefiningOp<amk::onnx::ConstantOp>();
   auto bt = cast<RankedTensorType>(w.getB().getType());
-  int64_t K, N, rows;
-  if (const char *why = productShape(at, yt,
-                                     bConst && bt.hasStaticShape()
-                                         ? std::optional(bt.getShape())
-                                         : std::nullopt,
-                                     transB, K, N, rows))
-    return unsupported(op, why);
+  if (const char *r = productShape(at, yt,
+                                   bConst && bt.hasStaticShape()
+                                       ? std::optional(bt.getShape())
+                                       : std::nullopt,
+                                   l.transB, l.K, l.N, l.rows)) {
+    why = r;
+    return failure();
+  }
   auto bType = cast<IntegerType>(bt.getElementType());
-  const int64_t bits = bType.getWidth();
-  const bool isUnsigned = bType.isUnsigned();
-  const bool hasZp = !isNoneValue(w.getBZeroPoint());
-  if (!w.getBScale().getDefiningOp<amk::onnx::ConstantOp>())
-    return unsupported(op, "B's scale must be a constant");
-  if (hasZp && !w.getBZeroPoint().getDefiningOp<amk::onnx::ConstantOp>())
-    return unsupported(op, "B's zero point must be a constant");
+  l.bits = bType.getWidth();
+  bool isUnsigned = bType.isUnsigned();
+  l.hasZp = !isNoneValue(w.getBZeroPoint());
+  if (!w.getBScale().getDefiningOp<amk::onnx::ConstantOp>()) {
+    why = "B's scale must be a constant";
+    return failure();
+  }
+  if (l.hasZp && !w.getBZeroPoint().getDefiningOp<amk::onnx::ConstantOp>()) {
+    why = "B's zero point must be a constant";
+    return failure();
+  }
   const int64_t scaleCount =
       cast<RankedTensorType>(w.getBScale().getType()).getNumElements();
   int64_t axis = w.getAxis() < 0 ? w.getAxis() + 2 : w.getAxis();
-  int64_t kAxis = transB ? 1 : 0, block = w.getBlockSize();
-  const int64_t group = block > 0 ? block : K;
-  const int64_t groups = (K + group - 1) / group;
-  // Where (group q, column n) reads its scale and zero point.
-  std::function<int64_t(int64_t, int64_t)> sIndex;
+  int64_t kAxis = l.transB ? 1 : 0, block = w.getBlockSize();
+  const int64_t K = l.K, N = l.N;
+  l.group = block > 0 ? block : K;
+  const int64_t groups = l.groups = (K + l.group - 1) / l.group;
+  const bool transB = l.transB;
   if (block > 0) {
-    if (axis != kAxis)
-      return unsupported(op, "blocks must run along the reduction axis");
-    sIndex = [=](int64_t q, int64_t n) {
+    if (axis != kAxis) {
+      why = "blocks must run along the reduction axis";
+      return failure();
+    }
+    l.sIndex = [=](int64_t q, int64_t n) {
       return transB ? n * groups + q : q * N + n;
     };
   } else if (scaleCount == 1) {
-    sIndex = [](int64_t, int64_t) { return int64_t(0); };
+    l.sIndex = [](int64_t, int64_t) { return int64_t(0); };
   } else if (axis == 1 - kAxis && scaleCount == N) {
-    sIndex = [](int64_t, int64_t n) { return n; };
+    l.sIndex = [](int64_t, int64_t n) { return n; };
   } else {
-    return unsupported(op, "B's scale must be per tensor, per output column "
-                           "or in blocks along the reduction axis");
+    why = "B's scale must be per tensor, per output column or in blocks "
+          "along the reduction axis";
+    return failure();
   }
-  if (hasZp &&
+  if (l.hasZp &&
       cast<RankedTensorType>(w.getBZeroPoint().getType()).getNumElements() !=
-          scaleCount)
-    return unsupported(op, "B's zero point and scale differ in shape");
+          scaleCount) {
+    why = "B's zero point and scale differ in shape";
+    return failure();
+  }
+  // Stored values: int8 as signed bytes (uint8 moved by -128), int4 as
+  // unsigned nibbles (int4 moved by +8); the zero point moves with them.
+  l.shift = l.bits == 8 ? (isUnsigned ? -128 : 0) : (isUnsigned ? 0 : 8);
+  // int4 is stored as nibbles when its groups start on multiples of 8 (the
+  // kernel unpacks 8 k at a time), else as bytes.
+  l.storeBits = l.bits == 4 && (groups == 1 || l.group % 8 == 0) ? 4 : 8;
+  const int64_t P = AMK_GEMM_PANEL;
+  l.panelBytes = l.storeBits == 8 ? K * P : (K + 7) / 8 * P * 4;
+  return l;
+}
+
+/// Writes `w`'s columns into the panels: column n to column place(n) of
+/// the packed product (panel column / 64, column in it % 64), with its
+/// weights, its scales times alpha and its scale x zero point. False when
+/// the weights were released.
+bool packWGemmColumns(fused::WGemmOp w, const WLayout &l,
+                      llvm::function_ref<int64_t(int64_t)> place, uint8_t *wd,
+                      float *sT, float *zT, bool &anyZp) {
+  auto b = amk::getConstantTensor(w.getB());
+  auto scale = amk::getConstantTensor(w.getBScale());
+  std::optional<amk::ref::Tensor> zp;
+  if (l.hasZp)
+    zp = amk::getConstantTensor(w.getBZeroPoint());
+  if (!b || !scale || (l.hasZp && !zp))
+    return false;
+  const int64_t P = AMK_GEMM_PANEL, K = l.K, groups = l.groups;
+  const double alpha = w.getAlpha().convertToDouble();
+  for (int64_t n = 0; n < l.N; ++n) {
+    int64_t c = place(n), p = c / P, j = c % P;
+    uint8_t *panel = wd + p * l.panelBytes;
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t v =
+          (int64_t)b->getDouble(l.transB ? n * K + k : k * l.N + n) + l.shift;
+      if (l.storeBits == 8) {
+        panel[k * P + j] = (uint8_t)(int8_t)v;
+      } else {
+        // Word (k / 8, j) holds k..k+7 of column j, nibble k % 8.
+        uint8_t *word = panel + ((k / 8) * P + j) * 4;
+        word[(k % 8) / 2] |= (uint8_t)(v << (4 * (k % 2)));
+      }
+    }
+    for (int64_t q = 0; q < groups; ++q) {
+      int64_t i = l.sIndex(q, n);
+      double sv = alpha * scale->getDouble(i);
+      double z = (zp ? zp->getDouble(i) : 0.0) + l.shift;
+      sT[(p * groups + q) * P + j] = (float)sv;
+      zT[(p * groups + q) * P + j] = (float)(sv * z);
+      anyZp |= z != 0;
+    }
+  }
+  return true;
+}
+
+/// Frees the quantized weights the driver marked as no one else's
+/// (markWeightsReleasedAfterPacking): the panels replace them.
+void releasePackedSources(fused::WGemmOp w) {
+  for (Value v :
+       {Value(w.getB()), Value(w.getBScale()), Value(w.getBZeroPoint())})
+    if (DenseResourceElementsAttr r = resourceOf(v);
+        r && v.getDefiningOp()->hasAttr(kReleaseAfterPackingAttr))
+      amk::releaseResource(r);
+}
+
+AsmResourceBlob blobOf(const amk::ref::Tensor &t) {
+  return HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(t.raw(), t.byteSize()), /*align=*/64,
+      /*dataIsMutable=*/false);
+}
+
+} // namespace
+
+/// amk.wgemm on WGEMM: the weights packed in 64-column panels (int8, or
+/// two int4 per byte), alpha folded into the scale table and the zero
+/// points into a scale x zero point table (kernel_params.h).
+LogicalResult Scheduler::lowerWGemm(Operation *op) {
+  auto w = cast<fused::WGemmOp>(op);
+  auto yt = cast<RankedTensorType>(w.getY().getType());
+  std::string why;
+  FailureOr<WLayout> layout = wgemmLayout(w, why);
+  if (failed(layout))
+    return unsupported(op, why);
+  const WLayout &l = *layout;
+  const int64_t K = l.K, N = l.N, rows = l.rows, groups = l.groups;
+  const int64_t group = l.group, storeBits = l.storeBits,
+                panelBytes = l.panelBytes;
   // C: a constant per column (the bias, folded into a table), or a run-time
   // tensor of Y's shape (a residual) the kernel adds.
   auto c = constValues(w.getC());
@@ -602,16 +710,7 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   int act = activationCode(w.getActivation());
   if (act < 0)
     return unsupported(op, "unknown activation");
-  // Stored values: int8 as signed bytes (uint8 moved by -128), int4 as
-  // unsigned nibbles (int4 moved by +8); the zero point moves with them.
-  const int64_t shift = bits == 8 ? (isUnsigned ? -128 : 0)
-                                  : (isUnsigned ? 0 : 8);
-  // int4 is stored as nibbles when its groups start on multiples of 8 (the
-  // kernel unpacks 8 k at a time), else as bytes.
-  const int64_t storeBits =
-      bits == 4 && (groups == 1 || group % 8 == 0) ? 4 : 8;
   const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
-  const int64_t panelBytes = storeBits == 8 ? K * P : (K + 7) / 8 * P * 4;
   MLIRContext *ctx = op->getContext();
   Builder bld(ctx);
   auto wType =
@@ -621,7 +720,7 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   // types allow one, so that a program finding them knows without reading
   // the zero points.
   std::optional<std::string> key = wgemmPanelsKey(w);
-  bool anyZp = key && (hasZp || shift != 0);
+  bool anyZp = key && (l.hasZp || l.shift != 0);
   ElementsAttr wAttr, sAttr, zAttr;
   if (key) {
     wAttr = amk::lookupResourceElements(wType, *key);
@@ -632,14 +731,6 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
       wAttr = sAttr = zAttr = nullptr;
   }
   if (!wAttr) {
-    auto b = amk::getConstantTensor(w.getB());
-    auto scale = amk::getConstantTensor(w.getBScale());
-    std::optional<amk::ref::Tensor> zp;
-    if (hasZp)
-      zp = amk::getConstantTensor(w.getBZeroPoint());
-    if (!b || !scale || (hasZp && !zp))
-      return unsupported(op, "cannot read B, its scale or its zero point "
-                             "(their data was released)");
     amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * panelBytes});
     amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
         zT(amk::ref::DataType::FLOAT, {panels * groups * P});
@@ -647,48 +738,20 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
     std::fill_n(wd, wp.numel(), 0);
     std::fill_n(sT.data<float>(), sT.numel(), 0.f);
     std::fill_n(zT.data<float>(), zT.numel(), 0.f);
-    const double alpha = w.getAlpha().convertToDouble();
-    for (int64_t n = 0; n < N; ++n) {
-      int64_t p = n / P, j = n % P;
-      for (int64_t k = 0; k < K; ++k) {
-        int64_t v =
-            (int64_t)b->getDouble(transB ? n * K + k : k * N + n) + shift;
-        uint8_t *panel = wd + p * panelBytes;
-        if (storeBits == 8) {
-          panel[k * P + j] = (uint8_t)(int8_t)v;
-        } else {
-          // Word (k / 8, j) holds k..k+7 of column j, nibble k % 8.
-          uint8_t *word = panel + ((k / 8) * P + j) * 4;
-          word[(k % 8) / 2] |= (uint8_t)(v << (4 * (k % 2)));
-        }
-      }
-      for (int64_t q = 0; q < groups; ++q) {
-        int64_t i = sIndex(q, n);
-        double s = alpha * scale->getDouble(i);
-        double z = (zp ? zp->getDouble(i) : 0.0) + shift;
-        sT.data<float>()[(p * groups + q) * P + j] = (float)s;
-        zT.data<float>()[(p * groups + q) * P + j] = (float)(s * z);
-        if (!key)
-          anyZp |= z != 0;
-      }
-    }
+    bool zeroPoints = false;
+    if (!packWGemmColumns(
+            w, l, [](int64_t n) { return n; }, wd, sT.data<float>(),
+            zT.data<float>(), zeroPoints))
+      return unsupported(op, "cannot read B, its scale or its zero point "
+                             "(their data was released)");
+    if (!key)
+      anyZp = zeroPoints;
     if (key) {
-      auto blobOf = [](const amk::ref::Tensor &t) {
-        return HeapAsmResourceBlob::allocateAndCopyWithAlign(
-            ArrayRef<char>(t.raw(), t.byteSize()), /*align=*/64,
-            /*dataIsMutable=*/false);
-      };
       wAttr = amk::setResourceElements(wType, *key, blobOf(wp));
       sAttr = amk::setResourceElements(tType, *key + ".scale", blobOf(sT));
       if (anyZp)
         zAttr = amk::setResourceElements(tType, *key + ".zero", blobOf(zT));
-      // The driver marked the quantized weights no one else reads
-      // (markWeightsReleasedAfterPacking): the panels replace them.
-      for (Value v :
-           {Value(w.getB()), Value(w.getBScale()), Value(w.getBZeroPoint())})
-        if (DenseResourceElementsAttr r = resourceOf(v);
-            r && v.getDefiningOp()->hasAttr(kReleaseAfterPackingAttr))
-          amk::releaseResource(r);
+      releasePackedSources(w);
     } else {
       wAttr = wp.toAttr(ctx), sAttr = sT.toAttr(ctx);
       if (anyZp)
@@ -766,6 +829,132 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
                         r1 - r0));
     rd.push_back(span(as_, r0 * K * 4, r1 * K * 4));
     wr.push_back(rect(yi, (r0 * N + c0) * 4, (c1 - c0) * 4, N * 4, r1 - r0));
+  };
+  return success();
+}
+
+bool wgemmGatedPair(Operation *gate, Operation *up) {
+  auto g = dyn_cast_or_null<fused::WGemmOp>(gate);
+  auto u = dyn_cast_or_null<fused::WGemmOp>(up);
+  if (!g || !u || g.getA() != u.getA() || !isNoneValue(g.getC()) ||
+      !isNoneValue(u.getC()) || u.getActivation() != "none" ||
+      activationCode(g.getActivation()) < 0 ||
+      g.getActivationBits() != u.getActivationBits() ||
+      g.getY().getType() != u.getY().getType())
+    return false;
+  std::string why;
+  FailureOr<WLayout> lg = wgemmLayout(g, why), lu = wgemmLayout(u, why);
+  return succeeded(lg) && succeeded(lu) && lg->K == lu->K && lg->N == lu->N &&
+         lg->bits == lu->bits && lg->shift == lu->shift &&
+         lg->storeBits == lu->storeBits && lg->group == lu->group;
+}
+
+/// A gated pair of amk.wgemm (wgemmGatedPair) as one WGEMM: panel p holds
+/// the gate's columns [32p, 32p + 32) then the up's, with their own scales
+/// and zero points; the kernel writes act(gate) * up (kernel_params.h).
+LogicalResult Scheduler::lowerGatedWGemm(Operation *mul, Operation *gate,
+                                         Operation *up) {
+  auto g = cast<fused::WGemmOp>(gate), u = cast<fused::WGemmOp>(up);
+  std::string why;
+  FailureOr<WLayout> lgo = wgemmLayout(g, why), luo = wgemmLayout(u, why);
+  if (failed(lgo) || failed(luo))
+    return unsupported(mul, why);
+  const WLayout &lg = *lgo, &lu = *luo;
+  const int64_t P = AMK_GEMM_PANEL, H = P / 2, K = lg.K, N = lg.N;
+  const int64_t rows = lg.rows, groups = lg.groups, panels = (N + H - 1) / H;
+  const int64_t width = panels * P, panelBytes = lg.panelBytes;
+  MLIRContext *ctx = mul->getContext();
+  Builder bld(ctx);
+  auto wType =
+      RankedTensorType::get({panels * panelBytes}, bld.getIntegerType(8));
+  auto tType = RankedTensorType::get({panels * groups * P}, bld.getF32Type());
+  std::optional<std::string> key, kg = wgemmPanelsKey(g),
+                                  ku = wgemmPanelsKey(u);
+  if (kg && ku)
+    key = llvm::formatv("{0}.amk_gated_{1:x-16}", *kg, llvm::xxh3_64bits(*ku))
+              .str();
+  bool anyZp = key && (lg.hasZp || lu.hasZp || lg.shift != 0);
+  ElementsAttr wAttr, sAttr, zAttr;
+  if (key) {
+    wAttr = amk::lookupResourceElements(wType, *key);
+    sAttr = amk::lookupResourceElements(tType, *key + ".scale");
+    if (anyZp)
+      zAttr = amk::lookupResourceElements(tType, *key + ".zero");
+    if (!wAttr || !sAttr || (anyZp && !zAttr))
+      wAttr = sAttr = zAttr = nullptr;
+  }
+  if (!wAttr) {
+    amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * panelBytes});
+    amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
+        zT(amk::ref::DataType::FLOAT, {panels * groups * P});
+    uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
+    std::fill_n(wd, wp.numel(), 0);
+    std::fill_n(sT.data<float>(), sT.numel(), 0.f);
+    std::fill_n(zT.data<float>(), zT.numel(), 0.f);
+    bool zeroPoints = false;
+    for (int half = 0; half < 2; ++half)
+      if (!packWGemmColumns(
+              half ? u : g, half ? lu : lg,
+              [&](int64_t n) { return (n / H) * P + half * H + n % H; }, wd,
+              sT.data<float>(), zT.data<float>(), zeroPoints))
+        return unsupported(mul, "cannot read B, its scale or its zero point "
+                                "(their data was released)");
+    if (!key)
+      anyZp = zeroPoints;
+    if (key) {
+      wAttr = amk::setResourceElements(wType, *key, blobOf(wp));
+      sAttr = amk::setResourceElements(tType, *key + ".scale", blobOf(sT));
+      if (anyZp)
+        zAttr = amk::setResourceElements(tType, *key + ".zero", blobOf(zT));
+      releasePackedSources(g);
+      releasePackedSources(u);
+    } else {
+      wAttr = wp.toAttr(ctx), sAttr = sT.toAttr(ctx);
+      if (anyZp)
+        zAttr = zT.toAttr(ctx);
+    }
+  }
+  std::string base = amk::onnx::getTensorName(g.getB()).str();
+  int wSlot = newConstTensor(wType, wAttr, base + ".gated");
+  int sSlot = newConstTensor(tType, sAttr, base + ".gated_scale");
+  int zSlot = anyZp ? newConstTensor(tType, zAttr, base + ".gated_zero") : -1;
+  auto ai = getTensor(g.getA(), mul);
+  if (failed(ai))
+    return failure();
+  int yi = defineOutput(mul->getResult(0));
+  KOp &k = newKOp(mul, AMK_RT_K_WGEMM);
+  k.slots = {*ai, wSlot, yi, sSlot, zSlot, -1};
+  k.ip = {rows,
+          width,
+          K,
+          lg.storeBits,
+          lg.group,
+          activationCode(g.getActivation()),
+          lg.storeBits == 4 ? (int64_t)g.getActivationBits() : int64_t(0),
+          N};
+  k.fp = {g.getActivationAlpha().convertToFloat(),
+          g.getActivationBeta().convertToFloat(), 1.f};
+  k.rows = rows, k.cols = width, k.colTiling = true, k.rowAlign = 8,
+  k.colAlign = P;
+  const int64_t wBytes = wType.getNumElements(),
+                tBytes = tType.getNumElements() * 4;
+  k.rowOperandBytes = 4.0 * rows * K;
+  k.colOperandBytes = rows >= 6 ? 4.0 * K * width : (double)wBytes;
+  k.flops = 2.0 * rows * width * K;
+  k.bytes = 4.0 * rows * K + wBytes + 4.0 * rows * N;
+  int as_ = *ai;
+  k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    int64_t p0 = c0 / P, p1 = (c1 + P - 1) / P;
+    rd.push_back(span(wSlot, p0 * panelBytes, p1 * panelBytes));
+    rd.push_back(span(sSlot, p0 * groups * P * 4,
+                      std::min(tBytes, p1 * groups * P * 4)));
+    if (zSlot >= 0)
+      rd.push_back(span(zSlot, p0 * groups * P * 4,
+                        std::min(tBytes, p1 * groups * P * 4)));
+    rd.push_back(span(as_, r0 * K * 4, r1 * K * 4));
+    int64_t o0 = c0 / 2, o1 = std::min(N, c1 / 2);
+    wr.push_back(rect(yi, (r0 * N + o0) * 4, (o1 - o0) * 4, N * 4, r1 - r0));
   };
   return success();
 }

@@ -38,6 +38,10 @@ namespace amk::totask {
 /// product `op` into, when that operand is a resource weight it packs; none
 /// otherwise. Equal names: the same panels.
 std::optional<std::string> packedWeightKey(mlir::Operation *op);
+/// Whether two amk.wgemm ops are the gate and up products of a gated pair
+/// one WGEMM runs (fuse-gated-products): one A, the same shapes and
+/// storage, no C, the up product without activation.
+bool wgemmGatedPair(mlir::Operation *gate, mlir::Operation *up);
 
 /// The name of the panels amk-schedule-megakernel packs an amk.wgemm's
 /// weights into, when `operand` is its B, B's scale or B's zero point and
@@ -291,6 +295,7 @@ private:
   LogicalResult lowerRope(Operation *op);
   void findGatedProducts();
   LogicalResult lowerGated(Operation *mul);
+  LogicalResult lowerGatedWGemm(Operation *mul, Operation *gate, Operation *up);
   LogicalResult lowerTrilu(Operation *op);
   /// A WHERE kernel over tensors `ids` (condition, x, z) of `shapes`,
   /// broadcast to `yt`, defining `result`.

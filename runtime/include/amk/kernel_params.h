@@ -543,7 +543,10 @@ enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
  * and sums u4 x s8 products exactly in int32: Y = S x sa x sum(W x Aq) -
  * SZ x sa x sum(Aq) per group. The decision is the product's (its rows),
  * never the tile's, so results do not depend on the schedule.
- * iparams: rows, N, K, bits, group, act, a_bits (0: float activations).
+ * iparams: rows, N, K, bits, group, act, a_bits (0: float activations),
+ * and optionally gated: with gated = G > 0 (no bias or addend) each panel
+ * holds 32 gate columns then the 32 up columns of the same outputs, and
+ * Y (G columns) receives act(gate) * up, as GEMM's gated mode.
  * fparams: activation alpha, beta, res_beta. Rows: rows; columns: N, tiles
  * starting on a panel. */
 enum {
@@ -554,7 +557,8 @@ enum {
   AMK_WG_GROUP,
   AMK_WG_ACT,
   AMK_WG_A_BITS,
-  AMK_WG_NUM_IPARAMS
+  AMK_WG_NUM_IPARAMS,
+  AMK_WG_GATED = AMK_WG_NUM_IPARAMS /* optional */
 };
 enum { AMK_WG_ACT_ALPHA, AMK_WG_ACT_BETA, AMK_WG_RES_BETA,
        AMK_WG_NUM_FPARAMS };

@@ -653,6 +653,17 @@ void dequantPanel(const WParams &g, const WBuffers &bf, int64_t p,
   dequantPanelPortable(g, bf, p, dst);
 }
 
+/// A gated panel's products `o` (32 gate, then 32 up columns) as
+/// act(gate) * up into outputs [n0 / 2, n0 / 2 + 32) of row `y` (`ldy`
+/// outputs); the gate half is overwritten.
+void storeGated(const WParams &g, float *o, float *y, int64_t n0, int64_t ldy) {
+  const int64_t half = kP / 2, out0 = n0 / 2;
+  const int64_t outs = std::min(half, ldy - out0);
+  applyActivation(o, outs, (int)g.act, g.actA, g.actB);
+  for (int64_t j = 0; j < outs; ++j)
+    y[out0 + j] = o[j] * o[half + j];
+}
+
 /// Bias, addend and activation on `cols` outputs of row `r` from column
 /// n0.
 void finish(const WParams &g, const WBuffers &bf, int64_t r, int64_t n0,
@@ -689,11 +700,17 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
     error = "column tile " + std::to_string(c0) + " is not on a panel";
     return false;
   }
+  // Gated (kernel_params.h): Y has ldy outputs per row, written from each
+  // panel's two halves.
+  const int64_t ldy =
+      call.kernel->num_iparams > AMK_WG_GATED ? call.ip[AMK_WG_GATED] : 0;
   if (r1 - r0 >= kDequantRows) {
-    thread_local std::vector<float> panel;
+    thread_local std::vector<float> panel, block;
     panel.resize(g.k * kP);
+    if (ldy)
+      block.resize(kRowBlock * kP);
     BlockKernels bk;
-    bk.lda = g.k, bk.ldb = kP, bk.ldc = g.n;
+    bk.lda = g.k, bk.ldb = kP, bk.ldc = ldy ? kP : g.n;
     for (int64_t n0 = c0; n0 < c1; n0 += kP) {
       int64_t nb = std::min(kP, c1 - n0);
       dequantPanel(g, bf, n0 / kP, panel.data());
@@ -706,12 +723,16 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
                     std::to_string(nb) + "x" + std::to_string(kb) + " block";
             return false;
           }
-          (k0 == 0 ? bk.first : bk.accum)(panel.data() + k0 * kP,
-                                          bf.a + m0 * g.k + k0,
-                                          bf.y + m0 * g.n + n0);
+          (k0 == 0 ? bk.first
+                   : bk.accum)(panel.data() + k0 * kP, bf.a + m0 * g.k + k0,
+                               ldy ? block.data() : bf.y + m0 * g.n + n0);
         }
         for (int64_t i = 0; i < mb; ++i)
-          finish(g, bf, m0 + i, n0, nb);
+          if (ldy)
+            storeGated(g, block.data() + i * kP, bf.y + (m0 + i) * ldy, n0,
+                       ldy);
+          else
+            finish(g, bf, m0 + i, n0, nb);
       }
     }
     return true;
@@ -741,6 +762,10 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
         }
         streamPanelQ8(g, bf, n0 / kP, qa, mr, out);
         for (int r = 0; r < mr; ++r) {
+          if (ldy) {
+            storeGated(g, out[r], bf.y + (m0 + r) * ldy, n0, ldy);
+            continue;
+          }
           std::memcpy(bf.y + (m0 + r) * g.n + n0, out[r], nb * sizeof(float));
           finish(g, bf, m0 + r, n0, nb);
         }
@@ -781,6 +806,10 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
       }
       streamPanel(g, bf, n0 / kP, a, asum, mr, out);
       for (int r = 0; r < mr; ++r) {
+        if (ldy) {
+          storeGated(g, out[r], bf.y + (m0 + r) * ldy, n0, ldy);
+          continue;
+        }
         std::memcpy(bf.y + (m0 + r) * g.n + n0, out[r], nb * sizeof(float));
         finish(g, bf, m0 + r, n0, nb);
       }
@@ -801,6 +830,13 @@ bool KernelImpl<AMK_RT_K_WGEMM>::check(const amk_rt_kernel &k,
     error = "kernel '" + std::string(k.name ? k.name : "") +
             "': wgemm takes 8- or 4-bit weights and needs N, K and the "
             "group >= 1";
+    return false;
+  }
+  if (k.num_iparams > AMK_WG_GATED && ip[AMK_WG_GATED] != 0 &&
+      (ip[AMK_WG_N] % kP || 2 * ip[AMK_WG_GATED] > ip[AMK_WG_N] ||
+       2 * ip[AMK_WG_GATED] <= ip[AMK_WG_N] - kP)) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': a gated wgemm needs N the panels covering 2 x gated outputs";
     return false;
   }
   // int8 activations meet 4-bit weights whose groups start on a word.
