@@ -677,6 +677,80 @@ AsmResourceBlob blobOf(const amk::ref::Tensor &t) {
       /*dataIsMutable=*/false);
 }
 
+/// The panels, scale table and (with `anyZp`) scale x zero point table:
+/// under `key`, the ones another program made, else `pack`'s, shared under
+/// that name (then `release` frees the sources the driver marked);
+/// without a key, `pack`'s as attributes, `anyZp` then set by what it
+/// packed. False when `pack` cannot read the weights.
+bool wgemmTables(
+    MLIRContext *ctx, const std::optional<std::string> &key,
+    RankedTensorType wType, RankedTensorType tType, bool &anyZp,
+    llvm::function_ref<bool(uint8_t *, float *, float *, bool &)> pack,
+    llvm::function_ref<void()> release, ElementsAttr &wAttr,
+    ElementsAttr &sAttr, ElementsAttr &zAttr) {
+  if (key) {
+    wAttr = amk::lookupResourceElements(wType, *key);
+    sAttr = amk::lookupResourceElements(tType, *key + ".scale");
+    if (anyZp)
+      zAttr = amk::lookupResourceElements(tType, *key + ".zero");
+    if (wAttr && sAttr && (!anyZp || zAttr))
+      return true;
+    wAttr = sAttr = zAttr = nullptr;
+  }
+  amk::ref::Tensor wp(amk::ref::DataType::INT8, {wType.getNumElements()});
+  amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {tType.getNumElements()}),
+      zT(amk::ref::DataType::FLOAT, {tType.getNumElements()});
+  uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
+  std::fill_n(wd, wp.numel(), 0);
+  std::fill_n(sT.data<float>(), sT.numel(), 0.f);
+  std::fill_n(zT.data<float>(), zT.numel(), 0.f);
+  bool zeroPoints = false;
+  if (!pack(wd, sT.data<float>(), zT.data<float>(), zeroPoints))
+    return false;
+  if (!key) {
+    anyZp = zeroPoints;
+    wAttr = wp.toAttr(ctx), sAttr = sT.toAttr(ctx);
+    if (anyZp)
+      zAttr = zT.toAttr(ctx);
+    return true;
+  }
+  wAttr = amk::setResourceElements(wType, *key, blobOf(wp));
+  sAttr = amk::setResourceElements(tType, *key + ".scale", blobOf(sT));
+  if (anyZp)
+    zAttr = amk::setResourceElements(tType, *key + ".zero", blobOf(zT));
+  release();
+  return true;
+}
+
+/// A WGEMM's tiling and costs over `cols` panel columns writing `outs`
+/// per row. As GEMM's: the operand a row tile reads (A's rows) and the one
+/// a column tile reads (W's panels). A row split re-reads W in every tile
+/// and, with many rows, dequantizes it again into float panels: count the
+/// float bytes then.
+void wgemmCosts(KOp &k, int64_t rows, int64_t K, int64_t cols, int64_t outs,
+                int64_t wBytes) {
+  k.rows = rows, k.cols = cols, k.colTiling = true, k.rowAlign = 8,
+  k.colAlign = AMK_GEMM_PANEL;
+  k.rowOperandBytes = 4.0 * rows * K;
+  k.colOperandBytes = rows >= 6 ? 4.0 * K * cols : (double)wBytes;
+  k.flops = 2.0 * rows * cols * K;
+  k.bytes = 4.0 * rows * K + wBytes + 4.0 * rows * outs;
+}
+
+/// What a WGEMM tile of panel columns [c0, c1) reads of the panels and
+/// their tables.
+void wgemmPanelReads(SmallVectorImpl<TAccess> &rd, int wSlot, int sSlot,
+                     int zSlot, int64_t c0, int64_t c1, int64_t panelBytes,
+                     int64_t groups, int64_t tBytes) {
+  const int64_t P = AMK_GEMM_PANEL, p0 = c0 / P, p1 = (c1 + P - 1) / P;
+  rd.push_back(span(wSlot, p0 * panelBytes, p1 * panelBytes));
+  rd.push_back(
+      span(sSlot, p0 * groups * P * 4, std::min(tBytes, p1 * groups * P * 4)));
+  if (zSlot >= 0)
+    rd.push_back(span(zSlot, p0 * groups * P * 4,
+                      std::min(tBytes, p1 * groups * P * 4)));
+}
+
 } // namespace
 
 /// amk.wgemm on WGEMM: the weights packed in 64-column panels (int8, or
@@ -722,42 +796,15 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   std::optional<std::string> key = wgemmPanelsKey(w);
   bool anyZp = key && (l.hasZp || l.shift != 0);
   ElementsAttr wAttr, sAttr, zAttr;
-  if (key) {
-    wAttr = amk::lookupResourceElements(wType, *key);
-    sAttr = amk::lookupResourceElements(tType, *key + ".scale");
-    if (anyZp)
-      zAttr = amk::lookupResourceElements(tType, *key + ".zero");
-    if (!wAttr || !sAttr || (anyZp && !zAttr))
-      wAttr = sAttr = zAttr = nullptr;
-  }
-  if (!wAttr) {
-    amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * panelBytes});
-    amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
-        zT(amk::ref::DataType::FLOAT, {panels * groups * P});
-    uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
-    std::fill_n(wd, wp.numel(), 0);
-    std::fill_n(sT.data<float>(), sT.numel(), 0.f);
-    std::fill_n(zT.data<float>(), zT.numel(), 0.f);
-    bool zeroPoints = false;
-    if (!packWGemmColumns(
-            w, l, [](int64_t n) { return n; }, wd, sT.data<float>(),
-            zT.data<float>(), zeroPoints))
-      return unsupported(op, "cannot read B, its scale or its zero point "
-                             "(their data was released)");
-    if (!key)
-      anyZp = zeroPoints;
-    if (key) {
-      wAttr = amk::setResourceElements(wType, *key, blobOf(wp));
-      sAttr = amk::setResourceElements(tType, *key + ".scale", blobOf(sT));
-      if (anyZp)
-        zAttr = amk::setResourceElements(tType, *key + ".zero", blobOf(zT));
-      releasePackedSources(w);
-    } else {
-      wAttr = wp.toAttr(ctx), sAttr = sT.toAttr(ctx);
-      if (anyZp)
-        zAttr = zT.toAttr(ctx);
-    }
-  }
+  if (!wgemmTables(
+          ctx, key, wType, tType, anyZp,
+          [&](uint8_t *wd, float *sT, float *zT, bool &zp) {
+            return packWGemmColumns(
+                w, l, [](int64_t n) { return n; }, wd, sT, zT, zp);
+          },
+          [&] { releasePackedSources(w); }, wAttr, sAttr, zAttr))
+    return unsupported(op, "cannot read B, its scale or its zero point "
+                           "(their data was released)");
   std::string base = amk::onnx::getTensorName(w.getB()).str();
   auto constOf = [&](const amk::ref::Tensor &t, Type et, StringRef suffix) {
     return newConstTensor(t, et, base + suffix.str());
@@ -798,30 +845,15 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
           act,
           storeBits == 4 ? (int64_t)w.getActivationBits() : int64_t(0)};
   k.fp = {w.getActivationAlpha().convertToFloat(),
-          w.getActivationBeta().convertToFloat(),
-          w.getBeta().convertToFloat()};
-  k.rows = rows, k.cols = N, k.colTiling = true, k.rowAlign = 8,
-  k.colAlign = P;
+          w.getActivationBeta().convertToFloat(), w.getBeta().convertToFloat()};
   const int64_t wBytes = wType.getNumElements(),
                 tBytes = tType.getNumElements() * 4;
-  // As GEMM's: the operand a row tile reads (A's rows) and the one a
-  // column tile reads (W's panels). A row split re-reads W in every tile
-  // and, with many rows, dequantizes it again into float panels: count
-  // the float bytes then.
-  k.rowOperandBytes = 4.0 * rows * K;
-  k.colOperandBytes = rows >= 6 ? 4.0 * K * N : (double)wBytes;
-  k.flops = 2.0 * rows * N * K;
-  k.bytes = 4.0 * rows * K + wBytes + 4.0 * rows * N;
+  wgemmCosts(k, rows, K, N, N, wBytes);
   int as_ = *ai;
   k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
-    int64_t p0 = c0 / P, p1 = (c1 + P - 1) / P;
-    rd.push_back(span(wSlot, p0 * panelBytes, p1 * panelBytes));
-    rd.push_back(span(sSlot, p0 * groups * P * 4,
-                      std::min(tBytes, p1 * groups * P * 4)));
-    if (zSlot >= 0)
-      rd.push_back(span(zSlot, p0 * groups * P * 4,
-                        std::min(tBytes, p1 * groups * P * 4)));
+    wgemmPanelReads(rd, wSlot, sSlot, zSlot, c0, c1, panelBytes, groups,
+                    tBytes);
     if (biasSlot >= 0)
       rd.push_back(whole(biasSlot, N * 4));
     if (resSlot >= 0)
@@ -875,45 +907,23 @@ LogicalResult Scheduler::lowerGatedWGemm(Operation *mul, Operation *gate,
               .str();
   bool anyZp = key && (lg.hasZp || lu.hasZp || lg.shift != 0);
   ElementsAttr wAttr, sAttr, zAttr;
-  if (key) {
-    wAttr = amk::lookupResourceElements(wType, *key);
-    sAttr = amk::lookupResourceElements(tType, *key + ".scale");
-    if (anyZp)
-      zAttr = amk::lookupResourceElements(tType, *key + ".zero");
-    if (!wAttr || !sAttr || (anyZp && !zAttr))
-      wAttr = sAttr = zAttr = nullptr;
-  }
-  if (!wAttr) {
-    amk::ref::Tensor wp(amk::ref::DataType::INT8, {panels * panelBytes});
-    amk::ref::Tensor sT(amk::ref::DataType::FLOAT, {panels * groups * P}),
-        zT(amk::ref::DataType::FLOAT, {panels * groups * P});
-    uint8_t *wd = reinterpret_cast<uint8_t *>(wp.data<int8_t>());
-    std::fill_n(wd, wp.numel(), 0);
-    std::fill_n(sT.data<float>(), sT.numel(), 0.f);
-    std::fill_n(zT.data<float>(), zT.numel(), 0.f);
-    bool zeroPoints = false;
+  auto pack = [&](uint8_t *wd, float *sT, float *zT, bool &zp) {
     for (int half = 0; half < 2; ++half)
       if (!packWGemmColumns(
               half ? u : g, half ? lu : lg,
-              [&](int64_t n) { return (n / H) * P + half * H + n % H; }, wd,
-              sT.data<float>(), zT.data<float>(), zeroPoints))
-        return unsupported(mul, "cannot read B, its scale or its zero point "
-                                "(their data was released)");
-    if (!key)
-      anyZp = zeroPoints;
-    if (key) {
-      wAttr = amk::setResourceElements(wType, *key, blobOf(wp));
-      sAttr = amk::setResourceElements(tType, *key + ".scale", blobOf(sT));
-      if (anyZp)
-        zAttr = amk::setResourceElements(tType, *key + ".zero", blobOf(zT));
-      releasePackedSources(g);
-      releasePackedSources(u);
-    } else {
-      wAttr = wp.toAttr(ctx), sAttr = sT.toAttr(ctx);
-      if (anyZp)
-        zAttr = zT.toAttr(ctx);
-    }
-  }
+              [&](int64_t n) { return (n / H) * P + half * H + n % H; }, wd, sT,
+              zT, zp))
+        return false;
+    return true;
+  };
+  auto release = [&] {
+    releasePackedSources(g);
+    releasePackedSources(u);
+  };
+  if (!wgemmTables(ctx, key, wType, tType, anyZp, pack, release, wAttr, sAttr,
+                   zAttr))
+    return unsupported(mul, "cannot read B, its scale or its zero point "
+                            "(their data was released)");
   std::string base = amk::onnx::getTensorName(g.getB()).str();
   int wSlot = newConstTensor(wType, wAttr, base + ".gated");
   int sSlot = newConstTensor(tType, sAttr, base + ".gated_scale");
@@ -934,24 +944,14 @@ LogicalResult Scheduler::lowerGatedWGemm(Operation *mul, Operation *gate,
           N};
   k.fp = {g.getActivationAlpha().convertToFloat(),
           g.getActivationBeta().convertToFloat(), 1.f};
-  k.rows = rows, k.cols = width, k.colTiling = true, k.rowAlign = 8,
-  k.colAlign = P;
   const int64_t wBytes = wType.getNumElements(),
                 tBytes = tType.getNumElements() * 4;
-  k.rowOperandBytes = 4.0 * rows * K;
-  k.colOperandBytes = rows >= 6 ? 4.0 * K * width : (double)wBytes;
-  k.flops = 2.0 * rows * width * K;
-  k.bytes = 4.0 * rows * K + wBytes + 4.0 * rows * N;
+  wgemmCosts(k, rows, K, width, N, wBytes);
   int as_ = *ai;
   k.access = [=](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
-    int64_t p0 = c0 / P, p1 = (c1 + P - 1) / P;
-    rd.push_back(span(wSlot, p0 * panelBytes, p1 * panelBytes));
-    rd.push_back(span(sSlot, p0 * groups * P * 4,
-                      std::min(tBytes, p1 * groups * P * 4)));
-    if (zSlot >= 0)
-      rd.push_back(span(zSlot, p0 * groups * P * 4,
-                        std::min(tBytes, p1 * groups * P * 4)));
+    wgemmPanelReads(rd, wSlot, sSlot, zSlot, c0, c1, panelBytes, groups,
+                    tBytes);
     rd.push_back(span(as_, r0 * K * 4, r1 * K * 4));
     int64_t o0 = c0 / 2, o1 = std::min(N, c1 / 2);
     wr.push_back(rect(yi, (r0 * N + o0) * 4, (o1 - o0) * 4, N * 4, r1 - r0));
