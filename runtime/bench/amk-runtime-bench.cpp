@@ -1,10 +1,13 @@
-//===- amk-runtime-bench.cpp - Runtime microbenchmarks ---------------------===//
+//===- amk-runtime-bench.cpp - Runtime microbenchmarks
+//---------------------===//
 //
 // Part of AMK. The figures docs/runtime.md quotes next to the model
 // benchmark (scripts/bench-runtime.sh runs them):
 //   dispatch  the per-task cost of the runtime: a chain of empty tasks that
 //             alternate between two workers, each waiting for the last
 //             (one counter signal + one cross-worker wait per task);
+//   stream    the read-only stream over a buffer of a given size, each
+//             run's time (min, median): cache- or memory-served;
 //   peak      the machine's float32 FMA peak (a register-only FMA loop on
 //             every thread), the runtime's GEMM kernel on an L2-resident
 //             problem, and streaming memory bandwidth (a triad, and a
@@ -129,6 +132,37 @@ int peak(unsigned threads) {
   return 0;
 }
 
+/// The read-only stream over one buffer of `mb` MB, read `runs` times by
+/// one thread: whether a working set of that size is served from the
+/// cache (a decoder whose weights are near the last-level cache's size)
+/// or from memory, and how much that changes from run to run.
+int stream(unsigned threads, unsigned mb, unsigned runs) {
+  if (threads != 1)
+    die("stream measures one thread (--threads 1)");
+  const size_t n = ((size_t)mb << 20) / 4;
+  std::vector<uint32_t> data(n, 1u);
+  std::vector<double> ms;
+  for (unsigned r = 0; r < runs + 2; ++r) {
+    auto t0 = Clock::now();
+    // Integer sums reassociate: the loop vectorizes and the loads set the
+    // pace, as in the peak's read-only stream.
+    uint32_t sum = 0;
+    for (size_t i = 0; i < n; ++i)
+      sum += data[i];
+    double sec = seconds(t0, Clock::now());
+    if (sum != (uint32_t)n)
+      die("the stream benchmark computed a wrong result");
+    if (r >= 2) // The first passes bring the buffer in.
+      ms.push_back(sec * 1e3);
+  }
+  double best = *std::min_element(ms.begin(), ms.end());
+  std::printf("{\"benchmark\":\"stream\",\"mb\":%u,\"threads\":1,"
+              "\"runs\":%u,\"min_ms\":%.3f,\"median_ms\":%.3f,"
+              "\"best_gbps\":%.1f}\n",
+              mb, runs, best, median(ms), 4.0 * n / best / 1e6);
+  return 0;
+}
+
 unsigned number(const char *flag, const char *v) {
   char *end = nullptr;
   unsigned long x = v ? std::strtoul(v, &end, 10) : 0;
@@ -143,10 +177,10 @@ int main(int argc, char **argv) {
   if (argc < 2)
     die("usage: amk-runtime-bench dispatch [--tasks N] [--workers W] "
         "[--runs R] | peak [--threads T] | gemm [--m M --n N --k K "
-        "--threads T]");
+        "--threads T] | stream [--mb MB --threads T --runs R]");
   std::string mode = argv[1];
-  unsigned tasks = 10000, workers = 2, runs = 21, threads = 1, m = 512,
-           n = 512, kd = 512;
+  unsigned tasks = 10000, workers = 2, runs = 21, threads = 1, m = 512, n = 512,
+           kd = 512, mb = 512;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -164,6 +198,8 @@ int main(int argc, char **argv) {
       n = number("--n", v), ++i;
     else if (a == "--k")
       kd = number("--k", v), ++i;
+    else if (a == "--mb")
+      mb = number("--mb", v), ++i;
     else
       die("unknown argument '" + a + "'");
   }
@@ -171,11 +207,13 @@ int main(int argc, char **argv) {
     return dispatch(tasks, workers, runs);
   if (mode == "peak")
     return peak(threads);
+  if (mode == "stream")
+    return stream(threads, mb, runs);
   if (mode == "gemm") {
     std::printf("{\"benchmark\":\"gemm\",\"m\":%u,\"n\":%u,\"k\":%u,"
                 "\"threads\":%u,\"gflops\":%.1f}\n",
                 m, n, kd, threads, gemmRate(threads, m, n, kd));
     return 0;
   }
-  die("unknown mode '" + mode + "' (dispatch, peak or gemm)");
+  die("unknown mode '" + mode + "' (dispatch, peak, gemm or stream)");
 }
