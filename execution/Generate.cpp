@@ -13,6 +13,8 @@
 #include "pipelines/Pipelines.h"
 #include "reference/Interpreter.h"
 
+#include "amk/runtime.h"
+
 #include "dialect/ONNX/ONNXNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -145,9 +147,7 @@ std::vector<RValue> stepInputs(const DecoderInterface &d, int64_t s,
   return in;
 }
 
-int64_t argmax(const float *x, int64_t n) {
-  return std::max_element(x, x + n) - x;
-}
+int64_t argmax(const float *x, int64_t n) { return amk_rt_argmax_f32(x, n); }
 
 } // namespace
 

@@ -6,6 +6,8 @@
 //   dispatch  the per-task cost of the runtime: a chain of empty tasks that
 //             alternate between two workers, each waiting for the last
 //             (one counter signal + one cross-worker wait per task);
+//   argmax    a greedy token from N logits: amk_rt_argmax_f32 against a
+//             scalar scan;
 //   stream    the read-only stream over a buffer of a given size, each
 //             run's time (min, median): cache- or memory-served;
 //   peak      the machine's float32 FMA peak (a register-only FMA loop on
@@ -163,6 +165,36 @@ int stream(unsigned threads, unsigned mb, unsigned runs) {
   return 0;
 }
 
+/// A greedy token from `n` logits: amk_rt_argmax_f32 against the scalar
+/// scan it replaced (the first strictly larger value), both checked equal.
+int argmaxBench(unsigned n, unsigned runs) {
+  std::vector<float> x(n);
+  for (unsigned i = 0; i < n; ++i)
+    x[i] = (float)((i * 7919u) % 1000u) * 0.001f;
+  std::vector<double> vec, scan;
+  int64_t check = 0;
+  for (unsigned r = 0; r < runs; ++r) {
+    x[r % n] += 1e-4f; // A new maximum now and then.
+    auto t0 = Clock::now();
+    int64_t a = amk_rt_argmax_f32(x.data(), n);
+    auto t1 = Clock::now();
+    int64_t b = 0;
+    for (unsigned v = 1; v < n; ++v)
+      if (x[v] > x[b])
+        b = v;
+    auto t2 = Clock::now();
+    if (a != b)
+      die("amk_rt_argmax_f32 disagrees with the scan");
+    check += a;
+    vec.push_back(seconds(t0, t1) * 1e6);
+    scan.push_back(seconds(t1, t2) * 1e6);
+  }
+  std::printf("{\"benchmark\":\"argmax\",\"n\":%u,\"runs\":%u,"
+              "\"median_us\":%.3f,\"scan_median_us\":%.3f,\"check\":%lld}\n",
+              n, runs, median(vec), median(scan), (long long)(check % 1000));
+  return 0;
+}
+
 unsigned number(const char *flag, const char *v) {
   char *end = nullptr;
   unsigned long x = v ? std::strtoul(v, &end, 10) : 0;
@@ -177,10 +209,11 @@ int main(int argc, char **argv) {
   if (argc < 2)
     die("usage: amk-runtime-bench dispatch [--tasks N] [--workers W] "
         "[--runs R] | peak [--threads T] | gemm [--m M --n N --k K "
-        "--threads T] | stream [--mb MB --threads T --runs R]");
+        "--threads T] | stream [--mb MB --threads T --runs R] | argmax "
+        "[--n N --runs R]");
   std::string mode = argv[1];
   unsigned tasks = 10000, workers = 2, runs = 21, threads = 1, m = 512, n = 512,
-           kd = 512, mb = 512;
+           kd = 512, mb = 512, vocab = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -195,7 +228,7 @@ int main(int argc, char **argv) {
     else if (a == "--m")
       m = number("--m", v), ++i;
     else if (a == "--n")
-      n = number("--n", v), ++i;
+      n = number("--n", v), vocab = n, ++i;
     else if (a == "--k")
       kd = number("--k", v), ++i;
     else if (a == "--mb")
@@ -209,11 +242,13 @@ int main(int argc, char **argv) {
     return peak(threads);
   if (mode == "stream")
     return stream(threads, mb, runs);
+  if (mode == "argmax")
+    return argmaxBench(vocab ? vocab : 32000, runs);
   if (mode == "gemm") {
     std::printf("{\"benchmark\":\"gemm\",\"m\":%u,\"n\":%u,\"k\":%u,"
                 "\"threads\":%u,\"gflops\":%.1f}\n",
                 m, n, kd, threads, gemmRate(threads, m, n, kd));
     return 0;
   }
-  die("unknown mode '" + mode + "' (dispatch, peak, gemm or stream)");
+  die("unknown mode '" + mode + "' (dispatch, peak, gemm, stream or argmax)");
 }

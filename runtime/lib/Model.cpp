@@ -390,11 +390,7 @@ int64_t lastRowArgmax(const Buffers &out, int logits) {
   int64_t vocab = io.dims[io.rank - 1], rows = io.bytes / 4 / vocab;
   const float *row = reinterpret_cast<const float *>(out.data[logits].data()) +
                      (rows - 1) * vocab;
-  int64_t best = 0;
-  for (int64_t v = 1; v < vocab; ++v)
-    if (row[v] > row[best])
-      best = v;
-  return best;
+  return amk_rt_argmax_f32(row, vocab);
 }
 
 struct SessionGuard {

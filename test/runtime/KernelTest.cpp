@@ -316,40 +316,75 @@ TEST(Runtime, GatherElementsMatchesNaive) {
 /// ARGMAX against a naive scan: both variants, first and last ties, an
 /// inner stride, and a NaN that is never chosen over a number.
 TEST(Runtime, ArgMaxMatchesNaive) {
-  const int64_t outer = 3, n = 6, inner = 2;
-  std::vector<float> X(outer * n * inner);
-  for (size_t i = 0; i < X.size(); ++i)
-    X[i] = (float)((i * 5) % 4); // Values 0..3, with ties.
-  X[0] = NAN;
-  for (int64_t variant : {0, 1})
-    for (int64_t last : {0, 1}) {
-      ProgramBuilder b(1);
-      uint32_t in = b.addIO(true, "X", AMK_RT_F32, {outer, n, inner}, 4);
-      uint32_t out = b.addIO(false, "Y", AMK_RT_I64, {outer, inner}, 8);
-      uint32_t k = b.addKernel(AMK_RT_K_ARGMAX, variant, {in, out},
-                               {outer, n, inner, last}, {}, "arg");
-      b.addTask(k, 0, {0, outer, 0, 1}, {}, -1);
-      std::vector<int64_t> Y(outer * inner, -1);
-      ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t j = 0; j < inner; ++j) {
-          int64_t best = -1;
-          for (int64_t i = 0; i < n; ++i) {
-            float c = X[(o * n + i) * inner + j];
-            if (c != c)
-              continue;
-            float v = best < 0 ? 0 : X[(o * n + best) * inner + j];
-            bool better = best < 0 ||
-                          (variant ? (last ? c <= v : c < v)
-                                   : (last ? c >= v : c > v));
-            if (better)
-              best = i;
+  const int64_t outer = 3, n = 6;
+  // inner 1 takes the float32 rows' vector scan (amk_rt_argmax_f32) for
+  // ArgMax without select_last.
+  for (int64_t inner : {int64_t(2), int64_t(1)}) {
+    std::vector<float> X(outer * n * inner);
+    for (size_t i = 0; i < X.size(); ++i)
+      X[i] = (float)((i * 5) % 4); // Values 0..3, with ties.
+    X[0] = NAN;
+    for (int64_t variant : {0, 1})
+      for (int64_t last : {0, 1}) {
+        ProgramBuilder b(1);
+        uint32_t in = b.addIO(true, "X", AMK_RT_F32, {outer, n, inner}, 4);
+        uint32_t out = b.addIO(false, "Y", AMK_RT_I64, {outer, inner}, 8);
+        uint32_t k = b.addKernel(AMK_RT_K_ARGMAX, variant, {in, out},
+                                 {outer, n, inner, last}, {}, "arg");
+        b.addTask(k, 0, {0, outer, 0, 1}, {}, -1);
+        std::vector<int64_t> Y(outer * inner, -1);
+        ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t j = 0; j < inner; ++j) {
+            int64_t best = -1;
+            for (int64_t i = 0; i < n; ++i) {
+              float c = X[(o * n + i) * inner + j];
+              if (c != c)
+                continue;
+              float v = best < 0 ? 0 : X[(o * n + best) * inner + j];
+              bool better = best < 0 || (variant ? (last ? c <= v : c < v)
+                                                 : (last ? c >= v : c > v));
+              if (better)
+                best = i;
+            }
+            EXPECT_EQ(Y[o * inner + j], best)
+                << "variant " << variant << ", last " << last << " at " << o
+                << "," << j;
           }
-          EXPECT_EQ(Y[o * inner + j], best)
-              << "variant " << variant << ", last " << last << " at " << o
-              << "," << j;
-        }
+      }
+  }
+}
+
+/// amk_rt_argmax_f32 against a scan: every length around the vector width
+/// and a vocabulary's, ties (the first wins), NaN never chosen over a
+/// number, -inf, all-NaN and empty rows.
+TEST(Runtime, ArgmaxF32MatchesScan) {
+  auto scan = [](const std::vector<float> &x) {
+    int64_t best = -1;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i] == x[i] && (best < 0 || x[i] > x[best]))
+        best = i;
+    return best < 0 ? int64_t(0) : best;
+  };
+  for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 70, 16384}) {
+    for (int variant = 0; variant < 5; ++variant) {
+      std::vector<float> x(n);
+      for (int64_t i = 0; i < n; ++i)
+        x[i] = (float)((i * 37) % 11) - 20.f;
+      if (variant == 1) // A tie of the maximum, late.
+        x[n / 2] = x[n - 1] = 100.f;
+      if (variant == 2) // NaNs, one before the maximum.
+        for (int64_t i = 0; i < n; i += 3)
+          x[i] = NAN;
+      if (variant == 3)
+        std::fill(x.begin(), x.end(), -INFINITY);
+      if (variant == 4)
+        std::fill(x.begin(), x.end(), NAN);
+      EXPECT_EQ(amk_rt_argmax_f32(x.data(), n), scan(x))
+          << "n " << n << ", variant " << variant;
     }
+  }
+  EXPECT_EQ(amk_rt_argmax_f32(nullptr, 0), 0);
 }
 
 /// ROPE against the two formulas, naively: both forms, a row length whose

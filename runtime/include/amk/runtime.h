@@ -169,6 +169,13 @@ const char *amk_rt_error_message(const amk_rt_session *session);
 int amk_rt_write_trace(const amk_rt_session *session, const char *path);
 void amk_rt_session_destroy(amk_rt_session *session);
 
+/* The index of the largest of the n floats at x: the first on ties, a NaN
+ * never chosen over a number (0 when n < 1 or every value is NaN). Vector
+ * code where the CPU has it: a decoder's greedy token from its logits
+ * (amk_model_generate, amk-run --generate) and the ARGMAX kernel's
+ * float32 rows. */
+int64_t amk_rt_argmax_f32(const float *x, int64_t n);
+
 /* Test hook: the task with this index stalls (never finishes) until the
  * run is aborted; -1 disables. Used to exercise the watchdog. */
 void amk_rt_test_stall_task(amk_rt_session *session, int64_t task);

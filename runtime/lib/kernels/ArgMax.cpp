@@ -9,14 +9,60 @@
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/Dtypes.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Vnni.h"
 
 #include "amk/kernel_params.h"
 
+#include <cmath>
 #include <string>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace amk::rt {
 
 namespace {
+
+/// The first index of `best` in x (the largest number): both passes are
+/// branch-free scans the loop bodies keep in registers.
+int64_t firstIndexOf(const float *x, int64_t n, float best, int64_t from) {
+  for (int64_t i = from; i < n; ++i)
+    if (x[i] == best)
+      return i;
+  return 0;
+}
+
+int64_t argmaxPortable(const float *x, int64_t n) {
+  float best = -INFINITY;
+  for (int64_t i = 0; i < n; ++i)
+    best = x[i] > best ? x[i] : best;
+  return firstIndexOf(x, n, best, 0);
+}
+
+#if defined(__x86_64__)
+/// Eight lanes of running maxima (vmaxps keeps the lane when the loaded
+/// value is NaN), then the first lane-block holding the maximum.
+__attribute__((target("avx2"))) int64_t argmaxAvx2(const float *x, int64_t n) {
+  __m256 m = _mm256_set1_ps(-INFINITY);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    m = _mm256_max_ps(_mm256_loadu_ps(x + i), m);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, m);
+  float best = -INFINITY;
+  for (float v : lanes)
+    best = v > best ? v : best;
+  for (; i < n; ++i)
+    best = x[i] > best ? x[i] : best;
+  const __m256 b = _mm256_set1_ps(best);
+  for (i = 0; i + 8 <= n; i += 8)
+    if (int mask = _mm256_movemask_ps(
+            _mm256_cmp_ps(_mm256_loadu_ps(x + i), b, _CMP_EQ_OQ)))
+      return i + __builtin_ctz(mask);
+  return firstIndexOf(x, n, best, i);
+}
+#endif
 
 /// `at(e)` reads element e of X as C: float32 directly, other types
 /// through loadAs (double for floats, 64-bit integers for integers, so
@@ -58,6 +104,12 @@ bool KernelImpl<AMK_RT_K_ARGMAX>::run(const KernelCall &call,
   switch (dtypeClass(dt)) {
   case DtypeClass::F32: {
     const float *x = static_cast<const float *>(X);
+    if (inner == 1 && !last && !min) {
+      // Rows of logits: the vector scan.
+      for (int64_t r = tile[0]; r < tile[1]; ++r)
+        Y[r] = amk_rt_argmax_f32(x + r * n, n);
+      break;
+    }
     argmax<float>([x](int64_t e) { return x[e]; }, Y, n, inner, last, min,
                   tile);
     break;
@@ -103,3 +155,13 @@ bool KernelImpl<AMK_RT_K_ARGMAX>::check(const amk_rt_kernel &k,
 }
 
 } // namespace amk::rt
+
+int64_t amk_rt_argmax_f32(const float *x, int64_t n) {
+  if (n < 1)
+    return 0;
+#if defined(__x86_64__)
+  if (amk::rt::hasAvx2())
+    return amk::rt::argmaxAvx2(x, n);
+#endif
+  return amk::rt::argmaxPortable(x, n);
+}
