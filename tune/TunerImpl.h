@@ -49,6 +49,8 @@ struct Candidate {
   void release() {
     session.reset();
     loaded.reset();
+    timedInputs.clear();
+    timedSet = 0;
   }
 };
 

@@ -201,9 +201,21 @@ struct GatedPair {
 };
 } // namespace
 
+/// Whether a pair member's weight is read by it alone: a weight another
+/// product packs the usual way must stay until both are packed, which the
+/// release marking (by the usual panels' key) does not know.
+static bool soleReaderOfWeight(Operation *op) {
+  // B, and a weight-only product's scale and zero point.
+  unsigned last = isa<amk::fused::WGemmOp>(op) ? 3 : 1;
+  for (unsigned i = 1; i <= last; ++i)
+    if (!isNoneValue(op->getOperand(i)) && !op->getOperand(i).hasOneUse())
+      return false;
+  return true;
+}
+
 static bool plainProduct(Operation *op, bool allowActivation) {
   if (!isa_and_nonnull<amk::onnx::MatMulOp, amk::fused::GemmOp>(op) ||
-      !op->getResult(0).hasOneUse())
+      !op->getResult(0).hasOneUse() || !soleReaderOfWeight(op))
     return false;
   if (isa<amk::fused::GemmOp>(op) &&
       (!isNoneValue(op->getOperand(2)) || floatAttr(op, "alpha", 1) != 1 ||
@@ -235,6 +247,7 @@ static std::optional<GatedPair> gatedPairOf(Operation *mul) {
     std::swap(x, y);
   if (isa_and_nonnull<amk::fused::WGemmOp>(x)) {
     if (!x->getResult(0).hasOneUse() || !y->getResult(0).hasOneUse() ||
+        !soleReaderOfWeight(x) || !soleReaderOfWeight(y) ||
         !wgemmGatedPair(x, y))
       return std::nullopt;
     return GatedPair{x, y};
@@ -273,9 +286,11 @@ static std::optional<std::string> gatedKey(const GatedPair &p) {
 /// [32p, 32p + 32) then up columns [32p, 32p + 32) (zero past N), so one
 /// pass over A computes both halves of 32 outputs. A weight marked
 /// (markWeightsReleasedAfterPacking counts a pair's weights as packed, as
-/// the panels of their products would be) is freed once packed: the
-/// programs compiled together pair the same products, as the pattern does
-/// not depend on shapes.
+/// the panels of their products would be) is freed once packed: a pair's
+/// weights have no other reader (soleReaderOfWeight), and the programs
+/// compiled together (a generation's prefill and decode step) run one
+/// pipeline and pair the same products, as the pattern does not depend on
+/// shapes.
 static FailureOr<ElementsAttr> packedGatedPanels(const GatedPair &p,
                                                  std::string &error) {
   MLIRContext *ctx = p.gate->getContext();

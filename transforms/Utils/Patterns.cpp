@@ -427,7 +427,9 @@ struct LastAxisRange {
 std::optional<LastAxisRange> lastAxisRange(Value v) {
   Operation *op = v.getDefiningOp();
   auto vt = dyn_cast<RankedTensorType>(v.getType());
-  if (!op || !vt || !vt.hasStaticShape() || vt.getRank() < 1)
+  if (!isa_and_nonnull<onnx::SplitOp, onnx::SliceOp>(op) ||
+      op->getNumOperands() < 1 || !vt || !vt.hasStaticShape() ||
+      vt.getRank() < 1)
     return std::nullopt;
   auto src = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (!src || !src.hasStaticShape() || src.getRank() != vt.getRank() ||
@@ -456,7 +458,9 @@ std::optional<LastAxisRange> lastAxisRange(Value v) {
   if (op->getNumOperands() > 4 && !isNone(op->getOperand(4)))
     if (!(steps = onnx::getIntValues(op->getOperand(4))))
       return std::nullopt;
-  if (!starts || !ends || starts->size() != ends->size())
+  if (!starts || !ends || starts->size() != ends->size() ||
+      (axes && axes->size() != starts->size()) ||
+      (steps && steps->size() != starts->size()))
     return std::nullopt;
   std::optional<LastAxisRange> r;
   for (size_t i = 0; i < starts->size(); ++i) {
@@ -643,9 +647,22 @@ std::optional<RopeMatch> matchInterleaved(Operation *root) {
 } // namespace
 
 std::optional<RopeMatch> matchRope(Operation *root) {
-  if (auto m = matchRotateHalf(root))
-    return m;
-  return matchInterleaved(root);
+  // amk.rope runs on float32 (wider floats keep their elementwise ops).
+  auto yt = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  if (!yt || !yt.getElementType().isF32())
+    return std::nullopt;
+  std::optional<RopeMatch> m = matchRotateHalf(root);
+  if (!m)
+    m = matchInterleaved(root);
+  if (!m)
+    return std::nullopt;
+  // An op matched twice (the same product on both sides of the Add, or
+  // CSE'd products when cos and sin are one value) is not a rotation.
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  for (Operation *op : m->ops)
+    if (!seen.insert(op).second)
+      return std::nullopt;
+  return m;
 }
 
 //===----------------------------------------------------------------------===//

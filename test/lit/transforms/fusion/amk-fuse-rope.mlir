@@ -193,3 +193,54 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     return %y : tensor<2x8xf32>
   }
 }
+
+// -----
+
+//--- float64.mlir
+// Negative: float64 keeps its elementwise ops (the ROPE kernel computes
+// float32).
+// RUN: amk-run %t/float64.mlir %{same}
+// CHECK-LABEL: func.func @float64(
+// CHECK-NOT: amk.rope
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @float64(%x: tensor<2x8xf64>, %cos: tensor<2x8xf64>, %sin: tensor<2x8xf64>) -> tensor<2x8xf64> {
+    %none = onnx.NoValue
+    %h:2 = "onnx.Split"(%x, %none) <{axis = -1 : i64, num_outputs = 2 : i64}> : (tensor<2x8xf64>, none) -> (tensor<2x4xf64>, tensor<2x4xf64>)
+    %n = "onnx.Neg"(%h#1) : (tensor<2x4xf64>) -> tensor<2x4xf64>
+    %rot = "onnx.Concat"(%n, %h#0) <{axis = -1 : i64}> : (tensor<2x4xf64>, tensor<2x4xf64>) -> tensor<2x8xf64>
+    %direct = "onnx.Mul"(%x, %cos) : (tensor<2x8xf64>, tensor<2x8xf64>) -> tensor<2x8xf64>
+    %rs = "onnx.Mul"(%rot, %sin) : (tensor<2x8xf64>, tensor<2x8xf64>) -> tensor<2x8xf64>
+    %y = "onnx.Add"(%direct, %rs) : (tensor<2x8xf64>, tensor<2x8xf64>) -> tensor<2x8xf64>
+    return %y : tensor<2x8xf64>
+  }
+}
+
+// -----
+
+//--- same_cos_sin.mlir
+// Negative: interleaved pairs whose cos and sin are one value, after CSE
+// merged x0 * c with x0 * s: a product matched twice is not a rotation.
+// RUN: amk-run %t/same_cos_sin.mlir %{same}
+// CHECK-LABEL: func.func @same_cos_sin(
+// CHECK-NOT: amk.rope
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @same_cos_sin(%x: tensor<1x2x8xf32>, %t: tensor<1x1x4xf32>) -> tensor<1x2x8xf32> {
+    %zero = "onnx.Constant"() <{value = dense<0> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %one = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %two = "onnx.Constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %big = "onnx.Constant"() <{value = dense<9223372036854775807> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %last = "onnx.Constant"() <{value = dense<-1> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %shape = "onnx.Constant"() <{value = dense<[1, 2, 8]> : tensor<3xi64>}> : () -> tensor<3xi64>
+    %x0 = "onnx.Slice"(%x, %zero, %big, %last, %two) : (tensor<1x2x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x2x4xf32>
+    %x1 = "onnx.Slice"(%x, %one, %big, %last, %two) : (tensor<1x2x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x2x4xf32>
+    %a = "onnx.Mul"(%x0, %t) : (tensor<1x2x4xf32>, tensor<1x1x4xf32>) -> tensor<1x2x4xf32>
+    %b = "onnx.Mul"(%x1, %t) : (tensor<1x2x4xf32>, tensor<1x1x4xf32>) -> tensor<1x2x4xf32>
+    %e = "onnx.Sub"(%a, %b) : (tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+    %o = "onnx.Add"(%a, %b) : (tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+    %eu = "onnx.Unsqueeze"(%e, %last) : (tensor<1x2x4xf32>, tensor<1xi64>) -> tensor<1x2x4x1xf32>
+    %ou = "onnx.Unsqueeze"(%o, %last) : (tensor<1x2x4xf32>, tensor<1xi64>) -> tensor<1x2x4x1xf32>
+    %st = "onnx.Concat"(%eu, %ou) <{axis = -1 : i64}> : (tensor<1x2x4x1xf32>, tensor<1x2x4x1xf32>) -> tensor<1x2x4x2xf32>
+    %y = "onnx.Reshape"(%st, %shape) : (tensor<1x2x4x2xf32>, tensor<3xi64>) -> tensor<1x2x8xf32>
+    return %y : tensor<1x2x8xf32>
+  }
+}
