@@ -7,6 +7,7 @@
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{fuse-norm=false})' | FileCheck %s --check-prefix=NONORM --implicit-check-not='"amk.layer_norm"'
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{fuse-gelu=false})' | FileCheck %s --check-prefix=NOGELU --implicit-check-not='"amk.gelu"'
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{fuse-bias-softmax=false})' | FileCheck %s --check-prefix=NOBSM --implicit-check-not='"amk.bias_softmax"'
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{fuse-rope=false})' | FileCheck %s --check-prefix=NOROPE --implicit-check-not='"amk.rope"'
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{group-elementwise=false})' | FileCheck %s --check-prefix=NOEW --implicit-check-not='"amk.fused_elementwise"'
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{fuse-gemm=false})' | FileCheck %s --check-prefix=NOGEMM
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-graph-opt{lower-qdq=false})' | FileCheck %s --check-prefix=NOQDQ
@@ -19,7 +20,7 @@
 // RUN: rm -rf %t && split-file %s %t
 // DEFINE: %{same} = --reference --seed 3 --check-pipeline --pipeline='builtin.module(amk-graph-opt)' | FileCheck %s --check-prefix=SAME
 // DEFINE: %{same-npu} = --reference --seed 3 --check-pipeline --pipeline='builtin.module(amk-graph-opt{target=npu-like target-opset=17})' | FileCheck %s --check-prefix=SAME
-// DEFINE: %{same-off} = --reference --seed 3 --check-pipeline --pipeline='builtin.module(amk-graph-opt{fuse-attention=false fuse-norm=false fuse-gemm=false fuse-gelu=false fuse-bias-softmax=false group-elementwise=false})' | FileCheck %s --check-prefix=SAME
+// DEFINE: %{same-off} = --reference --seed 3 --check-pipeline --pipeline='builtin.module(amk-graph-opt{fuse-attention=false fuse-norm=false fuse-gemm=false fuse-gelu=false fuse-rope=false fuse-bias-softmax=false group-elementwise=false})' | FileCheck %s --check-prefix=SAME
 // SAME: ok vs before-pipeline
 // SAME-NOT: MISMATCH
 
@@ -443,5 +444,36 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     %m = "onnx.MatMul"(%a, %wd) : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
     %n = "onnx.MatMul"(%x, %wd) : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
     return %m, %n : tensor<3x2xf32>, tensor<3x2xf32>
+  }
+}
+
+// -----
+
+//--- rope.mlir
+// A rotate_half RoPE becomes amk.rope; fuse-rope=false leaves its slices,
+// negation and concatenation, and the multiply-add to the elementwise
+// grouping.
+// RUN: amk-run %t/rope.mlir %{same}
+// RUN: amk-run %t/rope.mlir %{same-off}
+// CHECK-LABEL: func.func @rope(
+// CHECK: "amk.rope"
+// NOROPE-LABEL: func.func @rope(
+// NOROPE: onnx.Neg
+// NOROPE: "amk.fused_elementwise"
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @rope(%x: tensor<1x2x3x8xf32>, %cos: tensor<1x1x3x8xf32>, %sin: tensor<1x1x3x8xf32>) -> tensor<1x2x3x8xf32> {
+    %half = "onnx.Constant"() <{value = dense<4> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %zero = "onnx.Constant"() <{value = dense<0> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %big = "onnx.Constant"() <{value = dense<9223372036854775807> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %axis = "onnx.Constant"() <{value = dense<3> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %one = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %direct = "onnx.Mul"(%x, %cos) : (tensor<1x2x3x8xf32>, tensor<1x1x3x8xf32>) -> tensor<1x2x3x8xf32>
+    %x2 = "onnx.Slice"(%x, %half, %big, %axis, %one) : (tensor<1x2x3x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x2x3x4xf32>
+    %n = "onnx.Neg"(%x2) : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+    %x1 = "onnx.Slice"(%x, %zero, %half, %axis, %one) : (tensor<1x2x3x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x2x3x4xf32>
+    %rot = "onnx.Concat"(%n, %x1) <{axis = -1 : i64}> : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x8xf32>
+    %rs = "onnx.Mul"(%rot, %sin) : (tensor<1x2x3x8xf32>, tensor<1x1x3x8xf32>) -> tensor<1x2x3x8xf32>
+    %y = "onnx.Add"(%direct, %rs) : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>) -> tensor<1x2x3x8xf32>
+    return %y : tensor<1x2x3x8xf32>
   }
 }
