@@ -139,56 +139,92 @@ static std::pair<int64_t, int64_t> packedKN(Operation *op,
   return {l.transB ? l.bShape[br - 1] : l.bShape[br - 2], N};
 }
 
-static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
-                                            int64_t N, bool transB,
-                                            std::string &error) {
-  MLIRContext *ctx = op->getContext();
-  auto constant = b.getDefiningOp<amk::onnx::ConstantOp>();
-  auto resource =
-      dyn_cast_or_null<DenseResourceElementsAttr>(constant->getAttr("value"));
-  const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
-  auto type = RankedTensorType::get({panels * K, P}, Float32Type::get(ctx));
-  std::string key;
-  if (resource) {
-    key = panelsKey(resource, K, N, transB);
-    if (DenseResourceElementsAttr cached =
-            amk::lookupResourceElements(type, key))
-      return ElementsAttr(cached);
-  }
-  auto fill = [&](const float *src, float *dst) {
-    std::fill_n(dst, panels * K * P, 0.f);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t n = 0; n < N; ++n)
-        dst[(n / P) * K * P + k * P + n % P] =
-            transB ? src[n * K + k] : src[k * N + n];
-  };
+/// The float32 values of the constant weight `b` (`count` of them): read
+/// in place from its resource, or from the inline constant, which `hold`
+/// keeps alive. Null, with `error` set, when they cannot be read.
+static const float *weightData(Value b, int64_t count,
+                               std::optional<amk::ref::Tensor> &hold,
+                               std::string &error) {
+  auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(
+      b.getDefiningOp()->getAttr("value"));
   if (!resource) {
-    auto value = amk::getConstantTensor(b);
-    if (!value) {
+    hold = amk::getConstantTensor(b);
+    if (!hold)
       error = "cannot read the constant B";
-      return failure();
-    }
-    amk::ref::Tensor packed(value->dtype(), {panels * K, P});
-    fill(value->data<float>(), packed.data<float>());
-    return packed.toAttr(ctx);
+    return hold ? hold->data<float>() : nullptr;
   }
   AsmResourceBlob *source = resource.getRawHandle().getBlob();
-  if (!source || source->getData().size() != (size_t)(K * N * 4)) {
+  if (!source || source->getData().size() != (size_t)(count * 4)) {
     error = "cannot read the constant B '" +
             resource.getRawHandle().getKey().str() + "': " +
             (source && !source->getData().empty() ? "wrong size"
                                                   : "its data was released");
-    return failure();
+    return nullptr;
+  }
+  return reinterpret_cast<const float *>(source->getData().data());
+}
+
+/// Weights packed into `type` by `fill` (into zeroed memory): with a key,
+/// the resource of that name (another program's, else made now, and then
+/// the marked `weights` it was made from are freed:
+/// markWeightsReleasedAfterPacking); without one, an attribute.
+static FailureOr<ElementsAttr>
+packedWeights(MLIRContext *ctx, RankedTensorType type,
+              const std::optional<std::string> &key, ArrayRef<Value> weights,
+              llvm::function_ref<bool(float *, std::string &)> fill,
+              std::string &error) {
+  if (key)
+    if (DenseResourceElementsAttr cached =
+            amk::lookupResourceElements(type, *key))
+      return ElementsAttr(cached);
+  int64_t n = type.getNumElements();
+  if (!key) {
+    amk::ref::Tensor packed(amk::ref::DataType::FLOAT, type.getShape());
+    std::fill_n(packed.data<float>(), n, 0.f);
+    if (!fill(packed.data<float>(), error))
+      return failure();
+    return packed.toAttr(ctx);
   }
   AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
-      panels * K * P * sizeof(float), /*align=*/64, /*dataIsMutable=*/true);
-  fill(reinterpret_cast<const float *>(source->getData().data()),
-       reinterpret_cast<float *>(blob.getMutableData().data()));
+      n * sizeof(float), /*align=*/64, /*dataIsMutable=*/true);
+  float *dst = reinterpret_cast<float *>(blob.getMutableData().data());
+  std::fill_n(dst, n, 0.f);
+  if (!fill(dst, error))
+    return failure();
   DenseResourceElementsAttr result =
-      amk::setResourceElements(type, key, std::move(blob));
-  if (constant->hasAttr(kReleaseAfterPackingAttr))
-    amk::releaseResource(resource);
+      amk::setResourceElements(type, *key, std::move(blob));
+  for (Value w : weights)
+    if (w.getDefiningOp()->hasAttr(kReleaseAfterPackingAttr))
+      amk::releaseResource(
+          cast<DenseResourceElementsAttr>(w.getDefiningOp()->getAttr("value")));
   return ElementsAttr(result);
+}
+
+static FailureOr<ElementsAttr> packedPanels(Operation *op, Value b, int64_t K,
+                                            int64_t N, bool transB,
+                                            std::string &error) {
+  auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(
+      b.getDefiningOp()->getAttr("value"));
+  const int64_t P = AMK_GEMM_PANEL, panels = (N + P - 1) / P;
+  auto type = RankedTensorType::get({panels * K, P},
+                                    Float32Type::get(op->getContext()));
+  std::optional<std::string> key;
+  if (resource)
+    key = panelsKey(resource, K, N, transB);
+  return packedWeights(
+      op->getContext(), type, key, {b},
+      [&](float *dst, std::string &err) {
+        std::optional<amk::ref::Tensor> hold;
+        const float *src = weightData(b, K * N, hold, err);
+        if (!src)
+          return false;
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t n = 0; n < N; ++n)
+            dst[(n / P) * K * P + k * P + n % P] =
+                transB ? src[n * K + k] : src[k * N + n];
+        return true;
+      },
+      error);
 }
 
 namespace {
@@ -293,67 +329,30 @@ static std::optional<std::string> gatedKey(const GatedPair &p) {
 /// shapes.
 static FailureOr<ElementsAttr> packedGatedPanels(const GatedPair &p,
                                                  std::string &error) {
-  MLIRContext *ctx = p.gate->getContext();
   GemmLayout lg = gemmLayout(p.gate), lu = gemmLayout(p.up);
   std::pair<int64_t, int64_t> kn = packedKN(p.gate, lg);
   int64_t K = kn.first, N = kn.second;
   const int64_t P = AMK_GEMM_PANEL, H = P / 2, panels = (N + H - 1) / H;
-  auto type = RankedTensorType::get({panels * K, P}, Float32Type::get(ctx));
-  std::optional<std::string> key = gatedKey(p);
-  if (key)
-    if (DenseResourceElementsAttr cached =
-            amk::lookupResourceElements(type, *key))
-      return ElementsAttr(cached);
-  // Each weight's float data: read in place from its resource, or from the
-  // inline constant.
-  SmallVector<std::optional<amk::ref::Tensor>, 2> inline_;
-  SmallVector<const float *, 2> src;
-  for (Operation *op : {p.gate, p.up}) {
-    if (DenseResourceElementsAttr r = resourceWeight(op)) {
-      AsmResourceBlob *blob = r.getRawHandle().getBlob();
-      if (!blob || blob->getData().size() != (size_t)(K * N * 4)) {
-        error = "cannot read the constant B '" +
-                r.getRawHandle().getKey().str() + "': " +
-                (blob && !blob->getData().empty() ? "wrong size"
-                                                  : "its data was released");
-        return failure();
-      }
-      src.push_back(reinterpret_cast<const float *>(blob->getData().data()));
-      inline_.push_back(std::nullopt);
-      continue;
-    }
-    inline_.push_back(amk::getConstantTensor(op->getOperand(1)));
-    if (!inline_.back()) {
-      error = "cannot read the constant B";
-      return failure();
-    }
-    src.push_back(inline_.back()->data<float>());
-  }
-  auto fill = [&](float *dst) {
-    std::fill_n(dst, panels * K * P, 0.f);
-    for (int half = 0; half < 2; ++half) {
-      const float *w = src[half];
-      bool t = half ? lu.transB : lg.transB;
-      for (int64_t k = 0; k < K; ++k)
-        for (int64_t n = 0; n < N; ++n)
-          dst[(n / H) * K * P + k * P + half * H + n % H] =
-              t ? w[n * K + k] : w[k * N + n];
-    }
-  };
-  if (!key) {
-    amk::ref::Tensor packed(amk::ref::DataType::FLOAT, {panels * K, P});
-    fill(packed.data<float>());
-    return packed.toAttr(ctx);
-  }
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
-      panels * K * P * sizeof(float), /*align=*/64, /*dataIsMutable=*/true);
-  fill(reinterpret_cast<float *>(blob.getMutableData().data()));
-  DenseResourceElementsAttr result =
-      amk::setResourceElements(type, *key, std::move(blob));
-  for (Operation *op : {p.gate, p.up})
-    if (op->getOperand(1).getDefiningOp()->hasAttr(kReleaseAfterPackingAttr))
-      amk::releaseResource(resourceWeight(op));
-  return ElementsAttr(result);
+  auto type = RankedTensorType::get({panels * K, P},
+                                    Float32Type::get(p.gate->getContext()));
+  Value weights[2] = {p.gate->getOperand(1), p.up->getOperand(1)};
+  return packedWeights(
+      p.gate->getContext(), type, gatedKey(p), weights,
+      [&](float *dst, std::string &err) {
+        for (int half = 0; half < 2; ++half) {
+          std::optional<amk::ref::Tensor> hold;
+          const float *w = weightData(weights[half], K * N, hold, err);
+          if (!w)
+            return false;
+          bool t = half ? lu.transB : lg.transB;
+          for (int64_t k = 0; k < K; ++k)
+            for (int64_t n = 0; n < N; ++n)
+              dst[(n / H) * K * P + k * P + half * H + n % H] =
+                  t ? w[n * K + k] : w[k * N + n];
+        }
+        return true;
+      },
+      error);
 }
 
 std::optional<std::string> packedWeightKey(Operation *op) {

@@ -24,17 +24,13 @@ LogicalResult Scheduler::lowerRope(Operation *op) {
     return unsupported(op, "X has more than " + Twine(AMK_ROPE_MAX_RANK + 1) +
                                " axes");
   ArrayRef<int64_t> rowDims = xt.getShape().drop_back();
-  // Each table's stride along the rows' axes, right-aligned as numpy
-  // broadcasts; 0 where it has one element there.
+  // Each table's stride along the rows' axes (its own last axis is read
+  // contiguously).
   auto rowStrides = [&](Value table) {
-    auto t = cast<RankedTensorType>(table.getType());
-    SmallVector<int64_t> full = contiguousStrides(t.getShape());
-    SmallVector<int64_t> out(rank, 0);
-    int64_t shift = rank - (t.getRank() - 1);
-    for (int64_t a = 0; a + 1 < t.getRank(); ++a)
-      if (t.getDimSize(a) != 1)
-        out[a + shift] = full[a];
-    return out;
+    SmallVector<int64_t> st = broadcastStrides(
+        cast<RankedTensorType>(table.getType()).getShape(), rank + 1);
+    st.pop_back();
+    return st;
   };
   auto xi = getTensor(rope.getX(), op);
   auto ci = getTensor(rope.getCos(), op);
