@@ -230,6 +230,12 @@ CASES = [
      lambda p: dynamic_conv_model(p, 6, 10, 9, 11, 3, 1)),
     ("dynamic_conv_s2", "qconv",
      lambda p: dynamic_conv_model(p, 4, 8, 12, 12, 3, 1, stride=2)),
+    # Rows enough for AMX tiles (16 and 32 at a time): K past a 64-byte
+    # step, N past a 16- and a 32-column block, int8 activations.
+    ("matmul_amx_tails", "qgemm",
+     lambda p: gemm_model(p, (40, 37), 45, signed=True)),
+    ("matmul_amx_float", "qgemm",
+     lambda p: gemm_model(p, (2, 33, 200), 100, quant_out=False)),
     ("matmul_per_tensor", "qgemm",
      lambda p: gemm_model(p, (1, 128, 256), 256, per_channel=False,
                           bias=False)),
@@ -407,6 +413,14 @@ def outputs(directory):
     return [np.load(f) for f in sorted(pathlib.Path(directory).glob("*.npy"))]
 
 
+def has_amx():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "amx_int8" in f.read()
+    except OSError:
+        return False
+
+
 def has_vnni():
     try:
         with open("/proc/cpuinfo") as f:
@@ -422,10 +436,13 @@ HAS_VNNI = has_vnni()
 # The kernels' code paths: the machine's own (VNNI or AVX-512 where it has
 # them), AVX2 (vpdpbusd emulated with vpmaddwd; the machine's own path on
 # CPUs without VNNI) and the portable loops.
-PATHS = (("native", None),
+# On AMX machines the native path runs the tiles where a task has 16 rows
+# or more, and the VNNI path (AMK_NO_AMX=1) is checked on its own.
+PATHS = (("native", None),) + (
+    (("vnni", dict(os.environ, AMK_NO_AMX="1")),) if has_amx() else ()) + (
          ("avx2", dict(os.environ, AMK_NO_VNNI="1", AMK_NO_AVX512="1")),
          ("portable", dict(os.environ, AMK_NO_VNNI="1", AMK_NO_AVX512="1",
-                           AMK_NO_AVX2="1")))
+                           AMK_NO_AVX2="1")),)
 
 
 def main():

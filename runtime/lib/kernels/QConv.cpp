@@ -261,7 +261,35 @@ epilogueAvx2(const QParams &q, const QBuffers &bf, const int32_t *acc,
 }
 #endif
 
-/// The epilogue of n <= kNR outputs of channel `oc` at `at`.
+#if AMK_QCONV_X86
+/// Depthwise planes: elements [lo, hi) of a float row from every SW-th
+/// input byte (SW 1 or 2), flipped to unsigned, 16 at a time. The
+/// compiler's own vectorization of the strided widening loop ran on 4
+/// lanes, and building the planes took most of a depthwise layer.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+widenRowAvx512(const uint8_t *xs, int64_t lo, int64_t hi, int64_t sw,
+               uint8_t flip, float *row) {
+  const __m512i f = _mm512_set1_epi32(flip), low = _mm512_set1_epi32(0xff);
+  for (int64_t x = lo; x < hi; x += 16) {
+    int64_t n = std::min<int64_t>(16, hi - x);
+    __mmask16 k = (__mmask16)((1u << n) - 1);
+    __m512i v;
+    if (sw == 1) {
+      v = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(k, xs + x));
+    } else {
+      // Bytes 2x .. 2(x + n - 1): never the odd byte past the last one.
+      __mmask32 kb = (__mmask32)((1ull << (2 * n - 1)) - 1);
+      v = _mm512_and_si512(
+          _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi8(kb, xs + 2 * x)), low);
+    }
+    _mm512_mask_storeu_ps(row + x, k,
+                          _mm512_cvtepi32_ps(_mm512_xor_si512(v, f)));
+  }
+}
+#endif
+
+/// The epilogue of n outputs of channel `oc` at `at` (the vector versions
+/// take any n, the portable one kNR at a time).
 void epilogue(const QParams &q, const QBuffers &bf, const int32_t *acc,
               int64_t n, int64_t oc, int64_t at) {
 #if AMK_QCONV_X86
@@ -270,7 +298,8 @@ void epilogue(const QParams &q, const QBuffers &bf, const int32_t *acc,
   if (hasAvx2() && epilogueAvx2(q, bf, acc, n, oc, at))
     return;
 #endif
-  epiloguePortable(q, bf, acc, n, oc, at);
+  for (int64_t i = 0; i < n; i += kNR)
+    epiloguePortable(q, bf, acc + i, std::min(kNR, n - i), oc, at + i);
 }
 
 /// Fills `row` with input row k (channel, ky, kx of the reduction) for
@@ -697,7 +726,10 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
               i += wp - ox;
               continue;
             }
-            int64_t len = std::min(s.ow - ox, n - i), p = oy * s.ow + ox;
+            // Without dropped columns (1x1 stride 1: wp == OW) the run
+            // goes on across rows, so the epilogue is called once per tile.
+            int64_t len = wp == s.ow ? n - i : std::min(s.ow - ox, n - i);
+            int64_t p = oy * s.ow + ox;
             int64_t lo = std::max(p, tile[2]), hi = std::min(p + len, tile[3]);
             if (hi > lo)
               epilogue(q, bf, acc[rr] + i + (lo - p), hi - lo, oc,
@@ -729,7 +761,8 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
   const int64_t hps = s.oh + (s.kh - 1) * s.dh / s.sh,
                 wps = s.ow + (s.kw - 1) * s.dw / s.sw;
   const int64_t phase = hps * wps, nq = s.oh * wps;
-  const int64_t nqPad = (nq + 15) / 16 * 16;
+  // Whole 64-position blocks: the float taps run four vectors at a time.
+  const int64_t nqPad = (nq + 63) / 64 * 64;
   // Sums of u8 x s8 products are exact in float while their magnitude
   // stays below 2^24: 514 products of 255 x 128. Below that (depthwise
   // 3x3 and 5x5, small groups) the taps accumulate in float registers
@@ -790,9 +823,18 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
                     row[X] = (T)((xs[X * s.sw] ^ flip) & 0xff);
                 std::fill(row + hi, row + wps, padValue);
               };
-              if (exactFloat)
+              if (exactFloat) {
+#if AMK_QCONV_X86
+                if (hasAvx512() && s.sw <= 2) {
+                  float *row = planeF.data() + rowAt;
+                  std::fill_n(row, lo, (float)pad);
+                  widenRowAvx512(xs, lo, hi, s.sw, (uint8_t)flip, row);
+                  std::fill(row + hi, row + wps, (float)pad);
+                  continue;
+                }
+#endif
                 fill(planeF.data() + rowAt, (float)pad);
-              else
+              } else
                 fill(plane.data() + rowAt, pad);
             }
         builtFor = ch;
@@ -810,11 +852,24 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
         for (int64_t t = 0; t < taps; ++t)
           wt[t] = (float)wk[t];
         const float *pl = planeF.data();
-        for (int64_t q0 = 0; q0 < nq; q0 += 16) {
-          V16 a = loadV16(accF.data() + q0);
-          for (int64_t t = 0; t < taps; ++t)
-            a += loadV16(pl + q0 + off[t]) * wt[t];
-          std::memcpy(accF.data() + q0, &a, sizeof(a));
+        // Four independent sums: one chain of FMAs per vector waited on
+        // each FMA's latency and ran at a quarter of the rate.
+        for (int64_t q0 = 0; q0 < nq; q0 += 64) {
+          float *af = accF.data() + q0;
+          V16 a0 = loadV16(af), a1 = loadV16(af + 16), a2 = loadV16(af + 32),
+              a3 = loadV16(af + 48);
+          for (int64_t t = 0; t < taps; ++t) {
+            const float *pt = pl + q0 + off[t];
+            float w = wt[t];
+            a0 += loadV16(pt) * w;
+            a1 += loadV16(pt + 16) * w;
+            a2 += loadV16(pt + 32) * w;
+            a3 += loadV16(pt + 48) * w;
+          }
+          std::memcpy(af, &a0, sizeof(a0));
+          std::memcpy(af + 16, &a1, sizeof(a1));
+          std::memcpy(af + 32, &a2, sizeof(a2));
+          std::memcpy(af + 48, &a3, sizeof(a3));
         }
         continue;
       }
@@ -836,8 +891,7 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
         std::memcpy(out, accq.data() + oy * wps, s.ow * sizeof(int32_t));
       }
     }
-    for (int64_t p0 = 0; p0 < P; p0 += kNR)
-      epilogue(q, bf, acc.data() + p0, std::min(kNR, P - p0), o, r * P + p0);
+    epilogue(q, bf, acc.data(), P, o, r * P);
   }
 }
 

@@ -57,6 +57,64 @@ const uint32_t *rowWords(const uint8_t *a, const GParams &g,
   return tmp.data();
 }
 
+#if AMK_QGEMM_X86
+/// The epilogue below on 16 lanes at a time: the scalar loops, run once per row
+/// of a tile, took as long as the AMX products of a 1024-column layer.
+/// Activations other than Relu and Clip go through applyActivation on the
+/// row's float values.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+epilogueAvx512(const GParams &g, const int32_t *acc, int64_t n0, int64_t cols,
+               const int32_t *wz, int32_t wzMul, const float *m, float mMul,
+               const float *bias, void *y, int64_t at) {
+  const int act = (int)g.act;
+  const bool inlineAct =
+      act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP;
+  __m512 lo = _mm512_set1_ps(-INFINITY), hi = _mm512_set1_ps(INFINITY);
+  if (act == AMK_OP_RELU)
+    lo = _mm512_setzero_ps();
+  else if (act == AMK_OP_CLIP)
+    lo = _mm512_set1_ps(g.actA), hi = _mm512_set1_ps(g.actB);
+  const __m512i wzm = _mm512_set1_epi32(wzMul);
+  const __m512 mm = _mm512_set1_ps(mMul);
+  alignas(64) float v[kNR];
+  for (int64_t i = 0; i < cols; i += 16) {
+    __mmask16 k = cols - i >= 16 ? (__mmask16)0xffff
+                                 : (__mmask16)((1u << (cols - i)) - 1);
+    __m512i a = _mm512_sub_epi32(
+        _mm512_maskz_loadu_epi32(k, acc + i),
+        _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k, wz + n0 + i), wzm));
+    __m512 x =
+        _mm512_mul_ps(_mm512_cvtepi32_ps(a),
+                      _mm512_mul_ps(_mm512_maskz_loadu_ps(k, m + n0 + i), mm));
+    if (bias)
+      x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, bias + n0 + i));
+    if (inlineAct)
+      x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+    _mm512_store_ps(v + i, x);
+  }
+  if (!inlineAct)
+    applyActivation(v, cols, act, g.actA, g.actB);
+  if (g.yType == AMK_RT_F32) {
+    std::memcpy(static_cast<float *>(y) + at, v, cols * sizeof(float));
+    return;
+  }
+  const __m512 inv = _mm512_set1_ps(g.invYScale),
+               yz = _mm512_set1_ps((float)g.yzp);
+  const __m512 qlo = _mm512_set1_ps(g.yType == AMK_RT_U8 ? 0.f : -128.f),
+               qhi = _mm512_set1_ps(g.yType == AMK_RT_U8 ? 255.f : 127.f);
+  for (int64_t i = 0; i < cols; i += 16) {
+    __mmask16 k = cols - i >= 16 ? (__mmask16)0xffff
+                                 : (__mmask16)((1u << (cols - i)) - 1);
+    __m512 x =
+        _mm512_roundscale_ps(_mm512_mul_ps(_mm512_load_ps(v + i), inv),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    x = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(x, yz), qlo), qhi);
+    _mm_mask_storeu_epi8(static_cast<uint8_t *>(y) + at + i, k,
+                         _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(x)));
+  }
+}
+#endif
+
 /// Epilogue of one row's `cols` columns from n0: int32 sums to float,
 /// per-column scale and bias, activation, float32 or requantized store.
 void epilogue(const GParams &g, const int32_t *acc, int64_t n0,
@@ -68,6 +126,10 @@ void epilogue(const GParams &g, const int32_t *acc, int64_t n0,
       out[i] = acc[i] - wz[n0 + i] * wzMul;
     return;
   }
+#if AMK_QGEMM_X86
+  if (hasAvx512())
+    return epilogueAvx512(g, acc, n0, cols, wz, wzMul, m, mMul, bias, y, at);
+#endif
   float v[kNR];
   for (int64_t i = 0; i < cols; ++i)
     v[i] = (float)(acc[i] - wz[n0 + i] * wzMul) * (m[n0 + i] * mMul) +
@@ -180,6 +242,93 @@ __attribute__((target("avx2"))) void tileAvx2(const uint32_t *const a[kMR],
     }
 }
 
+/// Rows [tile[0], tile[1]) with AMX (Vnni.h), 32 rows x 32 columns at a
+/// time in four accumulator tiles. B's packed layout is already AMX's B
+/// operand (16 steps of [16 columns][4 bytes] are 16 rows of 64 bytes);
+/// A's rows are copied once per 32 rows, flipped to unsigned and padded
+/// with zeros to whole 64-byte steps and 32 rows, so no tile reads past a
+/// row or past A. A step past the last packed K step reads the next
+/// column block's bytes times those zeros; the last block and the blocks
+/// past N come from a zero-padded copy instead, so no read leaves B.
+/// `store(acc, row, c0, cols)` runs the epilogue of one row.
+template <typename Store>
+__attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
+tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
+        const int64_t *tile, uint8_t flip, Store &&store) {
+  const int64_t k4p = (g.k4s + 15) / 16 * 16, kp = k4p * 4;
+  const int64_t steps = k4p / 16, nBlocks = (g.n + 15) / 16;
+  const int64_t blockBytes = g.k4s * 64;
+  thread_local std::vector<uint8_t> apack;
+  thread_local std::vector<int8_t> bpad;
+  apack.resize(32 * kp);
+  bool padded = false;
+  auto block = [&](int64_t nb) -> const int8_t * {
+    bool tail = g.k4s != k4p && nb == nBlocks - 1;
+    if (nb < nBlocks && !tail)
+      return B + nb * blockBytes;
+    if (!padded) {
+      // [0]: the last block, zero-padded to k4p steps; [1]: zeros.
+      bpad.assign(2 * k4p * 64, 0);
+      std::memcpy(bpad.data(), B + (nBlocks - 1) * blockBytes, blockBytes);
+      padded = true;
+    }
+    return bpad.data() + (tail ? 0 : k4p * 64);
+  };
+  AmxConfig cfg;
+  _tile_loadconfig(&cfg);
+  alignas(64) int32_t acc[32][32];
+  for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += 32) {
+    const int64_t mr = std::min<int64_t>(32, tile[1] - r0);
+    for (int64_t r = 0; r < 32; ++r) {
+      uint8_t *dst = apack.data() + r * kp;
+      if (r >= mr) {
+        std::memset(dst, 0, kp);
+        continue;
+      }
+      const uint8_t *src = A + (r0 + r) * g.k;
+      for (int64_t k = 0; k < g.k; ++k)
+        dst[k] = src[k] ^ flip;
+      std::memset(dst + g.k, 0, kp - g.k);
+    }
+    const uint8_t *a0 = apack.data(), *a1 = apack.data() + 16 * kp;
+    for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += 32) {
+      const int64_t cols = std::min<int64_t>(32, tile[3] - c0);
+      const int8_t *b0 = block(c0 / 16), *b1 = block(c0 / 16 + 1);
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_zero(2);
+      _tile_zero(3);
+      if (mr > 16) {
+        for (int64_t s = 0; s < steps; ++s) {
+          _tile_loadd(4, a0 + s * 64, kp);
+          _tile_loadd(5, a1 + s * 64, kp);
+          _tile_loadd(6, b0 + s * 1024, 64);
+          _tile_loadd(7, b1 + s * 1024, 64);
+          _tile_dpbusd(0, 4, 6);
+          _tile_dpbusd(1, 4, 7);
+          _tile_dpbusd(2, 5, 6);
+          _tile_dpbusd(3, 5, 7);
+        }
+      } else {
+        for (int64_t s = 0; s < steps; ++s) {
+          _tile_loadd(4, a0 + s * 64, kp);
+          _tile_loadd(6, b0 + s * 1024, 64);
+          _tile_loadd(7, b1 + s * 1024, 64);
+          _tile_dpbusd(0, 4, 6);
+          _tile_dpbusd(1, 4, 7);
+        }
+      }
+      _tile_stored(0, &acc[0][0], 128);
+      _tile_stored(1, &acc[0][16], 128);
+      _tile_stored(2, &acc[16][0], 128);
+      _tile_stored(3, &acc[16][16], 128);
+      for (int64_t r = 0; r < mr; ++r)
+        store(acc[r], r0 + r, c0, cols);
+    }
+  }
+  _tile_release();
+}
+
 #endif
 
 } // namespace
@@ -205,6 +354,19 @@ bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
   float mMul = 1.f;
   if (call.kernel->num_buffers > 7 && call.buffers[7])
     mMul = *static_cast<const float *>(call.buffers[7]);
+  const uint32_t flip = g.aSigned ? 0x80808080u : 0;
+#if AMK_QGEMM_X86
+  // AMX where a tile has a block's worth of rows; fewer rows (a decoder's
+  // token) stay on vpdpbusd, whose tile is 6 rows.
+  if (hasAmx() && tile[1] - tile[0] >= 16) {
+    tileAmx(g, A, B, tile, (uint8_t)flip,
+            [&](const int32_t *acc, int64_t r, int64_t c0, int64_t cols) {
+              epilogue(g, acc, c0, cols, wz, wzMul, m, mMul, bias, Y,
+                       r * g.n + c0);
+            });
+    return true;
+  }
+#endif
   auto tileFn = tilePortable;
 #if AMK_QGEMM_X86
   if (hasVnni())
@@ -212,7 +374,6 @@ bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
   else if (hasAvx2())
     tileFn = tileAvx2;
 #endif
-  const uint32_t flip = g.aSigned ? 0x80808080u : 0;
   thread_local std::vector<uint32_t> zero, tmp[kMR];
   zero.assign(g.k4s, flip); // reads as 0 after the flip
   alignas(64) int32_t acc[kMR][kNR];

@@ -8,7 +8,14 @@
 #ifndef AMK_RUNTIME_KERNELS_VNNI_H
 #define AMK_RUNTIME_KERNELS_VNNI_H
 
+#include <cstdint>
 #include <cstdlib>
+
+#if defined(__x86_64__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace amk::rt {
 
@@ -57,6 +64,46 @@ inline bool hasAvx2() {
   return false;
 #endif
 }
+
+/// Whether to run the AMX tile products (tdpbusd: a 16 x 64-byte u8 tile
+/// times a 16 x 64-byte s8 tile into 16 x 16 int32, 16,384 multiply-adds
+/// per instruction): the CPU reports AMX-TILE and AMX-INT8, VNNI is chosen
+/// (the kernels' epilogues and tails are its AVX-512 code), the kernel
+/// grants the process the tile state (Linux arch_prctl
+/// ARCH_REQ_XCOMP_PERM for XTILEDATA; without it the first tile
+/// instruction faults), and AMK_NO_AMX is unset (the tests' way to the
+/// VNNI path on an AMX machine).
+inline bool hasAmx() {
+#if defined(__x86_64__) && defined(__linux__)
+  static const bool has = [] {
+    if (!hasVnni() || std::getenv("AMK_NO_AMX"))
+      return false;
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+      return false;
+    if (!(d & (1u << 24)) || !(d & (1u << 25))) // AMX-TILE, AMX-INT8
+      return false;
+    constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
+    return syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+/// The tile configuration the integer kernels use: palette 1, all eight
+/// tiles 16 rows of 64 bytes (C: 16 x 16 int32; A: 16 rows of 64 reduction
+/// bytes; B: 16 steps of 4 reduction bytes x 16 columns).
+struct alignas(64) AmxConfig {
+  uint8_t palette = 1, startRow = 0, reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+  AmxConfig() {
+    for (int i = 0; i < 8; ++i)
+      colsb[i] = 64, rows[i] = 16;
+  }
+};
 
 } // namespace amk::rt
 
