@@ -12,15 +12,27 @@
 #include "amk/runtime.h"
 
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace amk::rt {
+
+/// What a kernel derives once per session from its constant operands (the
+/// weights in another layout for the path this CPU runs), built by the
+/// first task that needs it. The session owns one per kernel, so nothing
+/// outlives the weights it was made from.
+struct KernelScratch {
+  std::once_flag once;
+  std::vector<int8_t> bytes;
+};
 
 struct KernelCall {
   const amk_rt_kernel *kernel;
   void *const *buffers; // Resolved pointers, nullptr where absent.
   const int64_t *ip;
   const float *fp;
+  KernelScratch *scratch = nullptr; // Absent in unit tests' direct calls.
 };
 
 /// Runs rows [tile[0], tile[1]) and columns [tile[2], tile[3]) of `call`.

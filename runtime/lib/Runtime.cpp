@@ -69,6 +69,7 @@ struct amk_rt_session {
   void *arena = nullptr;
   std::vector<void *> bufPtr;
   std::vector<void *> kernelPtr; // Per kernel buffer slot.
+  std::unique_ptr<amk::rt::KernelScratch[]> scratch; // Per kernel.
 
   // Run hand-off.
   std::vector<std::thread> threads;
@@ -162,9 +163,9 @@ struct amk_rt_session {
       return false;
     }
     const amk_rt_kernel &k = prog->kernels[t.kernel];
-    amk::rt::KernelCall call{&k, kernelPtr.data() + k.first_buffer,
-                             prog->iparams + k.first_iparam,
-                             prog->fparams + k.first_fparam};
+    amk::rt::KernelCall call{
+        &k, kernelPtr.data() + k.first_buffer, prog->iparams + k.first_iparam,
+        prog->fparams + k.first_fparam, &scratch[t.kernel]};
     std::string err;
     if (!amk::rt::runTile(call, t.tile, err)) {
       fail(AMK_RT_KERNEL_ERROR, "task " + std::to_string(id) + " (" +
@@ -374,6 +375,7 @@ int amk_rt_session_create(const amk_rt_program *program,
     slots = std::max<uint64_t>(slots, program->kernels[k].first_buffer +
                                           program->kernels[k].num_buffers);
   s->kernelPtr.resize(slots);
+  s->scratch.reset(new amk::rt::KernelScratch[program->num_kernels]);
   amk_rt_session *raw = s.get();
   if (!s->opts.single_thread) {
     for (uint32_t w = 1; w < s->workers; ++w)

@@ -191,6 +191,14 @@ CASES = [
                           residual=True)),
     ("conv1x1_float", "qconv",
      lambda p: conv_model(p, 32, 64, 14, 14, 1, quant_out=False)),
+    # 32 input channels or more: AMX tiles on AMX machines. Quads past a
+    # 16-quad chunk, output channels past a 16-channel block, stride 2,
+    # int8 activations, a residual; two chunks of 1x1.
+    ("conv3x3_amx_tails", "qconv",
+     lambda p: conv_model(p, 40, 24, 11, 13, 3, stride=2, signed=True,
+                          residual=True)),
+    ("conv1x1_amx_wide", "qconv",
+     lambda p: conv_model(p, 72, 40, 9, 9, 1)),
     ("conv7x7_s2_c3", "qconv",
      lambda p: conv_model(p, 3, 16, 23, 19, 7, stride=2)),
     ("conv5x5_dil2_pads", "qconv",

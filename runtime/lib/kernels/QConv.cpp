@@ -604,6 +604,81 @@ std::vector<int64_t> tapOffsets(const Spatial &s, int64_t phase,
   return off;
 }
 
+#if AMK_QCONV_X86
+/// Variant 2's weights for AMX, once per session (KernelScratch): per
+/// 16-channel block, tap and 16-quad chunk of the input channels, 16 rows
+/// (output channels) of 64 bytes (16 quads x 4), AMX's A operand; zeros
+/// past the channels, so a chunk may run past the input's last quad.
+void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s,
+                    std::vector<int8_t> &out) {
+  const int64_t taps = s.kh * s.kw, chunks = (c4s + 15) / 16;
+  const int64_t blocks = (s.oc + 15) / 16;
+  out.assign(blocks * taps * chunks * 1024, 0);
+  for (int64_t ob = 0; ob < blocks; ++ob)
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t cc = 0; cc < chunks; ++cc)
+        for (int64_t r = 0; r < 16; ++r) {
+          int64_t oc = ob * 16 + r;
+          if (oc >= s.oc)
+            break;
+          for (int64_t c = 0; c < 16 && cc * 16 + c < c4s; ++c) {
+            int64_t c4 = cc * 16 + c;
+            std::memcpy(out.data() + ((ob * taps + t) * chunks + cc) * 1024 +
+                            r * 64 + c * 4,
+                        w + (oc / kMR) * c4s * taps * kMR * 4 +
+                            (c4 * taps + t) * kMR * 4 + (oc % kMR) * 4,
+                        4);
+          }
+        }
+}
+
+/// Variant 2's products on AMX for one or two 16-channel blocks (`wa1`
+/// null: one) over every position run of 32: the blocked input's 16 quads
+/// of a chunk at one tap are 16 rows of 64 bytes (16 positions x 4
+/// channels), `quad` words apart, so the B operand is read in place.
+/// tdpbsud: signed weights times unsigned activations. `store(acc, q0, n)`
+/// takes the 32 x 32 sums (channel rows, position columns).
+template <typename Store>
+__attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
+amxDirectBlock(const uint8_t *xb, int64_t quad, const int64_t *offs,
+               int64_t taps, int64_t chunks, const int8_t *wa0,
+               const int8_t *wa1, int64_t nq, Store &&store) {
+  AmxConfig cfg;
+  _tile_loadconfig(&cfg);
+  alignas(64) int32_t acc[32][32];
+  const int64_t stride = quad * 4;
+  for (int64_t q0 = 0; q0 < nq; q0 += 32) {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t cc = 0; cc < chunks; ++cc) {
+        const uint8_t *b = xb + (cc * 16 * quad + offs[t] + q0) * 4;
+        const int64_t w = (t * chunks + cc) * 1024;
+        _tile_loadd(6, b, stride);
+        _tile_loadd(7, b + 64, stride);
+        _tile_loadd(4, wa0 + w, 64);
+        _tile_dpbsud(0, 4, 6);
+        _tile_dpbsud(1, 4, 7);
+        if (wa1) {
+          _tile_loadd(5, wa1 + w, 64);
+          _tile_dpbsud(2, 5, 6);
+          _tile_dpbsud(3, 5, 7);
+        }
+      }
+    _tile_stored(0, &acc[0][0], 128);
+    _tile_stored(1, &acc[0][16], 128);
+    if (wa1) {
+      _tile_stored(2, &acc[16][0], 128);
+      _tile_stored(3, &acc[16][16], 128);
+    }
+    store(acc, q0, std::min<int64_t>(32, nq - q0));
+  }
+  _tile_release();
+}
+#endif
+
 /// Variant 2 (group 1): direct convolution on the input blocked per task
 /// as [C/4][phase][rows][Wp][4] with the padding filled in. A stride S
 /// convolution reads the padded input at (oy*S + ky*D, ...); split into
@@ -628,7 +703,23 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   std::vector<int64_t> off = tapOffsets(s, plane, wp);
   const int64_t quad = phases * plane; // one channel quad's bytes / 4
   thread_local std::vector<uint8_t> xb, rowBuf;
-  xb.resize((c4s * quad + kNR + 64) * 4 + 64);
+  // AMX (Vnni.h) where the reduction fills most of a 64-byte step; its
+  // chunks of 16 quads read up to a chunk past the last quad and a run of
+  // 32 positions past the last one (times zero weights, or dropped).
+  const int64_t chunks = (c4s + 15) / 16;
+  bool amx = false;
+#if AMK_QCONV_X86
+  amx = call.scratch && c4s >= 8 && hasAmx();
+#endif
+  xb.resize(((amx ? chunks * 16 : c4s) * quad + wp + kNR + 64) * 4 + 64);
+  const int8_t *wAmx = nullptr;
+#if AMK_QCONV_X86
+  if (amx) {
+    std::call_once(call.scratch->once,
+                   [&] { packAmxWeights(bf.w, s, c4s, call.scratch->bytes); });
+    wAmx = call.scratch->bytes.data();
+  }
+#endif
   const int64_t wpPad = (wp + 15) / 16 * 16;
   rowBuf.resize(4 * wpPad);
   const uint8_t pad = (uint8_t)q.xzp, flip = q.xSigned ? 0x80 : 0;
@@ -679,6 +770,46 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
           interleave4(rp, wpPad, flip,
                       xb.data() + (c4 * quad + ph * plane + ry * wp) * 4);
         }
+    // The valid outputs of channel oc among positions [q0, q0 + n), row
+    // by row.
+    auto storeRun = [&](const int32_t *sums, int64_t oc, int64_t q0,
+                        int64_t n) {
+      for (int64_t i = 0; i < n;) {
+        int64_t qq = q0 + i, ox = qq % wp, oy = oyA + qq / wp;
+        if (ox >= s.ow) {
+          i += wp - ox;
+          continue;
+        }
+        // Without dropped columns (1x1 stride 1: wp == OW) the run
+        // goes on across rows, so the epilogue is called once per tile.
+        int64_t len = wp == s.ow ? n - i : std::min(s.ow - ox, n - i);
+        int64_t p = oy * s.ow + ox;
+        int64_t lo = std::max(p, tile[2]), hi = std::min(p + len, tile[3]);
+        if (hi > lo)
+          epilogue(q, bf, sums + i + (lo - p), hi - lo, oc,
+                   (img * s.oc + oc) * P + lo);
+        i += len;
+      }
+    };
+#if AMK_QCONV_X86
+    if (amx) {
+      const int64_t blockBytes = taps * chunks * 1024;
+      for (int64_t m0 = mStart / 16 * 16; m0 < mEnd; m0 += 32) {
+        const int8_t *wa0 = wAmx + m0 / 16 * blockBytes;
+        const int8_t *wa1 = m0 + 16 < mEnd ? wa0 + blockBytes : nullptr;
+        amxDirectBlock(xb.data(), quad, off.data(), taps, chunks, wa0, wa1, nq,
+                       [&](int32_t(*sums)[32], int64_t q0, int64_t n) {
+                         for (int64_t rr = 0; rr < (wa1 ? 32 : 16); ++rr) {
+                           int64_t oc = m0 + rr;
+                           if (oc >= mStart && oc < mEnd)
+                             storeRun(sums[rr], oc, q0, n);
+                         }
+                       });
+      }
+      r += mEnd - mStart;
+      continue;
+    }
+#endif
     for (int64_t m0 = mStart / kMR * kMR; m0 < mEnd; m0 += kMR) {
       const int8_t *wb = bf.w + m0 / kMR * c4s * taps * kMR * 4;
 #if AMK_QCONV_X86
@@ -717,25 +848,8 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
         }
         for (int64_t rr = 0; rr < kMR; ++rr) {
           int64_t oc = m0 + rr;
-          if (oc < mStart || oc >= mEnd)
-            continue;
-          // The valid outputs of this run of positions, row by row.
-          for (int64_t i = 0; i < n;) {
-            int64_t qq = q0 + i, ox = qq % wp, oy = oyA + qq / wp;
-            if (ox >= s.ow) {
-              i += wp - ox;
-              continue;
-            }
-            // Without dropped columns (1x1 stride 1: wp == OW) the run
-            // goes on across rows, so the epilogue is called once per tile.
-            int64_t len = wp == s.ow ? n - i : std::min(s.ow - ox, n - i);
-            int64_t p = oy * s.ow + ox;
-            int64_t lo = std::max(p, tile[2]), hi = std::min(p + len, tile[3]);
-            if (hi > lo)
-              epilogue(q, bf, acc[rr] + i + (lo - p), hi - lo, oc,
-                       (img * s.oc + oc) * P + lo);
-            i += len;
-          }
+          if (oc >= mStart && oc < mEnd)
+            storeRun(acc[rr], oc, q0, n);
         }
       }
     }
