@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "transforms/Utils/CostModel.h"
 #include "transforms/Utils/PassUtils.h"
 #include "transforms/quantization/Passes.h"
 
@@ -45,7 +46,7 @@ public:
       if (isa<onnx::QuantizeLinearOp, onnx::DequantizeLinearOp>(op))
         qdq.push_back(op);
     });
-    int64_t pairs = 0, folded = 0;
+    int64_t pairs = 0, folded = 0, lone = 0;
     // Program order: a Q of a constant folds before the DQ that reads it.
     for (Operation *op : qdq) {
       if (amk::foldOp(op, maxElements) == amk::FoldResult::Folded) {
@@ -58,6 +59,8 @@ public:
       std::string why;
       if (succeeded(rewritePair(dq, why)))
         ++pairs;
+      else if (succeeded(rewriteLone(dq)))
+        ++lone;
       else
         amk::emitPassRemark(this, dq, amk::RemarkKind::Missed, "Kept",
                             onnx::describeOp(dq) + ": " + why);
@@ -80,15 +83,67 @@ public:
     });
     numPairs = pairs;
     numFolded = folded;
+    numLone = lone;
     numLeft = left;
     amk::PassCounters::add(this, "pairs", pairs,
                            "Q->DQ pairs rewritten to float arithmetic");
+    amk::PassCounters::add(this, "lone", lone,
+                           "DequantizeLinear ops read by elementwise ops "
+                           "rewritten to float arithmetic");
     amk::PassCounters::add(this, "folded", folded,
                            "Q/DQ ops of constants folded");
     amk::PassCounters::add(this, "left", left, "Q/DQ ops left in place");
   }
 
 private:
+  /// A DequantizeLinear of an 8-bit activation that is not a pair's (an
+  /// integer kernel's result) and is read only by elementwise ops (the
+  /// residual Add of a QDQ ResNet block): Cast -> Sub(z) -> Mul(s), the
+  /// same float32 arithmetic, so amk-group-elementwise loads the 8-bit
+  /// tensor inside the consumers' group instead of a separate task writing
+  /// a float copy.
+  LogicalResult rewriteLone(onnx::DequantizeLinearOp dq) {
+    auto xt = dyn_cast<RankedTensorType>(dq.getX().getType());
+    auto yt = dyn_cast<RankedTensorType>(dq.getY().getType());
+    if (!xt || !yt || !yt.getElementType().isF32() || dq.getY().use_empty())
+      return failure();
+    auto it = dyn_cast<IntegerType>(xt.getElementType());
+    if (!it || it.getWidth() != 8)
+      return failure();
+    auto sd = scalarParam(dq.getXScale()), zd = scalarParam(dq.getXZeroPoint());
+    if (!sd || !zd || !std::isfinite(*sd))
+      return failure();
+    for (Operation *user : dq.getY().getUsers())
+      if (!isa<onnx::ONNXDialect>(user->getDialect()) ||
+          isa<onnx::QuantizeLinearOp, onnx::DequantizeLinearOp>(user) ||
+          amk::classifyOp(user) != amk::OpClass::Elementwise)
+        return failure();
+    OpBuilder b(dq);
+    Location loc = dq.getLoc();
+    auto scalar = [&](double v) {
+      amk::ref::Tensor t(amk::ref::DataType::FLOAT, {});
+      t.setDouble(0, static_cast<float>(v));
+      return amk::createConstant(b, loc, t);
+    };
+    auto make = [&](llvm::StringRef name, ValueRange operands) {
+      OperationState st(loc, name);
+      st.addOperands(operands);
+      st.addTypes(yt);
+      return b.create(st)->getResult(0);
+    };
+    OperationState cast(loc, "onnx.Cast");
+    cast.addOperands(dq.getX());
+    cast.addTypes(yt);
+    cast.addAttribute("to", b.getI64IntegerAttr(1)); // FLOAT
+    Value v = b.create(cast)->getResult(0);
+    if (*zd != 0)
+      v = make("onnx.Sub", {v, scalar(*zd)});
+    v = make("onnx.Mul", {v, scalar(*sd)});
+    dq.getY().replaceAllUsesWith(v);
+    dq->erase();
+    return success();
+  }
+
   LogicalResult rewritePair(onnx::DequantizeLinearOp dq, std::string &why) {
     auto q = dq.getX().getDefiningOp<onnx::QuantizeLinearOp>();
     if (!q)

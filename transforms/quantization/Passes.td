@@ -143,6 +143,11 @@ def EmulateQDQ : Pass<"amk-emulate-qdq", "mlir::ModuleOp"> {
       exact in float32 for 8- and 16-bit integers, so the values equal the
       reference interpreter's QuantizeLinear/DequantizeLinear bit for bit;
       amk-group-elementwise then fuses the chain into one elementwise task.
+    - a DequantizeLinear of an 8-bit activation that is no pair's (the
+      result of an integer kernel) with per-tensor scale and zero point,
+      read only by elementwise ops, becomes Cast -> Sub(z) -> Mul(s), the
+      same float32 arithmetic, so the consumers' group loads the 8-bit
+      tensor itself (no task writing a float copy first).
     What stays (a QuantizeLinear read by something else than a
     DequantizeLinear, per-axis activation scales, float8 types) is left in
     place with a remark, and the scheduler names it. The speed is the float
@@ -159,6 +164,7 @@ def EmulateQDQ : Pass<"amk-emulate-qdq", "mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numPairs", "pairs", "Q->DQ pairs rewritten to float arithmetic">,
     Statistic<"numFolded", "folded", "Q/DQ ops of constants folded">,
+    Statistic<"numLone", "lone", "DequantizeLinear ops read by elementwise ops rewritten to float arithmetic">,
     Statistic<"numLeft", "left", "Q/DQ ops left in place">,
   ];
 }

@@ -636,17 +636,17 @@ void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s,
 /// null: one) over every position run of 32: the blocked input's 16 quads
 /// of a chunk at one tap are 16 rows of 64 bytes (16 positions x 4
 /// channels), `quad` words apart, so the B operand is read in place.
-/// tdpbsud: signed weights times unsigned activations. `store(acc, q0, n)`
-/// takes the 32 x 32 sums (channel rows, position columns).
-template <typename Store>
+/// tdpbsud: signed weights times unsigned activations. The sums go to
+/// `out` (32 channel rows of `ld` int32, ld >= nq rounded up to 32), so
+/// the epilogue runs once per output row rather than once per tile: per
+/// tile it cost as much as the tile products.
 __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
 amxDirectBlock(const uint8_t *xb, int64_t quad, const int64_t *offs,
                int64_t taps, int64_t chunks, const int8_t *wa0,
-               const int8_t *wa1, int64_t nq, Store &&store) {
+               const int8_t *wa1, int64_t nq, int32_t *out, int64_t ld) {
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
-  alignas(64) int32_t acc[32][32];
-  const int64_t stride = quad * 4;
+  const int64_t stride = quad * 4, ldb = ld * 4;
   for (int64_t q0 = 0; q0 < nq; q0 += 32) {
     _tile_zero(0);
     _tile_zero(1);
@@ -667,13 +667,12 @@ amxDirectBlock(const uint8_t *xb, int64_t quad, const int64_t *offs,
           _tile_dpbsud(3, 5, 7);
         }
       }
-    _tile_stored(0, &acc[0][0], 128);
-    _tile_stored(1, &acc[0][16], 128);
+    _tile_stored(0, out + q0, ldb);
+    _tile_stored(1, out + q0 + 16, ldb);
     if (wa1) {
-      _tile_stored(2, &acc[16][0], 128);
-      _tile_stored(3, &acc[16][16], 128);
+      _tile_stored(2, out + 16 * ld + q0, ldb);
+      _tile_stored(3, out + 16 * ld + q0 + 16, ldb);
     }
-    store(acc, q0, std::min<int64_t>(32, nq - q0));
   }
   _tile_release();
 }
@@ -794,17 +793,19 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 #if AMK_QCONV_X86
     if (amx) {
       const int64_t blockBytes = taps * chunks * 1024;
+      const int64_t ld = (nq + 31) / 32 * 32;
+      thread_local std::vector<int32_t> sums;
+      sums.resize(32 * ld);
       for (int64_t m0 = mStart / 16 * 16; m0 < mEnd; m0 += 32) {
         const int8_t *wa0 = wAmx + m0 / 16 * blockBytes;
         const int8_t *wa1 = m0 + 16 < mEnd ? wa0 + blockBytes : nullptr;
         amxDirectBlock(xb.data(), quad, off.data(), taps, chunks, wa0, wa1, nq,
-                       [&](int32_t(*sums)[32], int64_t q0, int64_t n) {
-                         for (int64_t rr = 0; rr < (wa1 ? 32 : 16); ++rr) {
-                           int64_t oc = m0 + rr;
-                           if (oc >= mStart && oc < mEnd)
-                             storeRun(sums[rr], oc, q0, n);
-                         }
-                       });
+                       sums.data(), ld);
+        for (int64_t rr = 0; rr < (wa1 ? 32 : 16); ++rr) {
+          int64_t oc = m0 + rr;
+          if (oc >= mStart && oc < mEnd)
+            storeRun(sums.data() + rr * ld, oc, 0, nq);
+        }
       }
       r += mEnd - mStart;
       continue;

@@ -27,16 +27,24 @@
 // STATS: EmulateQDQ
 // STATS-NEXT: (S) 1 folded
 // STATS-NEXT: (S) 0 left
+// STATS-NEXT: (S) 0 lone
 // STATS-NEXT: (S) 1 pairs
 // STATS: EmulateQDQ
 // STATS-NEXT: (S) 0 folded
 // STATS-NEXT: (S) 0 left
+// STATS-NEXT: (S) 0 lone
 // STATS-NEXT: (S) 1 pairs
 // The third split keeps its Quantize (a graph output) and the per-axis
 // Dequantize.
 // STATS: EmulateQDQ
 // STATS-NEXT: (S) 0 folded
 // STATS-NEXT: (S) 2 left
+// STATS-NEXT: (S) 0 lone
+// STATS-NEXT: (S) 0 pairs
+// STATS: EmulateQDQ
+// STATS-NEXT: (S) 0 folded
+// STATS-NEXT: (S) 1 left
+// STATS-NEXT: (S) 1 lone
 // STATS-NEXT: (S) 0 pairs
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
   func.func @uint8_pair_int8_weights(%x: tensor<1x4xf32>) -> tensor<1x2xf32> {
@@ -91,5 +99,31 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     %q = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 1 : i64}> : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>
     %d = "onnx.DequantizeLinear"(%q, %s, %z) <{axis = 1 : i64}> : (tensor<2x3xui8>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xf32>
     return %q, %d : tensor<2x3xui8>, tensor<2x3xf32>
+  }
+}
+
+// -----
+
+// An integer kernel's 8-bit result (no Quantize before it) read only by
+// elementwise ops: its DequantizeLinear becomes Cast -> Sub -> Mul, which
+// amk-group-elementwise fuses with the Add; one read by a MatMul stays.
+// CHECK-LABEL: func.func @lone_dequantize(
+// CHECK: %[[C:.*]] = "onnx.Cast"(%arg0) <{to = 1 : i64}> : (tensor<2x3xui8>) -> tensor<2x3xf32>
+// CHECK: %[[S:.*]] = "onnx.Sub"(%[[C]], %{{.*}})
+// CHECK: %[[M:.*]] = "onnx.Mul"(%[[S]], %{{.*}})
+// CHECK: %[[A:.*]] = "onnx.Add"(%[[M]], %arg1)
+// CHECK: "onnx.Relu"(%[[A]])
+// CHECK: "onnx.DequantizeLinear"(%arg2,
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @lone_dequantize(%x: tensor<2x3xui8>, %r: tensor<2x3xf32>, %y: tensor<2x3xi8>, %w: tensor<3x2xf32>) -> (tensor<2x3xf32>, tensor<2x2xf32>) {
+    %s = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+    %zi = "onnx.Constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+    %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+    %a = "onnx.Add"(%d, %r) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    %rl = "onnx.Relu"(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %e = "onnx.DequantizeLinear"(%y, %s, %zi) : (tensor<2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x3xf32>
+    %m = "onnx.MatMul"(%e, %w) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+    return %rl, %m : tensor<2x3xf32>, tensor<2x2xf32>
   }
 }
