@@ -858,6 +858,130 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   }
 }
 
+#if AMK_QCONV_X86
+/// Variant 0's taps for strides 1 and 2 with AVX-512, when the sums are
+/// exact in float: from one zero-point-padded 8-bit copy of the input
+/// channel (`plane`, rows `ld` bytes apart, already flipped to unsigned),
+/// each tap of 16 outputs is one load widened in registers (stride 2: 32
+/// bytes, the even ones) and one FMA into `out` ([OH][OW] floats). Four
+/// runs of 16 outputs at a time keep four FMA chains in flight. The phase
+/// planes of the generic path cost a call and two fills per row, more
+/// than the taps on 7x7 to 56x56 planes.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+depthwiseTapsAvx512(const uint8_t *plane, int64_t ld, const Spatial &s,
+                    const float *wt, bool accumulate, float *out) {
+  const __m512i low = _mm512_set1_epi32(0xff);
+  int64_t oy = 0, ox = 0; // the next run of 16 outputs
+  while (oy < s.oh) {
+    const uint8_t *base[4];
+    float *dst[4];
+    __mmask16 mask[4];
+    __m512 acc[4];
+    int64_t nj = 0;
+    for (; nj < 4 && oy < s.oh; ++nj) {
+      int64_t n = std::min<int64_t>(16, s.ow - ox);
+      base[nj] = plane + oy * s.sh * ld + ox * s.sw;
+      dst[nj] = out + oy * s.ow + ox;
+      mask[nj] = (__mmask16)((1u << n) - 1);
+      acc[nj] = accumulate ? _mm512_maskz_loadu_ps(mask[nj], dst[nj])
+                           : _mm512_setzero_ps();
+      ox += 16;
+      if (ox >= s.ow)
+        ox = 0, ++oy;
+    }
+    for (int64_t j = nj; j < 4; ++j) // idle lanes repeat the last run
+      base[j] = base[nj - 1], acc[j] = acc[nj - 1];
+    for (int64_t ky = 0; ky < s.kh; ++ky)
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        const __m512 w = _mm512_set1_ps(wt[ky * s.kw + kx]);
+        const int64_t at = ky * s.dh * ld + kx * s.dw;
+        for (int64_t j = 0; j < 4; ++j) {
+          __m512i v =
+              s.sw == 1
+                  ? _mm512_cvtepu8_epi32(
+                        _mm_loadu_si128((const __m128i *)(base[j] + at)))
+                  : _mm512_and_si512(_mm512_cvtepu16_epi32(_mm256_loadu_si256(
+                                         (const __m256i *)(base[j] + at))),
+                                     low);
+          acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), w, acc[j]);
+        }
+      }
+    for (int64_t j = 0; j < nj; ++j)
+      _mm512_mask_storeu_ps(dst[j], mask[j], acc[j]);
+  }
+}
+
+/// One plane row: input bytes [lo, hi) flipped, the rest the padding.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+fillPlaneRowAvx512(uint8_t *row, const uint8_t *src, int64_t lo, int64_t hi,
+                   int64_t ld, uint8_t flip, uint8_t pad) {
+  const __m512i f = _mm512_set1_epi8((char)flip),
+                pv = _mm512_set1_epi8((char)pad);
+  for (int64_t c = 0; c < ld; c += 64) {
+    int64_t n = std::min<int64_t>(64, ld - c);
+    __mmask64 k = n == 64 ? ~0ull : (1ull << n) - 1;
+    // Lanes inside [lo, hi) load the input; the others keep the padding.
+    int64_t a = std::clamp<int64_t>(lo - c, 0, 64),
+            b = std::clamp<int64_t>(hi - c, 0, 64);
+    __mmask64 in = (b >= 64 ? ~0ull : (1ull << b) - 1) &
+                   ~(a >= 64 ? ~0ull : (1ull << a) - 1);
+    __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(in, src + c), f);
+    v = _mm512_mask_blend_epi8(in, pv, v);
+    _mm512_mask_storeu_epi8(row + c, k, v);
+  }
+}
+
+/// Variant 0 through depthwiseTapsAvx512 (see there).
+void qconvDepthwiseAvx512(const QParams &q, const QBuffers &bf,
+                          const int64_t *tile) {
+  const Spatial &s = q.s;
+  const int64_t icg = s.c / s.group, ocg = s.oc / s.group, P = s.oh * s.ow;
+  const uint8_t flip = q.xSigned ? 0x80 : 0, pad = (uint8_t)q.xzp ^ flip;
+  // Rows and columns the taps read, from the padding's first; 32 bytes of
+  // slack past the last column for the whole-vector loads.
+  const int64_t rows = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
+  const int64_t ld = (s.ow + 16) * s.sw + (s.kw - 1) * s.dw + 32;
+  thread_local std::vector<uint8_t> plane;
+  thread_local std::vector<float> sums;
+  thread_local std::vector<int32_t> acc;
+  plane.resize(rows * ld);
+  sums.resize(P);
+  acc.resize(P);
+  const int64_t taps = s.kh * s.kw;
+  std::vector<float> wt(taps);
+  int64_t builtFor = -1;
+  for (int64_t r = tile[0]; r < tile[1]; ++r) {
+    int64_t img = r / s.oc, o = r % s.oc, g = o / ocg;
+    for (int64_t ic = 0; ic < icg; ++ic) {
+      int64_t ch = img * s.c + g * icg + ic;
+      if (builtFor != ch) {
+        const uint8_t *x = bf.x + ch * s.h * s.w;
+        // Input columns [lo, hi) of a plane row are inside the image.
+        int64_t lo = std::min<int64_t>(s.pw, ld), hi = std::min(s.pw + s.w, ld);
+        for (int64_t py = 0; py < rows; ++py) {
+          uint8_t *row = plane.data() + py * ld;
+          int64_t iy = py - s.ph;
+          if (iy < 0 || iy >= s.h) {
+            std::memset(row, pad, ld);
+            continue;
+          }
+          fillPlaneRowAvx512(row, x + iy * s.w - s.pw, lo, hi, ld, flip, pad);
+        }
+        builtFor = ch;
+      }
+      const int8_t *wk = bf.w + o * q.kdepth + ic * taps;
+      for (int64_t t = 0; t < taps; ++t)
+        wt[t] = (float)wk[t];
+      depthwiseTapsAvx512(plane.data(), ld, s, wt.data(), ic > 0, sums.data());
+    }
+    // Exact integers in float: the conversion is exact too.
+    for (int64_t i = 0; i < P; ++i)
+      acc[i] = (int32_t)sums[i];
+    epilogue(q, bf, acc.data(), P, o, r * P);
+  }
+}
+#endif
+
 /// Variant 0: any group count (depthwise included). Per input channel the
 /// padded input plane is widened once to int16 and split into SH x SW
 /// phases (row and column residues mod the stride), like variant 2's
@@ -884,6 +1008,10 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
   // over a whole 16-position vector, as the float depthwise kernel does;
   // above it, in int32 through 16-bit products.
   const bool exactFloat = icg * s.kh * s.kw * 255 * 128 < (1 << 24);
+#if AMK_QCONV_X86
+  if (exactFloat && (s.sw == 1 || s.sw == 2) && hasAvx512())
+    return qconvDepthwiseAvx512(q, bf, tile);
+#endif
   thread_local std::vector<float> planeF;
   thread_local std::vector<int16_t> plane;
   thread_local std::vector<int32_t> accq, acc;
