@@ -166,8 +166,42 @@ epilogueAvx512(const QParams &q, const QBuffers &bf, const int32_t *acc,
   if ((act != AMK_OP_NONE && act != AMK_OP_RELU && act != AMK_OP_CLIP) ||
       q.yType == AMK_RT_I32)
     return false;
-  const __m512 m = _mm512_set1_ps(bf.m[oc]), b = _mm512_set1_ps(bf.b[oc]);
   const __m512i wz = _mm512_set1_epi32(bf.wz[oc] * bf.wzMul);
+  if (!bf.z && q.yType != AMK_RT_F32) {
+    // Requantized without a residual: scale, bias, activation bounds and
+    // the output's scale and zero point folded into one FMA and one clamp
+    // (round(clamp(v) / s) + z = round(clamp'(v / s + z)) where clamp'
+    // maps the bounds the same way, and the integer type's bounds are
+    // integers). 9 instructions per 16 outputs instead of 14: the
+    // epilogue of a 1x1 convolution over 16 channels costs as much as its
+    // products. The value may differ from the two-step one in the last
+    // float bit, which moves a result by one step on a rounding tie, as
+    // the reciprocal of the scale already does (docs/quantization.md).
+    const float inv = q.invYScale, yz = (float)q.yzp;
+    float lo = q.yType == AMK_RT_U8 ? 0.f : -128.f,
+          hi = q.yType == AMK_RT_U8 ? 255.f : 127.f;
+    if (act == AMK_OP_RELU)
+      lo = std::max(lo, yz);
+    else if (act == AMK_OP_CLIP)
+      lo = std::max(lo, q.actA * inv + yz),
+      hi = std::min(hi, q.actB * inv + yz);
+    const __m512 m2 = _mm512_set1_ps(bf.m[oc] * inv),
+                 b2 = _mm512_set1_ps(bf.b[oc] * inv + yz);
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    for (int64_t i = 0; i < n; i += 16) {
+      __mmask16 k =
+          n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+      __m512i a = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(k, acc + i), wz);
+      __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), m2, b2);
+      v = _mm512_min_ps(_mm512_max_ps(v, vlo), vhi);
+      // Rounds half to even (the default MXCSR mode, which the runtime
+      // never changes).
+      __m128i out = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v));
+      _mm_mask_storeu_epi8(static_cast<uint8_t *>(bf.y) + at + i, k, out);
+    }
+    return true;
+  }
+  const __m512 m = _mm512_set1_ps(bf.m[oc]), b = _mm512_set1_ps(bf.b[oc]);
   __m512 lo = _mm512_set1_ps(-INFINITY), hi = _mm512_set1_ps(INFINITY);
   if (act == AMK_OP_RELU)
     lo = _mm512_setzero_ps();
