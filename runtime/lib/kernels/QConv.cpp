@@ -486,8 +486,8 @@ void microKernelVnni(const uint8_t *cols, const int8_t *w, int64_t k4s,
 template <int NV>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void
 vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
-               int64_t taps, const int8_t *w, int64_t c4s,
-               int32_t acc[kMR][kNR]) {
+               int64_t taps, const int8_t *w, int64_t c4s, int32_t *out,
+               int64_t ld) {
   __m512i c[kMR][NV];
   for (int64_t r = 0; r < kMR; ++r)
     for (int v = 0; v < NV; ++v)
@@ -511,7 +511,7 @@ vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
   }
   for (int64_t r = 0; r < kMR; ++r)
     for (int v = 0; v < NV; ++v)
-      _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
+      _mm512_storeu_si512(out + r * ld + 16 * v, c[r][v]);
 }
 
 /// The AVX2 tile's weights for one 8-channel block: `steps` packed 4-deep
@@ -851,20 +851,43 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
       if (avx2)
         splitWeights(wb, c4s * taps, ws);
 #endif
+#if AMK_QCONV_X86
+      if (vnni) {
+        // Sums of up to kRun positions per channel, then one epilogue call
+        // per channel and run: per register tile (48 positions) the
+        // epilogue's setup cost more than its arithmetic on the large
+        // planes of 1x1 convolutions over few channels.
+        constexpr int64_t kRun = 32 * kNR, ld = kRun + kNR;
+        thread_local std::vector<int32_t> sums;
+        sums.resize(kMR * ld);
+        for (int64_t r0 = 0; r0 < nq; r0 += kRun) {
+          const int64_t rn = std::min(kRun, nq - r0);
+          for (int64_t q0 = r0; q0 < r0 + rn; q0 += kNR) {
+            int64_t n = std::min(kNR, nq - q0);
+            const uint8_t *a = xb.data() + q0 * 4;
+            int32_t *out = sums.data() + (q0 - r0);
+            if (n > 32)
+              vnniDirectTile<3>(a, quad, off.data(), taps, wb, c4s, out, ld);
+            else if (n > 16)
+              vnniDirectTile<2>(a, quad, off.data(), taps, wb, c4s, out, ld);
+            else
+              vnniDirectTile<1>(a, quad, off.data(), taps, wb, c4s, out, ld);
+          }
+          for (int64_t rr = 0; rr < kMR; ++rr) {
+            int64_t oc = m0 + rr;
+            if (oc >= mStart && oc < mEnd)
+              storeRun(sums.data() + rr * ld, oc, r0, rn);
+          }
+        }
+        continue;
+      }
+#endif
       for (int64_t q0 = 0; q0 < nq; q0 += kNR) {
         int64_t n = std::min(kNR, nq - q0);
         const uint8_t *a = xb.data() + q0 * 4;
 #if AMK_QCONV_X86
         if (avx2)
           avx2Tile(a, quad * 4, off.data(), taps, c4s, ws.data(), n, acc);
-        if (vnni) {
-          if (n > 32)
-            vnniDirectTile<3>(a, quad, off.data(), taps, wb, c4s, acc);
-          else if (n > 16)
-            vnniDirectTile<2>(a, quad, off.data(), taps, wb, c4s, acc);
-          else
-            vnniDirectTile<1>(a, quad, off.data(), taps, wb, c4s, acc);
-        }
 #endif
         if (!vnni && !avx2) {
           for (int64_t rr = 0; rr < kMR; ++rr)
