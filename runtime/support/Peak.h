@@ -38,6 +38,12 @@ const char *int8ProductPath();
 double measureInt8Peak(unsigned threads, uint64_t iters = 20'000'000,
                        int reps = 3);
 
+/// The same for AMX tiles (tdpbusd, four independent accumulator tiles),
+/// the path the integer kernels take for blocks of 16 rows or 32 input
+/// channels where the CPU has AMX-INT8 (Vnni.h); 0 without it.
+double measureAmxPeak(unsigned threads, uint64_t iters = 2'000'000,
+                      int reps = 3);
+
 /// GB/s of the triad a = b + s c over three arrays of `floatsPerArray`
 /// floats (far larger than the caches), split over `threads` threads, the
 /// best of `reps` repetitions. Returns a negative value if the triad
