@@ -47,10 +47,16 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
     return unsupported(op, "the Indices output is not implemented");
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!xt.getElementType().isF32() ||
+  // MaxPool of 8-bit values (amk-lower-qdq's integer MaxPool): variants 1
+  // (uint8) and 2 (int8).
+  auto it = dyn_cast<IntegerType>(xt.getElementType());
+  int64_t variant = 0;
+  if (it && it.getWidth() == 8 && isa<amk::onnx::MaxPoolOp>(op))
+    variant = it.isUnsigned() ? 1 : 2;
+  if ((!xt.getElementType().isF32() && variant == 0) ||
       (xt.getRank() != 4 && xt.getRank() != 3))
-    return unsupported(op, "only 1-D and 2-D float32 pooling is "
-                           "implemented");
+    return unsupported(op, "only 1-D and 2-D float32 pooling (and 8-bit "
+                           "MaxPool) is implemented");
   bool global =
       isa<amk::onnx::GlobalAveragePoolOp, amk::onnx::GlobalMaxPoolOp>(op);
   // 1-D pooling is 2-D pooling of planes one row high.
@@ -94,16 +100,18 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
     return failure();
   int yi = defineOutput(op->getResult(0));
   KOp &k = newKOp(op, AMK_RT_K_POOL);
+  k.variant = variant;
   k.slots = {*xi, yi};
   k.ip = poolParams(N, C, H, W, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, mode);
   k.rows = N * C;
   k.flops = 1.0 * N * C * OH * OW * KH * KW;
-  k.bytes = 4.0 * N * C * (H * W + OH * OW);
+  const int64_t eb = variant ? 1 : 4; // element bytes
+  k.bytes = (double)eb * N * C * (H * W + OH * OW);
   int xs = *xi;
   k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
-    rd.push_back(span(xs, r0 * H * W * 4, r1 * H * W * 4));
-    wr.push_back(span(yi, r0 * OH * OW * 4, r1 * OH * OW * 4));
+    rd.push_back(span(xs, r0 * H * W * eb, r1 * H * W * eb));
+    wr.push_back(span(yi, r0 * OH * OW * eb, r1 * OH * OW * eb));
   };
   return success();
 }

@@ -32,6 +32,7 @@ Usage: check-qdq-kernels.py BIN_DIR WORK_DIR
 """
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -99,6 +100,31 @@ def conv_model(path, C, OC, H, W, k, stride=1, dil=1, pads=None, group=1,
     g = h.make_graph(nodes, "g", ins,
                      [h.make_tensor_value_info(out, T.FLOAT,
                                                [2, OC, OH, OW])], inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+
+def maxpool_model(path, C, H, W, k, stride, pads, signed=False,
+                  same_scale=True, dil=1):
+    """A 1x1 QDQ convolution, then DequantizeLinear -> MaxPool ->
+    QuantizeLinear as ONNX Runtime's quantizer writes it (the same scale
+    and zero point on both sides) or with a new scale after the pool."""
+    nodes, inits = [], []
+    x = qdq(nodes, inits, "x", "xa", 0.02, 5 if signed else 120, signed)
+    wd = weight(nodes, inits, (C, C, 1, 1), 0, True)
+    nodes.append(h.make_node("Conv", [x, wd], ["c"], kernel_shape=[1, 1]))
+    zp = -3 if signed else 110
+    c = qdq(nodes, inits, "c", "ca", 0.06, zp, signed)
+    nodes.append(h.make_node("MaxPool", [c], ["m"], kernel_shape=[k, k],
+                             strides=[stride] * 2, pads=pads,
+                             dilations=[dil] * 2))
+    out = qdq(nodes, inits, "m", "y", 0.06 if same_scale else 0.045,
+              zp if same_scale else zp + 7, signed)
+    OH = (H + pads[0] + pads[2] - dil * (k - 1) - 1) // stride + 1
+    OW = (W + pads[1] + pads[3] - dil * (k - 1) - 1) // stride + 1
+    g = h.make_graph(nodes, "g",
+                     [h.make_tensor_value_info("x", T.FLOAT, [2, C, H, W])],
+                     [h.make_tensor_value_info(out, T.FLOAT,
+                                               [2, C, OH, OW])], inits)
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
@@ -225,6 +251,19 @@ CASES = [
     ("depthwise_x2_i8", "qconv",
      lambda p: conv_model(p, 8, 16, 9, 9, 3, group=8, signed=True,
                           relu=False)),
+    # DequantizeLinear -> MaxPool -> QuantizeLinear on the bytes ("pool8":
+    # POOL variant 1 or 2): ResNet's 3x3 stride-2 stem pool, a row
+    # narrower than a vector, int8 with a new scale after the pool, stride
+    # 1 with dilation and asymmetric pads (the scalar rows).
+    ("maxpool_u8_s2", "pool8",
+     lambda p: maxpool_model(p, 8, 37, 70, 3, 2, [1, 1, 1, 1])),
+    ("maxpool_i8_rescaled", "pool8",
+     lambda p: maxpool_model(p, 5, 9, 11, 2, 2, [0, 0, 1, 1], signed=True,
+                             same_scale=False)),
+    ("maxpool_u8_s1_dil2", "pool8",
+     lambda p: maxpool_model(p, 4, 13, 40, 3, 1, [2, 0, 1, 2], dil=2)),
+    ("maxpool_u8_s3", "pool8",
+     lambda p: maxpool_model(p, 3, 17, 19, 3, 3, [1, 1, 1, 1])),
     ("matmul_odd", "qgemm", lambda p: gemm_model(p, (2, 7, 37), 45)),
     ("matmul_i8_float", "qgemm",
      lambda p: gemm_model(p, (3, 11, 20), 33, signed=True, quant_out=False)),
@@ -480,7 +519,10 @@ def main():
         int8_acts = exact or kernel.endswith("-a8f")
         kernel = kernel.removesuffix("-ort").removesuffix("-a8f")
         kernel = kernel.removesuffix("-a8")
-        if f"kernel {kernel} " not in ir:
+        if kernel == "pool8":
+            if not re.search(r"kernel pool \{[^\n]*variant = [12] ", ir):
+                problems.append("no 8-bit pool kernel in the program")
+        elif f"kernel {kernel} " not in ir:
             problems.append(f"no {kernel} kernel in the program")
         if int8_acts and "activation_bits = 8" not in run(
                 [amk_opt, str(model)]):

@@ -166,6 +166,11 @@ public:
                             onnx::describeOp(op) + ": " + why);
       }
     }
+    int64_t pools = 0;
+    SmallVector<onnx::MaxPoolOp> maxPools;
+    getOperation().walk([&](onnx::MaxPoolOp m) { maxPools.push_back(m); });
+    for (onnx::MaxPoolOp m : maxPools)
+      pools += succeeded(rewriteMaxPool(m));
     // The DequantizeLinear ops the new ops bypass have no reader left.
     SmallVector<Operation *> dead;
     getOperation().walk([&](onnx::DequantizeLinearOp dq) {
@@ -178,6 +183,7 @@ public:
     numConvs = done;
     numGemms = gemms - weightOnlyDone;
     numQOut = qout;
+    numMaxPools = pools;
     numWeightOnly = weightOnlyDone;
     amk::PassCounters::add(this, "weight-only", weightOnlyDone,
                            "of the matrix products rewritten to amk.wgemm "
@@ -186,12 +192,71 @@ public:
                            "matrix products rewritten to amk.qgemm");
     amk::PassCounters::add(this, "convs", done,
                            "convolutions rewritten to amk.qconv");
+    amk::PassCounters::add(this, "max-pools", pools,
+                           "DequantizeLinear -> MaxPool -> QuantizeLinear "
+                           "run on the 8-bit values");
     amk::PassCounters::add(this, "quantized-outputs", qout,
                            "of them with the QuantizeLinear of their result "
                            "absorbed");
   }
 
 private:
+  /// DequantizeLinear -> MaxPool -> QuantizeLinear, per tensor, is MaxPool
+  /// on the 8-bit values: dequantization is increasing (positive scale),
+  /// so the maximum of the dequantized values is the dequantized maximum.
+  /// With the same scale and zero point on both sides (ONNX Runtime's
+  /// quantizer writes them so) QuantizeLinear(DequantizeLinear(v)) is v
+  /// ((v - z) s / s rounds back to v - z) and the pair goes; otherwise the
+  /// pair stays on the pooled tensor, a quarter of the elements of a 3x3
+  /// stride-2 pool's input. Either way the values are the QDQ graph's
+  /// exactly, and the pool reads bytes instead of floats.
+  LogicalResult rewriteMaxPool(onnx::MaxPoolOp m) {
+    auto dq = perTensorDQ(m.getX());
+    if (!dq || m->getNumResults() < 1 || !m->getResult(0).hasOneUse())
+      return failure();
+    for (unsigned i = 1; i < m->getNumResults(); ++i)
+      if (!m->getResult(i).use_empty() &&
+          !isa<NoneType>(m->getResult(i).getType()))
+        return failure();
+    auto sIn = onnx::getSplatValue((*dq)[1]);
+    auto zIn = amk::isNone((*dq)[2]) ? std::optional<double>(0)
+                                     : onnx::getSplatValue((*dq)[2]);
+    auto yt = dyn_cast<RankedTensorType>(m->getResult(0).getType());
+    if (!sIn || !zIn || !(*sIn > 0) || !yt)
+      return failure();
+    auto intType = RankedTensorType::get(
+        yt.getShape(), cast<ShapedType>((*dq)[0].getType()).getElementType());
+    auto q = absorbedQuantize(m->getResult(0));
+    bool identity = false;
+    if (q && q.getY().getType() == intType) {
+      auto sOut = onnx::getSplatValue(q.getYScale());
+      auto zOut = onnx::getSplatValue(q.getYZeroPoint());
+      identity = sOut && zOut && *sOut == *sIn && *zOut == *zIn;
+    }
+    OpBuilder b(m);
+    OperationState st(m.getLoc(), m->getName());
+    st.addOperands((*dq)[0]);
+    st.addAttributes(m->getAttrs());
+    st.addTypes(intType);
+    for (unsigned i = 1; i < m->getNumResults(); ++i)
+      st.addTypes(m->getResult(i).getType());
+    Operation *n = b.create(st);
+    for (unsigned i = 1; i < m->getNumResults(); ++i)
+      m->getResult(i).replaceAllUsesWith(n->getResult(i));
+    if (identity) {
+      q.getY().replaceAllUsesWith(n->getResult(0));
+      q->erase();
+    } else {
+      OperationState d(m.getLoc(),
+                       onnx::DequantizeLinearOp::getOperationName());
+      d.addOperands({n->getResult(0), (*dq)[1], (*dq)[2]});
+      d.addTypes(yt);
+      m->getResult(0).replaceAllUsesWith(b.create(d)->getResult(0));
+    }
+    m->erase();
+    return success();
+  }
+
   /// The QuantizeLinear absorbed into an integer op: the only reader of
   /// `result`, quantizing per tensor to 8 bits with a constant scale and
   /// zero point; null otherwise.

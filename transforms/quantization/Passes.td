@@ -200,7 +200,11 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
       in its QDQ format and `amk-quantize-weights` writes): `amk.wgemm`,
       whose kernel dequantizes the weights in its inner loop (no rounding
       of the activations: the values are the QDQ graph's up to summation
-      order).
+      order);
+    - DequantizeLinear -> MaxPool -> QuantizeLinear with the same
+      per-tensor scale and zero point on both sides: MaxPool on the 8-bit
+      tensor (exact: dequantization is increasing and quantizing a
+      dequantized value gives it back).
     The values are those of the QDQ graph up to the summation order of the
     convolution and the rounding of ties in the requantization (one
     quantization step at most, docs/quantization.md). What does not match
@@ -226,6 +230,8 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
               "matrix products rewritten to amk.wgemm">,
     Statistic<"numQOut", "quantized-outputs",
               "of them with the QuantizeLinear of their result absorbed">,
+    Statistic<"numMaxPools", "max-pools",
+              "DequantizeLinear -> MaxPool -> QuantizeLinear run on the 8-bit values">,
   ];
 }
 

@@ -2,7 +2,7 @@
 //
 // Part of AMK. POOL: max pooling over a -inf padded plane, 16 outputs per
 // vector; global average as one vector sum per plane; other averages by
-// index arithmetic.
+// index arithmetic; max pooling of 8-bit values (variants 1 and 2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 #include "runtime/lib/kernels/KernelImpl.h"
 #include "runtime/lib/kernels/Reduction.h"
 #include "runtime/lib/kernels/Vector.h"
+#include "runtime/lib/kernels/Vnni.h"
 
 #include "amk/kernel_params.h"
 
@@ -21,12 +22,102 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace amk::rt {
 
 namespace {
 
+#if defined(__x86_64__)
+/// Output row `oy` of an 8-bit max pool with strides 1 or 2, 32 outputs
+/// at a time, the running maximum kept in a register over the taps (stride
+/// 2: 64 bytes narrowed to their even bytes by vpmovwb), flipped back and
+/// stored once. The plane's 64-byte slack keeps whole vectors inside it.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+maxRowAvx512(const uint8_t *plane, int64_t pw, const Spatial &s, int64_t oy,
+             uint8_t flip, uint8_t *y) {
+  const __m256i f = _mm256_set1_epi8((char)flip);
+  for (int64_t i = 0; i < s.ow; i += 32) {
+    __mmask32 k = s.ow - i >= 32 ? ~0u : (1u << (s.ow - i)) - 1;
+    __m256i acc = _mm256_setzero_si256();
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      const uint8_t *r = plane + (oy * s.sh + ky * s.dh) * pw + i * s.sw;
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        const uint8_t *src = r + kx * s.dw;
+        __m256i v = s.sw == 1 ? _mm256_loadu_si256((const __m256i *)src)
+                              : _mm512_cvtepi16_epi8(_mm512_loadu_si512(src));
+        acc = _mm256_max_epu8(acc, v);
+      }
+    }
+    _mm256_mask_storeu_epi8(y + i, k, _mm256_xor_si256(acc, f));
+  }
+}
+#endif
+
+/// Max pooling of 8-bit values (variant 1: uint8, 2: int8; what
+/// amk-lower-qdq makes of DequantizeLinear -> MaxPool -> QuantizeLinear):
+/// per plane a zero-padded byte copy, int8 flipped to the same order as
+/// unsigned (x ^ 0x80), so a pad never wins, then per output row the
+/// running maximum over the taps in unit- or two-byte strides, which the
+/// compiler vectorizes.
+void maxPoolBytes(const KernelCall &call, const int64_t *tile) {
+  Spatial s(call.ip);
+  const uint8_t *X = static_cast<const uint8_t *>(call.buffers[0]);
+  uint8_t *Y = static_cast<uint8_t *>(call.buffers[1]);
+  const uint8_t flip = call.kernel->variant == 2 ? 0x80 : 0;
+  int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
+  int64_t PW = std::max(s.w + s.pw, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1);
+  thread_local std::vector<uint8_t> plane, row;
+  plane.assign(PH * PW + 64, 0);
+  row.resize(s.ow);
+  for (int64_t r = tile[0]; r < tile[1]; ++r) {
+    const uint8_t *x = X + r * s.h * s.w;
+    for (int64_t iy = 0; iy < s.h; ++iy) {
+      uint8_t *dst = plane.data() + (iy + s.ph) * PW + s.pw;
+      if (!flip) {
+        std::memcpy(dst, x + iy * s.w, s.w);
+        continue;
+      }
+      for (int64_t ix = 0; ix < s.w; ++ix)
+        dst[ix] = x[iy * s.w + ix] ^ flip;
+    }
+    uint8_t *y = Y + r * s.oh * s.ow;
+#if defined(__x86_64__)
+    if ((s.sw == 1 || s.sw == 2) && hasAvx512()) {
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        maxRowAvx512(plane.data(), PW, s, oy, flip, y + oy * s.ow);
+      continue;
+    }
+#endif
+    for (int64_t oy = 0; oy < s.oh; ++oy) {
+      uint8_t *o = row.data();
+      std::fill_n(o, s.ow, 0);
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          const uint8_t *src =
+              plane.data() + (oy * s.sh + ky * s.dh) * PW + kx * s.dw;
+          if (s.sw == 1)
+            for (int64_t ox = 0; ox < s.ow; ++ox)
+              o[ox] = std::max(o[ox], src[ox]);
+          else if (s.sw == 2)
+            for (int64_t ox = 0; ox < s.ow; ++ox)
+              o[ox] = std::max(o[ox], src[2 * ox]);
+          else
+            for (int64_t ox = 0; ox < s.ow; ++ox)
+              o[ox] = std::max(o[ox], src[ox * s.sw]);
+        }
+      for (int64_t ox = 0; ox < s.ow; ++ox)
+        y[oy * s.ow + ox] = o[ox] ^ flip;
+    }
+  }
+}
+
 void poolTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
+  if (call.kernel->variant != 0)
+    return maxPoolBytes(call, tile);
   const float *X = static_cast<const float *>(call.buffers[0]);
   float *Y = static_cast<float *>(call.buffers[1]);
   bool averages = s.mode == 1 || s.mode == 2;
@@ -164,6 +255,11 @@ bool KernelImpl<AMK_RT_K_POOL>::check(const amk_rt_kernel &k,
                                       std::string &error) {
   if (!hasParams(k, AMK_SP_NUM_IPARAMS, 0, error))
     return false;
+  if (k.variant > 2 || (k.variant != 0 && ip[AMK_SP_MODE] != 0)) {
+    error = "pool variant " + std::to_string(k.variant) +
+            " is not 0 (float32) or 1, 2 (max pooling of uint8, int8)";
+    return false;
+  }
   if (ip[AMK_SP_MODE] < 0 || ip[AMK_SP_MODE] > AMK_POOL_PROD) {
     error = "pool mode " + std::to_string(ip[AMK_SP_MODE]) +
             " is not 0 (max), 1, 2 (average), 3 (sum), 4 (min) or 5-10 "

@@ -12,30 +12,37 @@
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 2 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 1 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 0 quantized-outputs
 
 // The input's DequantizeLinear, the weight's (per channel) and the bias's
@@ -260,6 +267,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS-NEXT: (S) 2 weight-only
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
@@ -329,5 +337,35 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : 
     %x = "onnx.Generic"(%a, %b, %s, %z) <{domain = "com.microsoft", onnx_attrs = {K = 4 : i64, N = 2 : i64, accuracy_level = 4 : i64, bits = 4 : i64, block_size = 16 : i64}, op_type = "MatMulNBits", region_names = []}> : (tensor<3x4xf32>, tensor<2x1x8xui8>, tensor<2xf32>, tensor<2xui8>) -> tensor<3x2xf32>
     %y = "onnx.Generic"(%a, %b, %s, %z) <{domain = "com.microsoft", onnx_attrs = {K = 4 : i64, N = 2 : i64, bits = 4 : i64, block_size = 16 : i64}, op_type = "MatMulNBits", region_names = []}> : (tensor<3x4xf32>, tensor<2x1x8xui8>, tensor<2xf32>, tensor<2xui8>) -> tensor<3x2xf32>
     return %x, %y : tensor<3x2xf32>, tensor<3x2xf32>
+  }
+}
+
+// -----
+
+// DequantizeLinear -> MaxPool -> QuantizeLinear: the pool runs on the
+// 8-bit tensor. With the same scale and zero point on both sides the pair
+// goes; with a new scale the DequantizeLinear moves after the pool.
+// CHECK-LABEL: func.func @max_pools(
+// CHECK: %[[P:.*]], %{{.*}} = "onnx.MaxPool"(%arg0) <{kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xui8>) -> (tensor<1x2x4x4xui8>, none)
+// CHECK: %[[P2:.*]], %{{.*}} = "onnx.MaxPool"(%arg0) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xui8>) -> (tensor<1x2x4x4xui8>, none)
+// CHECK: %[[D:.*]] = "onnx.DequantizeLinear"(%[[P2]],
+// CHECK: "onnx.QuantizeLinear"(%[[D]],
+// CHECK: return %[[P]],
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 2 max-pools
+module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @max_pools(%x: tensor<1x2x8x8xui8>) -> (tensor<1x2x4x4xui8>, tensor<1x2x4x4xui8>) {
+    %s = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %s2 = "onnx.Constant"() <{value = dense<0.25> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+    %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x2x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x8x8xf32>
+    %m, %i = "onnx.MaxPool"(%d) <{kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, none)
+    %q = "onnx.QuantizeLinear"(%m, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+    %d2 = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x2x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x8x8xf32>
+    %m2, %i2 = "onnx.MaxPool"(%d2) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, none)
+    %q2 = "onnx.QuantizeLinear"(%m2, %s2, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+    return %q, %q2 : tensor<1x2x4x4xui8>, tensor<1x2x4x4xui8>
   }
 }

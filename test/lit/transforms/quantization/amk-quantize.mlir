@@ -17,16 +17,15 @@
 // QDQ-COUNT-2: "onnx.QuantizeLinear"
 // ...with emulation (the default) the convolution becomes an integer
 // amk.qconv reading the quantized input and producing uint8
-// (amk-lower-qdq); the graph input is quantized once; the pairs that stay
-// run on the QUANTIZE kernel.
+// (amk-lower-qdq); the graph input is quantized once; the MaxPool between
+// the two convolutions (one scale on both sides) runs on the bytes; the
+// pairs that stay run on the QUANTIZE kernel.
 // RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=int8 data-dir=%t/calib})' | FileCheck %s --check-prefix=EMU
 // EMU-LABEL: func.func @main_graph(
 // EMU: %[[Q:.*]] = "onnx.QuantizeLinear"(%arg0,
 // EMU: %[[C1:.*]] = "amk.qconv"(%[[Q]], {{.*}} -> tensor<1x8x28x28xui8>
-// EMU: "onnx.DequantizeLinear"(%[[C1]],
-// EMU: "onnx.MaxPool"
-// EMU: %[[Q2:.*]] = "onnx.QuantizeLinear"
-// EMU: %[[C2:.*]] = "amk.qconv"(%[[Q2]], {{.*}} -> tensor<1x16x14x14xui8>
+// EMU-NEXT: %[[P:.*]], %{{.*}} = "onnx.MaxPool"(%[[C1]]) {{.*}} -> (tensor<1x8x14x14xui8>, none)
+// EMU-NEXT: %[[C2:.*]] = "amk.qconv"(%[[P]], {{.*}} -> tensor<1x16x14x14xui8>
 // EMU: "onnx.DequantizeLinear"(%[[C2]],
 
 // mixed forwards sensitivity-target to the search: reachable quantizes,
