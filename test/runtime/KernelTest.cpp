@@ -621,6 +621,40 @@ TEST(Runtime, ElementwiseRunsCompiledCodeWhenGiven) {
   }
 }
 
+/// The interpreter keeps registers that hold one value (a scalar input, a
+/// constant, what is computed from them alone) as that value: scalar op
+/// scalar, scalar op vector, vector op scalar, a unary op of a scalar, and
+/// a program whose result is such a value, over more than one chunk.
+TEST(Runtime, ElementwiseScalarRegisters) {
+  const int64_t n = 300;
+  std::vector<float> x(n), s = {0.75f};
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = float(i % 17) - 8.f;
+  for (int64_t result : {7, 4}) {
+    ProgramBuilder b(2);
+    uint32_t xb = b.addIO(true, "x", AMK_RT_F32, {n}, 4);
+    uint32_t sb = b.addIO(true, "s", AMK_RT_F32, {1}, 4);
+    uint32_t yb = b.addIO(false, "y", AMK_RT_F32, {n}, 4);
+    // r2 = 3; r3 = s * r2; r4 = -r3; r5 = x + r4; r6 = r4 - x;
+    // r7 = max(r5, r6).
+    std::vector<int64_t> ip = {
+        1, n, 2, AMK_RT_F32, 1, AMK_RT_F32, 0, 6, AMK_OP_CONST, 2,
+        0, 0, 0, AMK_OP_MUL, 3, 1,          2, 0, AMK_OP_NEG,   4,
+        3, 0, 0, AMK_OP_ADD, 5, 0,          4, 0, AMK_OP_SUB,   6,
+        4, 0, 0, AMK_OP_MAX, 7, 5,          6, 0, result};
+    uint32_t k = b.addKernel(AMK_RT_K_ELEMENTWISE, 0, {yb, xb, sb}, ip,
+                             {3.f, 0.f}, "ew");
+    b.addTask(k, 0, {0, 100, 0, 1}, {}, -1);
+    b.addTask(k, 1, {100, n, 0, 1}, {}, -1);
+    std::vector<float> y(n, NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {x.data(), s.data()}, {y.data()}));
+    const float c = -(0.75f * 3.f);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(y[i], result == 4 ? c : std::max(x[i] + c, c - x[i]))
+          << "result r" << result << " at " << i;
+  }
+}
+
 } // namespace
 
 /// WHERE against a naive loop: every element size, broadcasting along

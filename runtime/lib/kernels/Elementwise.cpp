@@ -89,16 +89,24 @@ bool elementwiseTile(const KernelCall &call, const int64_t *tile,
       nreg = std::max(nreg, prog.instr[i * 5 + f] + 1);
   nreg = std::max(nreg, prog.result + 1);
   std::vector<float> regs(nreg * kChunk);
+  // Registers that hold one value for the whole chunk (a scalar input, a
+  // constant, what is computed from those alone) are kept as that value:
+  // filling 256 copies per chunk was a quarter of the kernel's time on an
+  // emulated QuantizeLinear, whose scale, zero point and bounds are such.
+  std::vector<char> isScalar(nreg, 0);
+  std::vector<float> scalar(nreg, 0.f);
   for (int64_t start = tile[0]; start < tile[1]; start += kChunk) {
     int64_t n = std::min(kChunk, tile[1] - start);
     for (int64_t i = 0; i < prog.nin; ++i) {
       float *r = regs.data() + i * kChunk;
       const void *src = call.buffers[1 + i];
       const auto &in = prog.in[i];
+      isScalar[i] = 0;
       if (in.contiguous) {
         loadContiguous(r, src, in.dtype, start, n);
       } else if (in.scalar || prog.rank == 0) {
-        std::fill_n(r, n, loadOne(src, in.dtype, 0));
+        isScalar[i] = 1;
+        scalar[i] = loadOne(src, in.dtype, 0);
       } else {
         // Walk the output index and the broadcast input offset together,
         // a run of the innermost dim at a time: a per-channel scale
@@ -140,55 +148,83 @@ bool elementwiseTile(const KernelCall &call, const int64_t *tile,
     }
     for (int64_t k = 0; k < prog.ninstr; ++k) {
       const int64_t *ins = prog.instr + k * 5;
-      int64_t op = ins[0];
-      float *d = regs.data() + ins[1] * kChunk;
-      const float *a = regs.data() + ins[2] * kChunk;
-      const float *b = regs.data() + ins[3] * kChunk;
+      int64_t op = ins[0], di = ins[1], ai = ins[2], bi = ins[3];
+      float *d = regs.data() + di * kChunk;
+      const float *a = regs.data() + ai * kChunk;
+      const float *b = regs.data() + bi * kChunk;
       const float *imm = call.fp + ins[4];
       if (op == AMK_OP_CONST) {
-        std::fill_n(d, n, imm[0]);
-      } else if (isUnaryOp(op)) {
+        isScalar[di] = 1, scalar[di] = imm[0];
+        continue;
+      }
+      if (isUnaryOp(op)) {
+        if (isScalar[ai]) {
+          float v = scalar[ai];
+          applyActivation(&v, 1, (int)op, imm[0], imm[1]);
+          isScalar[di] = 1, scalar[di] = v;
+          continue;
+        }
         if (d != a)
           std::memcpy(d, a, n * 4);
         applyActivation(d, n, (int)op, imm[0], imm[1]);
-      } else {
-        switch (op) {
-        case AMK_OP_ADD:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = a[e] + b[e];
-          break;
-        case AMK_OP_SUB:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = a[e] - b[e];
-          break;
-        case AMK_OP_MUL:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = a[e] * b[e];
-          break;
-        case AMK_OP_DIV:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = a[e] / b[e];
-          break;
-        case AMK_OP_POW:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = std::pow(a[e], b[e]);
-          break;
-        case AMK_OP_MAX:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = std::isnan(a[e]) || std::isnan(b[e]) ? NAN
-                                                        : std::max(a[e], b[e]);
-          break;
-        case AMK_OP_MIN:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = std::isnan(a[e]) || std::isnan(b[e]) ? NAN
-                                                        : std::min(a[e], b[e]);
-          break;
-        case AMK_OP_PRELU:
-          for (int64_t e = 0; e < n; ++e)
-            d[e] = a[e] < 0 ? a[e] * b[e] : a[e];
-          break;
-        }
+        isScalar[di] = 0;
+        continue;
       }
+      const bool sa = isScalar[ai], sb = isScalar[bi];
+      const float xa = scalar[ai], xb = scalar[bi];
+      // One loop per operand kind, so each vectorizes with its scalar in a
+      // register.
+      auto apply = [&](auto f) {
+        if (sa && sb) {
+          scalar[di] = f(xa, xb);
+          isScalar[di] = 1;
+          return;
+        }
+        if (sa)
+          for (int64_t e = 0; e < n; ++e)
+            d[e] = f(xa, b[e]);
+        else if (sb)
+          for (int64_t e = 0; e < n; ++e)
+            d[e] = f(a[e], xb);
+        else
+          for (int64_t e = 0; e < n; ++e)
+            d[e] = f(a[e], b[e]);
+        isScalar[di] = 0;
+      };
+      switch (op) {
+      case AMK_OP_ADD:
+        apply([](float x, float y) { return x + y; });
+        break;
+      case AMK_OP_SUB:
+        apply([](float x, float y) { return x - y; });
+        break;
+      case AMK_OP_MUL:
+        apply([](float x, float y) { return x * y; });
+        break;
+      case AMK_OP_DIV:
+        apply([](float x, float y) { return x / y; });
+        break;
+      case AMK_OP_POW:
+        apply([](float x, float y) { return std::pow(x, y); });
+        break;
+      case AMK_OP_MAX:
+        apply([](float x, float y) {
+          return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+        });
+        break;
+      case AMK_OP_MIN:
+        apply([](float x, float y) {
+          return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+        });
+        break;
+      case AMK_OP_PRELU:
+        apply([](float x, float y) { return x < 0 ? x * y : x; });
+        break;
+      }
+    }
+    if (isScalar[prog.result]) {
+      std::fill_n(Y + start, n, scalar[prog.result]);
+      continue;
     }
     std::memcpy(Y + start, regs.data() + prog.result * kChunk, n * 4);
   }
