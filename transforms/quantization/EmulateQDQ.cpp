@@ -96,6 +96,22 @@ public:
   }
 
 private:
+  /// A float32 scalar constant.
+  static Value scalarConstant(OpBuilder &b, Location loc, double v) {
+    amk::ref::Tensor t(amk::ref::DataType::FLOAT, {});
+    t.setDouble(0, static_cast<float>(v));
+    return amk::createConstant(b, loc, t);
+  }
+
+  /// An ONNX op `name` of `operands` with result type `type`.
+  static Value floatOp(OpBuilder &b, Location loc, llvm::StringRef name,
+                       ValueRange operands, Type type) {
+    OperationState st(loc, name);
+    st.addOperands(operands);
+    st.addTypes(type);
+    return b.create(st)->getResult(0);
+  }
+
   /// A DequantizeLinear of an 8-bit activation that is not a pair's (an
   /// integer kernel's result) and is read only by elementwise ops (the
   /// residual Add of a QDQ ResNet block): Cast -> Sub(z) -> Mul(s), the
@@ -120,16 +136,9 @@ private:
         return failure();
     OpBuilder b(dq);
     Location loc = dq.getLoc();
-    auto scalar = [&](double v) {
-      amk::ref::Tensor t(amk::ref::DataType::FLOAT, {});
-      t.setDouble(0, static_cast<float>(v));
-      return amk::createConstant(b, loc, t);
-    };
+    auto scalar = [&](double v) { return scalarConstant(b, loc, v); };
     auto make = [&](llvm::StringRef name, ValueRange operands) {
-      OperationState st(loc, name);
-      st.addOperands(operands);
-      st.addTypes(yt);
-      return b.create(st)->getResult(0);
+      return floatOp(b, loc, name, operands, yt);
     };
     OperationState cast(loc, "onnx.Cast");
     cast.addOperands(dq.getX());
@@ -173,16 +182,9 @@ private:
 
     OpBuilder b(dq);
     Location loc = dq.getLoc();
-    auto scalar = [&](double v) {
-      amk::ref::Tensor t(amk::ref::DataType::FLOAT, {});
-      t.setDouble(0, static_cast<float>(v));
-      return amk::createConstant(b, loc, t);
-    };
+    auto scalar = [&](double v) { return scalarConstant(b, loc, v); };
     auto make = [&](llvm::StringRef name, ValueRange operands) {
-      OperationState st(loc, name);
-      st.addOperands(operands);
-      st.addTypes(yt);
-      return b.create(st)->getResult(0);
+      return floatOp(b, loc, name, operands, yt);
     };
     Value v = make("onnx.Div", {q.getX(), scalar(*sq)});
     v = make("onnx.Round", {v});
