@@ -112,6 +112,19 @@ private:
     return b.create(st)->getResult(0);
   }
 
+  /// Ends a rewrite of `dq`: (v - z) * s, the DequantizeLinear's own
+  /// float arithmetic on the integer-valued float v, replaces its result.
+  static void replaceDequantize(OpBuilder &b, onnx::DequantizeLinearOp dq,
+                                Value v, double z, double s) {
+    Location loc = dq.getLoc();
+    Type yt = dq.getY().getType();
+    if (z != 0)
+      v = floatOp(b, loc, "onnx.Sub", {v, scalarConstant(b, loc, z)}, yt);
+    v = floatOp(b, loc, "onnx.Mul", {v, scalarConstant(b, loc, s)}, yt);
+    dq.getY().replaceAllUsesWith(v);
+    dq->erase();
+  }
+
   /// A DequantizeLinear of an 8-bit activation that is not a pair's (an
   /// integer kernel's result) and is read only by elementwise ops (the
   /// residual Add of a QDQ ResNet block): Cast -> Sub(z) -> Mul(s), the
@@ -136,20 +149,12 @@ private:
         return failure();
     OpBuilder b(dq);
     Location loc = dq.getLoc();
-    auto scalar = [&](double v) { return scalarConstant(b, loc, v); };
-    auto make = [&](llvm::StringRef name, ValueRange operands) {
-      return floatOp(b, loc, name, operands, yt);
-    };
     OperationState cast(loc, "onnx.Cast");
     cast.addOperands(dq.getX());
     cast.addTypes(yt);
     cast.addAttribute("to", b.getI64IntegerAttr(1)); // FLOAT
     Value v = b.create(cast)->getResult(0);
-    if (*zd != 0)
-      v = make("onnx.Sub", {v, scalar(*zd)});
-    v = make("onnx.Mul", {v, scalar(*sd)});
-    dq.getY().replaceAllUsesWith(v);
-    dq->erase();
+    replaceDequantize(b, dq, v, *zd, *sd);
     return success();
   }
 
@@ -192,11 +197,7 @@ private:
       v = make("onnx.Add", {v, scalar(*zq)});
     v = make("onnx.Max", {v, scalar(lo)});
     v = make("onnx.Min", {v, scalar(hi)});
-    if (*zd != 0)
-      v = make("onnx.Sub", {v, scalar(*zd)});
-    v = make("onnx.Mul", {v, scalar(*sd)});
-    dq.getY().replaceAllUsesWith(v);
-    dq->erase();
+    replaceDequantize(b, dq, v, *zd, *sd);
     return success();
   }
 };
