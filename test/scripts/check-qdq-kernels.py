@@ -248,6 +248,9 @@ CASES = [
     ("depthwise_dil2_pads", "qconv",
      lambda p: conv_model(p, 24, 24, 12, 15, 3, dil=2, pads=[2, 1, 0, 2],
                           group=24)),
+    # Two 4-tap words per kernel row for the VBMI gather.
+    ("depthwise5x5_s2", "qconv",
+     lambda p: conv_model(p, 16, 16, 19, 23, 5, stride=2, group=16)),
     ("depthwise_x2_i8", "qconv",
      lambda p: conv_model(p, 8, 16, 9, 9, 3, group=8, signed=True,
                           relu=False)),
@@ -463,10 +466,10 @@ def outputs(directory):
     return [np.load(f) for f in sorted(pathlib.Path(directory).glob("*.npy"))]
 
 
-def has_amx():
+def cpu_flag(name):
     try:
         with open("/proc/cpuinfo") as f:
-            return "amx_int8" in f.read()
+            return name in f.read().split()
     except OSError:
         return False
 
@@ -487,9 +490,11 @@ HAS_VNNI = has_vnni()
 # them), AVX2 (vpdpbusd emulated with vpmaddwd; the machine's own path on
 # CPUs without VNNI) and the portable loops.
 # On AMX machines the native path runs the tiles where a task has 16 rows
-# or more, and the VNNI path (AMK_NO_AMX=1) is checked on its own.
+# or more, and with AVX512-VBMI the depthwise taps in int32; the VNNI path
+# without either (AMK_NO_AMX=1 AMK_NO_VBMI=1) is checked on its own.
 PATHS = (("native", None),) + (
-    (("vnni", dict(os.environ, AMK_NO_AMX="1")),) if has_amx() else ()) + (
+    (("vnni", dict(os.environ, AMK_NO_AMX="1", AMK_NO_VBMI="1")),)
+    if cpu_flag("amx_int8") or cpu_flag("avx512vbmi") else ()) + (
          ("avx2", dict(os.environ, AMK_NO_VNNI="1", AMK_NO_AVX512="1")),
          ("portable", dict(os.environ, AMK_NO_VNNI="1", AMK_NO_AVX512="1",
                            AMK_NO_AVX2="1")),)

@@ -988,6 +988,55 @@ fillPlaneRowAvx512(uint8_t *row, const uint8_t *src, int64_t lo, int64_t hi,
   }
 }
 
+/// The same taps in int32 with vpdpbusd: vpermb gathers, for each of 16
+/// outputs, the bytes of up to four taps of one kernel row (columns 4g to
+/// 4g + 3, the rest zero-weighted) from one 64-byte load into its 32-bit
+/// lane, and one vpdpbusd multiplies them by that row's weights and adds:
+/// a 3x3 kernel is 3 loads, 3 permutes and 3 multiply-adds per 16 outputs
+/// instead of 9 widenings, conversions and FMAs, and the sums need no
+/// conversion. `idx[g]` are the permutes, `wq[ky * groups + g]` the
+/// weights' 32-bit words.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi"))) void
+depthwiseTapsVnni(const uint8_t *plane, int64_t ld, const Spatial &s,
+                  const __m512i *idx, int64_t groups, const int32_t *wq,
+                  bool accumulate, int32_t *out) {
+  int64_t oy = 0, ox = 0;
+  while (oy < s.oh) {
+    const uint8_t *base[4];
+    int32_t *dst[4];
+    __mmask16 mask[4];
+    __m512i acc[4];
+    int64_t nj = 0;
+    for (; nj < 4 && oy < s.oh; ++nj) {
+      int64_t n = std::min<int64_t>(16, s.ow - ox);
+      base[nj] = plane + oy * s.sh * ld + ox * s.sw;
+      dst[nj] = out + oy * s.ow + ox;
+      mask[nj] = (__mmask16)((1u << n) - 1);
+      acc[nj] = accumulate ? _mm512_maskz_loadu_epi32(mask[nj], dst[nj])
+                           : _mm512_setzero_si512();
+      ox += 16;
+      if (ox >= s.ow)
+        ox = 0, ++oy;
+    }
+    for (int64_t j = nj; j < 4; ++j)
+      base[j] = base[nj - 1], acc[j] = acc[nj - 1];
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      const int64_t at = ky * s.dh * ld;
+      for (int64_t g = 0; g < groups; ++g) {
+        const __m512i w = _mm512_set1_epi32(wq[ky * groups + g]);
+        const int64_t col = 4 * g * s.dw;
+        for (int64_t j = 0; j < 4; ++j) {
+          __m512i v = _mm512_permutexvar_epi8(
+              idx[g], _mm512_loadu_si512(base[j] + at + col));
+          acc[j] = _mm512_dpbusd_epi32(acc[j], v, w);
+        }
+      }
+    }
+    for (int64_t j = 0; j < nj; ++j)
+      _mm512_mask_storeu_epi32(dst[j], mask[j], acc[j]);
+  }
+}
+
 /// Variant 0 through depthwiseTapsAvx512 (see there).
 void qconvDepthwiseAvx512(const QParams &q, const QBuffers &bf,
                           const int64_t *tile) {
@@ -997,15 +1046,30 @@ void qconvDepthwiseAvx512(const QParams &q, const QBuffers &bf,
   // Rows and columns the taps read, from the padding's first; 32 bytes of
   // slack past the last column for the whole-vector loads.
   const int64_t rows = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
-  const int64_t ld = (s.ow + 16) * s.sw + (s.kw - 1) * s.dw + 32;
+  const int64_t ld = (s.ow + 16) * s.sw + (s.kw - 1) * s.dw + 64;
   thread_local std::vector<uint8_t> plane;
   thread_local std::vector<float> sums;
   thread_local std::vector<int32_t> acc;
-  plane.resize(rows * ld);
+  plane.resize(rows * ld + 64);
   sums.resize(P);
   acc.resize(P);
   const int64_t taps = s.kh * s.kw;
   std::vector<float> wt(taps);
+  // The integer taps (depthwiseTapsVnni) where each 16 outputs' taps of a
+  // kernel row group fit one 64-byte load.
+  const int64_t groups = (s.kw + 3) / 4;
+  const bool vbmi = hasVbmi() && 15 * s.sw + (4 * groups - 1) * s.dw < 64;
+  __m512i idx[16];
+  std::vector<int32_t> wq(s.kh * groups);
+  if (vbmi) {
+    for (int64_t g = 0; g < groups && g < 16; ++g) {
+      alignas(64) uint8_t b[64];
+      for (int64_t i = 0; i < 16; ++i)
+        for (int64_t j = 0; j < 4; ++j)
+          b[4 * i + j] = (uint8_t)(i * s.sw + j * s.dw);
+      idx[g] = _mm512_load_si512(b);
+    }
+  }
   int64_t builtFor = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
     int64_t img = r / s.oc, o = r % s.oc, g = o / ocg;
@@ -1027,13 +1091,26 @@ void qconvDepthwiseAvx512(const QParams &q, const QBuffers &bf,
         builtFor = ch;
       }
       const int8_t *wk = bf.w + o * q.kdepth + ic * taps;
+      if (vbmi) {
+        for (int64_t ky = 0; ky < s.kh; ++ky)
+          for (int64_t g = 0; g < groups; ++g) {
+            uint32_t word = 0;
+            for (int64_t j = 0; j < 4 && 4 * g + j < s.kw; ++j)
+              word |= (uint32_t)(uint8_t)wk[ky * s.kw + 4 * g + j] << (8 * j);
+            wq[ky * groups + g] = (int32_t)word;
+          }
+        depthwiseTapsVnni(plane.data(), ld, s, idx, groups, wq.data(), ic > 0,
+                          acc.data());
+        continue;
+      }
       for (int64_t t = 0; t < taps; ++t)
         wt[t] = (float)wk[t];
       depthwiseTapsAvx512(plane.data(), ld, s, wt.data(), ic > 0, sums.data());
     }
     // Exact integers in float: the conversion is exact too.
-    for (int64_t i = 0; i < P; ++i)
-      acc[i] = (int32_t)sums[i];
+    if (!vbmi)
+      for (int64_t i = 0; i < P; ++i)
+        acc[i] = (int32_t)sums[i];
     epilogue(q, bf, acc.data(), P, o, r * P);
   }
 }

@@ -34,6 +34,20 @@ inline bool hasVnni() {
 #endif
 }
 
+/// Whether the depthwise integer taps may gather each output's taps into
+/// one 32-bit lane with vpermb (AVX512-VBMI) for vpdpbusd: VNNI is chosen
+/// and the CPU has VBMI (AMK_NO_VBMI unset; the tests' way to the float
+/// taps).
+inline bool hasVbmi() {
+#if defined(__x86_64__)
+  static const bool has = hasVnni() && __builtin_cpu_supports("avx512vbmi") &&
+                          !std::getenv("AMK_NO_VBMI");
+  return has;
+#else
+  return false;
+#endif
+}
+
 /// Whether to run the float-converting kernels' (QCONV's epilogue,
 /// WGEMM) explicit AVX-512 path: the CPU has F, BW and VL and
 /// AMK_NO_AVX512 is unset (the tests' way to the portable loops).
