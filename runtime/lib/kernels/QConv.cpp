@@ -916,6 +916,33 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 }
 
 #if AMK_QCONV_X86
+/// Up to four runs of 16 outputs of a depthwise plane: where each reads
+/// the padded input (`base`), where it writes ([OH][OW] offset `at`) and
+/// its mask. Idle slots repeat the last run, so the tap loops need no
+/// count. `next` walks the plane a batch at a time.
+struct DepthwiseRuns {
+  const uint8_t *base[4];
+  int64_t at[4];
+  __mmask16 mask[4];
+  int64_t count = 0;
+  bool next(const uint8_t *plane, int64_t ld, const Spatial &s, int64_t &oy,
+            int64_t &ox) {
+    for (count = 0; count < 4 && oy < s.oh; ++count) {
+      int64_t n = std::min<int64_t>(16, s.ow - ox);
+      base[count] = plane + oy * s.sh * ld + ox * s.sw;
+      at[count] = oy * s.ow + ox;
+      mask[count] = (__mmask16)((1u << n) - 1);
+      ox += 16;
+      if (ox >= s.ow)
+        ox = 0, ++oy;
+    }
+    for (int64_t j = count; j < 4 && count > 0; ++j)
+      base[j] = base[count - 1], at[j] = at[count - 1],
+      mask[j] = mask[count - 1];
+    return count > 0;
+  }
+};
+
 /// Variant 0's taps for strides 1 and 2 with AVX-512, when the sums are
 /// exact in float: from one zero-point-padded 8-bit copy of the input
 /// channel (`plane`, rows `ld` bytes apart, already flipped to unsigned),
@@ -928,26 +955,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 depthwiseTapsAvx512(const uint8_t *plane, int64_t ld, const Spatial &s,
                     const float *wt, bool accumulate, float *out) {
   const __m512i low = _mm512_set1_epi32(0xff);
-  int64_t oy = 0, ox = 0; // the next run of 16 outputs
-  while (oy < s.oh) {
-    const uint8_t *base[4];
-    float *dst[4];
-    __mmask16 mask[4];
+  DepthwiseRuns r;
+  int64_t oy = 0, ox = 0;
+  while (r.next(plane, ld, s, oy, ox)) {
+    const uint8_t *const *base = r.base;
     __m512 acc[4];
-    int64_t nj = 0;
-    for (; nj < 4 && oy < s.oh; ++nj) {
-      int64_t n = std::min<int64_t>(16, s.ow - ox);
-      base[nj] = plane + oy * s.sh * ld + ox * s.sw;
-      dst[nj] = out + oy * s.ow + ox;
-      mask[nj] = (__mmask16)((1u << n) - 1);
-      acc[nj] = accumulate ? _mm512_maskz_loadu_ps(mask[nj], dst[nj])
-                           : _mm512_setzero_ps();
-      ox += 16;
-      if (ox >= s.ow)
-        ox = 0, ++oy;
-    }
-    for (int64_t j = nj; j < 4; ++j) // idle lanes repeat the last run
-      base[j] = base[nj - 1], acc[j] = acc[nj - 1];
+    for (int64_t j = 0; j < 4; ++j)
+      acc[j] = accumulate ? _mm512_maskz_loadu_ps(r.mask[j], out + r.at[j])
+                          : _mm512_setzero_ps();
     for (int64_t ky = 0; ky < s.kh; ++ky)
       for (int64_t kx = 0; kx < s.kw; ++kx) {
         const __m512 w = _mm512_set1_ps(wt[ky * s.kw + kx]);
@@ -963,8 +978,8 @@ depthwiseTapsAvx512(const uint8_t *plane, int64_t ld, const Spatial &s,
           acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), w, acc[j]);
         }
       }
-    for (int64_t j = 0; j < nj; ++j)
-      _mm512_mask_storeu_ps(dst[j], mask[j], acc[j]);
+    for (int64_t j = 0; j < r.count; ++j)
+      _mm512_mask_storeu_ps(out + r.at[j], r.mask[j], acc[j]);
   }
 }
 
@@ -1000,26 +1015,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi"))) void
 depthwiseTapsVnni(const uint8_t *plane, int64_t ld, const Spatial &s,
                   const __m512i *idx, int64_t groups, const int32_t *wq,
                   bool accumulate, int32_t *out) {
+  DepthwiseRuns r;
   int64_t oy = 0, ox = 0;
-  while (oy < s.oh) {
-    const uint8_t *base[4];
-    int32_t *dst[4];
-    __mmask16 mask[4];
+  while (r.next(plane, ld, s, oy, ox)) {
+    const uint8_t *const *base = r.base;
     __m512i acc[4];
-    int64_t nj = 0;
-    for (; nj < 4 && oy < s.oh; ++nj) {
-      int64_t n = std::min<int64_t>(16, s.ow - ox);
-      base[nj] = plane + oy * s.sh * ld + ox * s.sw;
-      dst[nj] = out + oy * s.ow + ox;
-      mask[nj] = (__mmask16)((1u << n) - 1);
-      acc[nj] = accumulate ? _mm512_maskz_loadu_epi32(mask[nj], dst[nj])
-                           : _mm512_setzero_si512();
-      ox += 16;
-      if (ox >= s.ow)
-        ox = 0, ++oy;
-    }
-    for (int64_t j = nj; j < 4; ++j)
-      base[j] = base[nj - 1], acc[j] = acc[nj - 1];
+    for (int64_t j = 0; j < 4; ++j)
+      acc[j] = accumulate ? _mm512_maskz_loadu_epi32(r.mask[j], out + r.at[j])
+                          : _mm512_setzero_si512();
     for (int64_t ky = 0; ky < s.kh; ++ky) {
       const int64_t at = ky * s.dh * ld;
       for (int64_t g = 0; g < groups; ++g) {
@@ -1032,8 +1035,8 @@ depthwiseTapsVnni(const uint8_t *plane, int64_t ld, const Spatial &s,
         }
       }
     }
-    for (int64_t j = 0; j < nj; ++j)
-      _mm512_mask_storeu_epi32(dst[j], mask[j], acc[j]);
+    for (int64_t j = 0; j < r.count; ++j)
+      _mm512_mask_storeu_epi32(out + r.at[j], r.mask[j], acc[j]);
   }
 }
 
