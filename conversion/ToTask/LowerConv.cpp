@@ -62,13 +62,18 @@ ConvGeometry ConvGeometry::of(Operation *op, Value weight) {
 }
 
 /// The Winograd output tile (2 or 4) for a 3x3 stride-1 convolution, or 0
-/// where the direct kernel is expected to be faster. Each candidate costs
-/// its arithmetic or its weight stream, whichever is longer (a batch-1
-/// layer reads its weights once), plus the transformed tiles' round trips
-/// through cache; F(4x4) has 4x fewer multiplies than direct but 4x the
-/// weight bytes, so it wins where the tiles are many and F(2x2) where a
-/// small plane meets many channels (ResNet's 7x7 layers). `force` leaves
-/// out the direct kernel.
+/// where the direct kernel is expected to be faster. The direct kernel
+/// costs its arithmetic or its weight stream, whichever is longer: each
+/// weight meets every output pixel of the task, so the stream hides under
+/// the FMAs. A Winograd candidate costs its arithmetic plus its weight
+/// stream plus the transformed tiles' round trips through cache: each
+/// transformed weight meets only the few tiles of a small plane, too few
+/// FMAs to hide a read from memory behind (measured on ResNet-18's 7x7
+/// layers inside the model, where the weights come from DRAM: F(2x2) 2.2
+/// ms, direct 1.6 ms, docs/runtime.md). F(4x4) has 4x fewer multiplies
+/// than direct but 4x the weight bytes, so it wins where the tiles are
+/// many, F(2x2) in between, and the direct kernel where a small plane
+/// meets many channels. `force` leaves out the direct kernel.
 static int64_t chooseWinogradTile(const ConvGeometry &g, double peakGflops,
                                   double memGbps, bool force) {
   const double peak = peakGflops * 0.9, B = AMK_CONV_OC_BLOCK;
@@ -87,7 +92,7 @@ static int64_t chooseWinogradTile(const ConvGeometry &g, double peakGflops,
     // Transformed inputs and products, written once and read once, at
     // about four times the memory bandwidth (they mostly stay in L2).
     double transforms = 4.0 * a2 * tiles * (g.c + ocp) * 2 / (4 * memGbps);
-    double ns = std::max(gemm, weights) + transforms;
+    double ns = gemm + weights + transforms;
     if (ns < best)
       best = ns, choice = m;
   }

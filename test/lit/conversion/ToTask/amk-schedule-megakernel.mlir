@@ -251,6 +251,32 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 
 // -----
 
+//--- small_plane.mlir
+// A 7x7 plane with 64 channels, ResNet's last stage in small: each
+// Winograd weight would meet only 16 tiles, too few FMAs to hide its read,
+// so the cost model keeps the direct kernel (variant 2) and its 3x3
+// weights, also under a fixed winograd-tile; forced Winograd still takes it.
+// CHECK-LABEL: amk_task.program @small_plane attributes
+// CHECK-NOT: winograd
+// CHECK: kind = "const", name = "{{.*}}.direct", {{.*}}type = tensor<1152x32xf32>
+// CHECK: amk_task.kernel conv {{{.*}}variant = 2 : i64}
+// WINO2-LABEL: amk_task.program @small_plane attributes
+// WINO2-NOT: winograd
+// WINO2: amk_task.kernel conv {{{.*}}variant = 2 : i64}
+// WINO-LABEL: amk_task.program @small_plane attributes
+// WINO: kind = "const", name = "{{.*}}.winograd{{[24]}}"
+// WINO: amk_task.kernel conv {{{.*}}variant = 3 : i64}
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @small_plane(%x: tensor<1x64x7x7xf32> {onnx.name = "x"}) -> (tensor<1x64x7x7xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w = "onnx.Constant"() <{value = dense<0.02> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
+    %c = "amk.conv"(%x, %w, %none, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<1x64x7x7xf32>, tensor<64x64x3x3xf32>, none, none) -> tensor<1x64x7x7xf32>
+    return %c : tensor<1x64x7x7xf32>
+  }
+}
+
+// -----
+
 //--- inverted_residual.mlir
 // Two MobileNetV2-style blocks: expand (1x1, Clip) -> depthwise 3x3
 // (Clip) -> project (1x1) + the block input, then a block without
