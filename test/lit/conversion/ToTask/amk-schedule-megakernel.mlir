@@ -226,6 +226,10 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK: kind = "const", name = "{{.*}}.winograd4", {{.*}}type = tensor<2880x32xf32>
 // CHECK: amk_task.kernel conv {{{.*}}iparams = array<i64: 1, 32, 24, 24, 40, 3, 3, 24, 24, 1, 1, 1, 1, 1, 1, 1, 1, 4>{{.*}}variant = 3 : i64}
 // CHECK: amk_task.kernel conv {{{.*}}variant = 3 : i64}
+// Two workers split the rows of tiles, each taking all 40 channels: a
+// split by channels would copy and transform the whole input twice.
+// CHECK: amk_task.task {{{.*}}kernel = 0 : i64{{.*}}tile = array<i64: 0, 40, 0, 288>
+// CHECK: amk_task.task {{{.*}}kernel = 0 : i64{{.*}}tile = array<i64: 0, 40, 288, 576>
 // The direct kernel where it is asked for; F(2x2, 3x3) has 16 points.
 // DIRECT-LABEL: amk_task.program @winograd attributes
 // DIRECT-NOT: winograd
