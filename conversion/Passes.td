@@ -66,8 +66,9 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
     Option<"winogradTile", "winograd-tile", "int64_t", /*default=*/"0",
            "Output tile of the Winograd convolutions: 2 (F(2x2, 3x3)), 4 "
            "(F(4x4, 3x3)) or 0 (the cost model picks per layer: 4 where "
-           "the tiles are many, 2 where transformed weights would be read "
-           "for few tiles) [tune: 0|2|4]">,
+           "the tiles are many, 2 where fewer tiles meet each transformed "
+           "weight; the direct kernel where a small plane meets many "
+           "channels) [tune: 0|2|4]">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Floats per vector register the kernel choice assumes: 16 "
            "(AVX-512), 8 (AVX2), or 0 (the compiling machine's). The direct "

@@ -7,8 +7,12 @@ features.3 and features.5: 1x1 expansion + Clip, 3x3 depthwise + Clip,
 1x1 projection, the residual where the block has one). Seeded random
 weights, opset 17.
 
+Also ten-layer chains of the 14x14x256 and 7x7x512 layers (l3x10, l4x10),
+whose 24 and 94 MB of 3x3 weights do not stay in cache between runs, as
+inside ResNet-18: the weights then come from memory, which the
+single-layer models hide (docs/runtime.md, eighteenth session).
 Usage: conv_layers.py OUT_DIR
-Writes OUT_DIR/{l1,l2,l3,l4,b2,b3,b5}.onnx.
+Writes OUT_DIR/{l1,l2,l3,l4,l3x10,l4x10,b2,b3,b5}.onnx.
 """
 import os
 import sys
@@ -30,11 +34,20 @@ def save(nodes, inits, x_shape, y_name, y_shape, path):
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def conv3x3(c, h, path):
+def conv3x3(c, h, path, layers=1):
     rng = np.random.default_rng(0)
-    inits = [tensor(rng, "w", (c, c, 3, 3), 0.05), tensor(rng, "b", (c,), 1.0)]
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
-             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    inits, nodes, x = [], [], "x"
+    for i in range(layers):
+        # He-scaled weights keep a chain's activations in range.
+        scale = 0.05 if layers == 1 else (2.0 / (9 * c)) ** 0.5
+        sfx = "" if layers == 1 else str(i)
+        y = "y" if i == layers - 1 else "r" + sfx
+        inits += [tensor(rng, "w" + sfx, (c, c, 3, 3), scale),
+                  tensor(rng, "b" + sfx, (c,), 1.0)]
+        nodes += [helper.make_node("Conv", [x, "w" + sfx, "b" + sfx], ["c" + sfx],
+                                   pads=[1, 1, 1, 1], name="conv" + sfx),
+                  helper.make_node("Relu", ["c" + sfx], [y], name="relu" + sfx)]
+        x = y
     save(nodes, inits, [1, c, h, h], "y", [1, c, h, h], path)
 
 
@@ -64,6 +77,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     for name, (c, h) in {"l1": (64, 56), "l2": (128, 28), "l3": (256, 14), "l4": (512, 7)}.items():
         conv3x3(c, h, os.path.join(out, name + ".onnx"))
+    for name, (c, h) in {"l3x10": (256, 14), "l4x10": (512, 7)}.items():
+        conv3x3(c, h, os.path.join(out, name + ".onnx"), layers=10)
     for name, args in {"b2": (16, 96, 24, 112, 2), "b3": (24, 144, 24, 56, 1),
                        "b5": (32, 192, 32, 28, 1)}.items():
         block(*args, os.path.join(out, name + ".onnx"))
