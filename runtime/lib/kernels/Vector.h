@@ -164,6 +164,60 @@ inline V16 loadV16(const float *p, int64_t n) {
 #endif
 }
 
+/// Lane i is x[start + i] where 0 <= start + i < n, else 0: a window of a
+/// zero-padded row, read without a padded copy (a masked load: nothing
+/// outside x[0..n) is read; masked-out lanes do not fault).
+inline V16 loadV16Window(const float *x, int64_t n, int64_t start) {
+  const int64_t lo = std::clamp<int64_t>(-start, 0, 16),
+                hi = std::clamp<int64_t>(n - start, 0, 16);
+  if (lo >= hi)
+    return V16{};
+#ifdef __AVX512F__
+  const uint32_t mask = ((1u << hi) - 1) & ~((1u << lo) - 1);
+  return (V16)_mm512_maskz_loadu_ps(
+      (__mmask16)mask,
+      reinterpret_cast<const float *>(reinterpret_cast<uintptr_t>(x) +
+                                      start * (int64_t)sizeof(float)));
+#else
+  V16 v = {};
+  for (int64_t i = lo; i < hi; ++i)
+    v[i] = x[start + i];
+  return v;
+#endif
+}
+
+/// Stores the lanes of v whose bit is set in `mask`, lane i to x[start +
+/// i]; start may be negative where the set lanes' addresses are not (the
+/// address is formed as an integer, never as an out-of-range pointer).
+inline void storeV16Lanes(float *x, int64_t start, V16 v, uint32_t mask) {
+#ifdef __AVX512F__
+  _mm512_mask_storeu_ps(
+      reinterpret_cast<float *>(reinterpret_cast<uintptr_t>(x) +
+                                start * (int64_t)sizeof(float)),
+      (__mmask16)mask, (__m512)v);
+#else
+  for (int i = 0; i < 16; ++i)
+    if (mask >> i & 1)
+      x[start + i] = v[i];
+#endif
+}
+
+/// v with the lanes whose bit is set in `mask` replaced by x[start + i]
+/// (start as in storeV16Lanes).
+inline V16 loadV16Lanes(V16 v, const float *x, int64_t start, uint32_t mask) {
+#ifdef __AVX512F__
+  return (V16)_mm512_mask_loadu_ps(
+      (__m512)v, (__mmask16)mask,
+      reinterpret_cast<const float *>(reinterpret_cast<uintptr_t>(x) +
+                                      start * (int64_t)sizeof(float)));
+#else
+  for (int i = 0; i < 16; ++i)
+    if (mask >> i & 1)
+      v[i] = x[start + i];
+  return v;
+#endif
+}
+
 /// dst[0..n) = src[0..n) by vectors: the convolutions copy many short
 /// rows (7 to 112 floats), where a library memcpy call costs more than the
 /// copy.

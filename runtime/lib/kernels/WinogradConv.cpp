@@ -38,13 +38,13 @@ constexpr int64_t kChunkBytes = 768 * 1024;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Splits 16 * M consecutive floats by phase: dst[p * phase + t] =
-/// src[t * M + p] (shuffles of whole-vector loads; a compiler turns the
-/// strided loop into gathers).
-template <int M> void splitPhases(const float *src, float *dst, int64_t phase);
+/// Splits 16 * M consecutive floats (in[0..M), in order) by phase:
+/// dst[p * phase + t] = element t * M + p (whole-vector shuffles; a
+/// compiler turns the strided loop into gathers).
+template <int M> void splitPhases(const V16 *in, float *dst, int64_t phase);
 
-template <> void splitPhases<2>(const float *src, float *dst, int64_t phase) {
-  V16 a = loadV16(src), b = loadV16(src + 16);
+template <> void splitPhases<2>(const V16 *in, float *dst, int64_t phase) {
+  V16 a = in[0], b = in[1];
   V16 e = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
                                   22, 24, 26, 28, 30);
   V16 o = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
@@ -53,10 +53,9 @@ template <> void splitPhases<2>(const float *src, float *dst, int64_t phase) {
   std::memcpy(dst + phase, &o, sizeof(o));
 }
 
-template <> void splitPhases<4>(const float *src, float *dst, int64_t phase) {
+template <> void splitPhases<4>(const V16 *in, float *dst, int64_t phase) {
   typedef float V8 __attribute__((vector_size(32)));
-  V16 a = loadV16(src), b = loadV16(src + 16), c = loadV16(src + 32),
-      d = loadV16(src + 48);
+  V16 a = in[0], b = in[1], c = in[2], d = in[3];
 #define AMK_PHASE(P)                                                           \
   {                                                                            \
     V8 lo = __builtin_shufflevector(a, b, P, P + 4, P + 8, P + 12, P + 16,     \
@@ -199,7 +198,7 @@ microTiles(std::integer_sequence<int, Rs...>) {
 /// Per-worker buffers: the phase-split input rows, the transformed inputs
 /// and the products.
 struct Buffers {
-  std::vector<float> in, v, m, row;
+  std::vector<float> in, v, m;
 };
 
 /// `b` with room for n floats. Never shrinks it: chunks of a task differ
@@ -226,23 +225,26 @@ template <int M>
   const Spatial &s = k.s;
   const int64_t rowFloats = M * k.L;
   room(buf.in, s.c * k.nr * rowFloats);
-  float *row = room(buf.row, rowFloats);
   for (int64_t c = 0; c < s.c; ++c)
     for (int64_t i = 0; i < k.nr; ++i) {
       float *dst = buf.in.data() + (c * k.nr + i) * rowFloats;
       int64_t iy = k.tr0 * M - s.ph + i;
       if (iy < 0 || iy >= s.h) {
-        std::fill_n(dst, rowFloats, 0.f);
+        for (int64_t q = 0; q < rowFloats; q += 16)
+          storeV16(dst + q, V16{}, 16);
         continue;
       }
-      // The zero-padded row, then split 16 tiles at a time.
-      const int64_t lo = std::min(s.pw, rowFloats),
-                    n = std::min(s.w, rowFloats - lo);
-      std::fill_n(row, lo, 0.f);
-      copyFloats(row + lo, x + (c * s.h + iy) * s.w, n);
-      std::fill(row + lo + n, row + rowFloats, 0.f);
-      for (int64_t t = 0; t < k.L; t += 16)
-        splitPhases<M>(row + t * M, dst + t, k.L);
+      // Windows of the zero-padded row straight from X, 16 tiles at a
+      // time: a padded copy that was stored and loaded back at once cost
+      // a store-forwarding stall per vector (a sixth of an F(4x4) layer).
+      const float *xr = x + (c * s.h + iy) * s.w;
+      for (int64_t t = 0; t < k.L; t += 16) {
+        V16 v[M];
+#pragma clang loop unroll(full)
+        for (int j = 0; j < M; ++j)
+          v[j] = loadV16Window(xr, s.w, t * M + 16 * j - s.pw);
+        splitPhases<M>(v, dst + t, k.L);
+      }
     }
 }
 
@@ -287,7 +289,10 @@ template <int M>
 }
 
 /// Back to NCHW: 16 channels of a tile at a time, transposed so that each
-/// channel's M x M pixels are one vector; bias, residual, activation.
+/// channel's M x M pixels are one vector; bias, residual, activation. A
+/// pixel row is stored (and the residual's loaded) by a masked access to
+/// its M lanes where they land in Y: the lanes, not a copy through a
+/// buffer, and no per-row library call.
 template <int M>
 [[gnu::noinline]] void storeOutputs(const Chunk &k, const KernelCall &call,
                                     const int64_t *tile, const Buffers &buf) {
@@ -298,22 +303,35 @@ template <int M>
   alignas(64) V16 mv[A2], y[16];
   for (int64_t b = 0; b < nb; ++b) {
     const int64_t ob = (k.b0 + b) * kOcBlock;
-    for (int64_t j = 0; j < Tc; ++j) {
-      const int64_t oy = (k.tr0 + j / k.TW) * M, ox = j % k.TW * M;
-      const int64_t cnt = std::min<int64_t>(M, s.ow - ox);
-      for (int64_t h = 0; h < kOcBlock; h += 16) {
-        const int64_t lo = std::max<int64_t>(0, k.m0 - ob - h),
-                      hi = std::min<int64_t>(16, k.m1 - ob - h);
-        if (lo >= hi)
-          continue;
+    for (int64_t h = 0; h < kOcBlock; h += 16) {
+      const int64_t lo = std::max<int64_t>(0, k.m0 - ob - h),
+                    hi = std::min<int64_t>(16, k.m1 - ob - h);
+      if (lo >= hi)
+        continue;
+      // The bias of these 16 channels, one per lane, added to each
+      // pixel's vector before the transpose.
+      V16 bv = {};
+      if (bias)
+        bv = loadV16Window(bias + ob + h, hi, 0);
+      for (int64_t j = 0; j < Tc; ++j) {
+        const int64_t oy = (k.tr0 + j / k.TW) * M, ox = j % k.TW * M;
+        const int64_t cnt = std::min<int64_t>(M, s.ow - ox);
+        // Row rr of the tile is lanes [rr * M, rr * M + cnt), stored at
+        // pixel p_rr = (oy + rr) * ow + ox, i.e. from lane 0 at p_rr - rr
+        // * M. Rows below the plane or outside the task's columns are
+        // left out.
+        uint32_t rowMask[M];
+        int64_t rowAt[M];
+        for (int rr = 0; rr < M; ++rr) {
+          const int64_t p = (oy + rr) * s.ow + ox;
+          const bool in = oy + rr < s.oh && p >= tile[2] && p < tile[3];
+          rowMask[rr] = in ? ((1u << cnt) - 1) << (rr * M) : 0;
+          rowAt[rr] = p - rr * M;
+        }
         const float *mp = buf.m.data() + (b * Tc + j) * A2 * kOcBlock + h;
         for (int xi = 0; xi < A2; ++xi)
           mv[xi] = loadV16(mp + xi * kOcBlock);
         transformOutput<M>(mv, y);
-        V16 bv = {};
-        if (bias)
-          for (int64_t q = lo; q < hi; ++q)
-            bv[q] = bias[ob + h + q];
         for (int q = 0; q < M * M; ++q)
           y[q] += bv;
         for (int q = M * M; q < 16; ++q)
@@ -324,17 +342,12 @@ template <int M>
           float *yo = Y + (k.img * OC + o) * P;
           V16 v = y[q];
           if (res) {
-            // The residual's M x M pixels as one vector (row copies, not
-            // lane inserts, which cost a shuffle each).
-            const float *ro = res + (k.img * OC + o) * P + oy * s.ow + ox;
-            alignas(64) float rb[16] = {};
-            for (int64_t rr = 0; rr < M && oy + rr < s.oh; ++rr) {
-              if (cnt == M)
-                std::memcpy(rb + rr * M, ro + rr * s.ow, M * sizeof(float));
-              else
-                std::memcpy(rb + rr * M, ro + rr * s.ow, cnt * sizeof(float));
-            }
-            v += loadV16(rb);
+            const float *ro = res + (k.img * OC + o) * P;
+            V16 r = {};
+            for (int rr = 0; rr < M; ++rr)
+              if (rowMask[rr])
+                r = loadV16Lanes(r, ro, rowAt[rr], rowMask[rr]);
+            v += r;
           }
           if (s.mode == AMK_OP_RELU) {
             v = v > 0 ? v : 0;
@@ -347,17 +360,9 @@ template <int M>
             applyActivation(t, 16, (int)s.mode, call.fp[0], call.fp[1]);
             std::memcpy(&v, t, sizeof(t));
           }
-          alignas(64) float t[16];
-          std::memcpy(t, &v, sizeof(t));
-          for (int64_t rr = 0; rr < M && oy + rr < s.oh; ++rr) {
-            int64_t p = (oy + rr) * s.ow + ox;
-            if (p < tile[2] || p >= tile[3])
-              continue;
-            if (cnt == M)
-              std::memcpy(yo + p, t + rr * M, M * sizeof(float));
-            else
-              std::memcpy(yo + p, t + rr * M, cnt * sizeof(float));
-          }
+          for (int rr = 0; rr < M; ++rr)
+            if (rowMask[rr])
+              storeV16Lanes(yo, rowAt[rr], v, rowMask[rr]);
         }
       }
     }
