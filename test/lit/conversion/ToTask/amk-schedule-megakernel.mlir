@@ -281,6 +281,23 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 
 // -----
 
+//--- small_plane_batch.mlir
+// The same layer at batch 8 stays direct: Winograd's chunks never span
+// images, so its transformed weights would be read once per image.
+// CHECK-LABEL: amk_task.program @small_plane_batch attributes
+// CHECK-NOT: winograd
+// CHECK: amk_task.kernel conv {{{.*}}variant = 2 : i64}
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @small_plane_batch(%x: tensor<8x64x7x7xf32> {onnx.name = "x"}) -> (tensor<8x64x7x7xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w = "onnx.Constant"() <{value = dense<0.02> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
+    %c = "amk.conv"(%x, %w, %none, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<8x64x7x7xf32>, tensor<64x64x3x3xf32>, none, none) -> tensor<8x64x7x7xf32>
+    return %c : tensor<8x64x7x7xf32>
+  }
+}
+
+// -----
+
 //--- inverted_residual.mlir
 // Two MobileNetV2-style blocks: expand (1x1, Clip) -> depthwise 3x3
 // (Clip) -> project (1x1) + the block input, then a block without
