@@ -2,7 +2,8 @@
 // as the benchmark runs it), to compare AMK's `amk-run --trace` with, layer
 // by layer. Inputs are uniform random float32 of the given shapes.
 // Usage: node profile.js model.onnx THREADS RUNS name=1x3x224x224 ...
-// Prints, in ms per run: the total per op type, then the 30 slowest nodes
+// Prints, in ms per run: the total per op type, then the slowest nodes (30,
+// or AMK_PROFILE_NODES of them)
 // (ORT names a fused node after its last output, e.g. ..._nchwc).
 'use strict';
 const fs = require('fs');
@@ -57,7 +58,9 @@ async function main() {
     total += us;
   }
   console.log(`${ms(total)} ms  total of the nodes' kernel times`);
-  for (const [node, us] of [...byNode].sort((a, b) => b[1] - a[1]).slice(0, 30))
+  for (const [node, us] of [...byNode]
+           .sort((a, b) => b[1] - a[1])
+           .slice(0, +(process.env.AMK_PROFILE_NODES || 30)))
     console.log(`${ms(us)} ms  ${node}`);
   fs.rmSync(dir, {recursive : true, force : true});
 }

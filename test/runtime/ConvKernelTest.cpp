@@ -130,6 +130,82 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
   }
 }
 
+/// The channel-blocked depthwise path (3x3, one output channel per input
+/// channel, planes up to 20x20) against a naive loop: channel counts that
+/// leave a partial group of 16, tasks that start mid-group and cross an
+/// image, strides 1 and 2 on odd sizes, rows wider than 16, a residual, a
+/// fused Clip and a HardSwish applied after the transpose.
+TEST(Runtime, DepthwiseConvBlockedMatchesNaive) {
+  struct Case {
+    int64_t n, c, h, w, stride, pad, act;
+    bool residual, bias;
+  };
+  const Case cases[] = {{1, 37, 14, 14, 1, 1, AMK_OP_CLIP, false, true},
+                        {2, 21, 14, 14, 2, 1, AMK_OP_RELU, false, true},
+                        {1, 16, 7, 7, 1, 1, AMK_OP_NONE, true, false},
+                        {2, 19, 13, 20, 2, 1, AMK_OP_HARD_SWISH, false, true},
+                        {1, 5, 9, 11, 1, 0, AMK_OP_RELU, true, true}};
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const Case &c : cases) {
+    const int64_t OH = (c.h + 2 * c.pad - 3) / c.stride + 1;
+    const int64_t OW = (c.w + 2 * c.pad - 3) / c.stride + 1, P = OH * OW;
+    std::vector<float> X(c.n * c.c * c.h * c.w), Wt(c.c * 9), bias(c.c),
+        R(c.n * c.c * P);
+    for (auto *v : {&X, &Wt, &bias, &R})
+      for (float &f : *v)
+        f = 3 * dist(rng);
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {c.n, c.c, c.h, c.w}, 4);
+    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {c.n, c.c, OH, OW}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {c.n, c.c, OH, OW}, 4);
+    uint32_t wb = b.addConstant(Wt.data(), Wt.size() * 4);
+    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
+    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+    ip[AMK_SP_N] = c.n, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h,
+    ip[AMK_SP_W] = c.w;
+    ip[AMK_SP_OC] = c.c, ip[AMK_SP_KH] = ip[AMK_SP_KW] = 3;
+    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
+    ip[AMK_SP_SH] = ip[AMK_SP_SW] = c.stride;
+    ip[AMK_SP_PH] = ip[AMK_SP_PW] = c.pad;
+    ip[AMK_SP_DH] = ip[AMK_SP_DW] = 1;
+    ip[AMK_SP_GROUP] = c.c, ip[AMK_SP_MODE] = c.act;
+    float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
+    float beta = c.act == AMK_OP_CLIP ? 1.5f : 0.5f;
+    uint32_t k = b.addKernel(AMK_RT_K_DWCONV, 0,
+                             {in, wb, out, c.bias ? bb : AMK_RT_NO_BUFFER,
+                              c.residual ? res : AMK_RT_NO_BUFFER},
+                             ip, {alpha, beta}, "dw");
+    const int64_t rows = c.n * c.c, cut = std::min<int64_t>(rows, 19);
+    b.addTask(k, 0, {0, cut, 0, P}, {}, -1);
+    if (cut < rows)
+      b.addTask(k, 0, {cut, rows, 0, P}, {}, -1);
+    std::vector<float> Y(rows * P, NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          const int64_t o = r % c.c;
+          double acc = c.bias ? bias[o] : 0;
+          for (int64_t ky = 0; ky < 3; ++ky)
+            for (int64_t kx = 0; kx < 3; ++kx) {
+              int64_t iy = oy * c.stride - c.pad + ky;
+              int64_t ix = ox * c.stride - c.pad + kx;
+              if (iy >= 0 && iy < c.h && ix >= 0 && ix < c.w)
+                acc += (double)Wt[o * 9 + ky * 3 + kx] *
+                       X[(r * c.h + iy) * c.w + ix];
+            }
+          int64_t at = r * P + oy * OW + ox;
+          if (c.residual)
+            acc += R[at];
+          acc = activate(acc, c.act, alpha, beta);
+          ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
+              << "c " << c.c << " " << c.h << "x" << c.w << " stride "
+              << c.stride << " at " << r << "," << oy << "," << ox;
+        }
+  }
+}
+
 /// The direct convolution (CONV variant 2) against a naive loop: 3x3,
 /// 7x7 and 1x1 filters at strides 1 and 2, dilation, end padding smaller
 /// or larger than the begin padding, channel counts that leave a partial
