@@ -292,6 +292,11 @@ def QuantizeWeights : Pass<"amk-quantize-weights", "mlir::ModuleOp"> {
     Option<"symmetric", "symmetric", "bool", /*default=*/"true",
            "Signed weights with no zero point (false: unsigned with a zero "
            "point)">,
+    Option<"clipSearch", "clip-search", "bool", /*default=*/"true",
+           "Unsigned weights: per block, shrink the range [min, max] from "
+           "below, above or both, 2% at a time down to 80%, and keep the "
+           "scale and zero point with the least squared error (false: the "
+           "full range)">,
     Option<"minElements", "min-elements", "int64_t", /*default=*/"0",
            "Leave weights with fewer elements in float">,
   ];

@@ -4,7 +4,8 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights)' | FileCheck %s --check-prefix=W8
 // RUN: amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights{bits=4 block-size=16})' | FileCheck %s --check-prefix=W4
-// RUN: amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights{bits=4 block-size=16 symmetric=false})' | FileCheck %s --check-prefix=ASYM
+// RUN: amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights{bits=4 block-size=16 symmetric=false clip-search=false})' | FileCheck %s --check-prefix=ASYM
+// RUN: amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights{bits=4 block-size=16 symmetric=false})' | FileCheck %s --check-prefix=CLIP
 // RUN: amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights{min-elements=5})' | FileCheck %s --check-prefix=MIN
 // RUN: not amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights{bits=3})' 2>&1 | FileCheck %s --check-prefix=BITS
 // RUN: not amk-opt %t/main.mlir -split-input-file --pass-pipeline='builtin.module(amk-quantize-weights{bits=4 block-size=0})' 2>&1 | FileCheck %s --check-prefix=NOBLOCK
@@ -48,6 +49,13 @@
 // ASYM-DAG: dense<{{\[\[}}0.13333334, 5.000000e-02]]> : tensor<1x2xf32>
 // ASYM-DAG: dense<{{\[\[}}0, 5]]> : tensor<1x2xui4>
 // ASYM: "onnx.DequantizeLinear"({{.*}}) <{axis = 0 : i64, block_size = 16 : i64}> : (tensor<2x2xui4>, tensor<1x2xf32>, tensor<1x2xui4>) -> tensor<2x2xf32>
+// The clip search (the default) shrinks column 0's range to [0, 1.96]:
+// 1 -> 8 (1.045) and 2 -> 15 (1.96), squared error 0.0036 against the
+// full range's 0.0044 (1 -> 7, 0.933); column 1 is exact either way.
+// CLIP-LABEL: func.func @per_column(
+// CLIP-DAG: dense<{{\[\[}}8, 15], [15, 0]]> : tensor<2x2xui4>
+// CLIP-DAG: dense<{{\[\[}}0.130666673, 5.000000e-02]]> : tensor<1x2xf32>
+// CLIP-DAG: dense<{{\[\[}}0, 5]]> : tensor<1x2xui4>
 // MIN-LABEL: func.func @per_column(
 // MIN-NOT: DequantizeLinear
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
