@@ -206,10 +206,12 @@ private:
     ElementsAttr qa, sa, za;
     std::optional<amk::ref::Tensor> qT, sT, zT;
     if (resource) {
-      key = llvm::formatv("{0}.amk_q{1}{2}_b{3}{4}",
-                          resource.getRawHandle().getKey(),
-                          static_cast<int64_t>(bits), symmetric ? "s" : "u",
-                          block, *transB ? "_t" : "")
+      // The clip search changes unsigned values, so it is part of the
+      // name: a program without it must not share a searched copy.
+      key = llvm::formatv(
+                "{0}.amk_q{1}{2}_b{3}{4}{5}", resource.getRawHandle().getKey(),
+                static_cast<int64_t>(bits), symmetric ? "s" : "u", block,
+                !symmetric && clipSearch ? "c" : "", *transB ? "_t" : "")
                 .str();
       qa = amk::lookupResourceElements(qType, key + ".data");
       sa = amk::lookupResourceElements(sType, key + ".scale");

@@ -125,6 +125,10 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // ASYM: dense_resource<w.amk_q4u_b16.zero_point> : tensor<1x2xui4>
 // ASYM: w.amk_q4u_b16.data: "0x01000000F70F",
 // ASYM: w.amk_q4u_b16.zero_point: "0x0100000050"
+// The clip-searched form has a name of its own (8, 15 | 15, 0).
+// CLIP-LABEL: func.func @resource_weight(
+// CLIP: dense_resource<w.amk_q4u_b16c.zero_point> : tensor<1x2xui4>
+// CLIP: w.amk_q4u_b16c.data: "0x01000000F80F",
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
   func.func @resource_weight(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
     %w = "onnx.Constant"() <{value = dense_resource<w> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
