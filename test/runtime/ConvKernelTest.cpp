@@ -161,15 +161,9 @@ TEST(Runtime, DepthwiseConvBlockedMatchesNaive) {
     uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {c.n, c.c, OH, OW}, 4);
     uint32_t wb = b.addConstant(Wt.data(), Wt.size() * 4);
     uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
-    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
-    ip[AMK_SP_N] = c.n, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h,
-    ip[AMK_SP_W] = c.w;
-    ip[AMK_SP_OC] = c.c, ip[AMK_SP_KH] = ip[AMK_SP_KW] = 3;
-    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
-    ip[AMK_SP_SH] = ip[AMK_SP_SW] = c.stride;
-    ip[AMK_SP_PH] = ip[AMK_SP_PW] = c.pad;
-    ip[AMK_SP_DH] = ip[AMK_SP_DW] = 1;
-    ip[AMK_SP_GROUP] = c.c, ip[AMK_SP_MODE] = c.act;
+    std::vector<int64_t> ip = convParams(c.n, c.c, c.h, c.w, c.c, 3, OH, OW,
+                                         c.stride, c.pad, 1, c.act);
+    ip[AMK_SP_GROUP] = c.c;
     float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 1.5f : 0.5f;
     uint32_t k = b.addKernel(AMK_RT_K_DWCONV, 0,
