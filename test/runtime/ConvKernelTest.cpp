@@ -44,6 +44,27 @@ std::vector<int64_t> convParams(int64_t n, int64_t c, int64_t h, int64_t w,
   return ip;
 }
 
+/// A convolution kernel of a test program: inputs X and R (the residual,
+/// bound whether the kernel reads it or not), output Y, and the (packed)
+/// weights and the bias as constants, the bias and residual passed to the
+/// kernel only where asked for.
+uint32_t addConvKernel(ProgramBuilder &b, amk_rt_kernel_kind kind,
+                       uint32_t variant, std::vector<int64_t> xShape,
+                       std::vector<int64_t> yShape, const std::vector<float> &w,
+                       const std::vector<float> &bias, bool useBias,
+                       bool useResidual, std::vector<int64_t> ip, float alpha,
+                       float beta, const std::string &name) {
+  uint32_t in = b.addIO(true, "X", AMK_RT_F32, std::move(xShape), 4);
+  uint32_t res = b.addIO(true, "R", AMK_RT_F32, yShape, 4);
+  uint32_t out = b.addIO(false, "Y", AMK_RT_F32, std::move(yShape), 4);
+  uint32_t wb = b.addConstant(w.data(), w.size() * 4);
+  uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
+  return b.addKernel(kind, variant,
+                     {in, wb, out, useBias ? bb : AMK_RT_NO_BUFFER,
+                      useResidual ? res : AMK_RT_NO_BUFFER},
+                     std::move(ip), {alpha, beta}, name);
+}
+
 /// The activations the convolution kernels fuse, in double, with their
 /// parameters (Clip's bounds, HardSwish's alpha and beta).
 double activate(double v, int64_t act, double alpha, double beta) {
@@ -84,25 +105,14 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
       for (float &f : *v)
         f = 3 * dist(rng);
     ProgramBuilder b(1);
-    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, C, H, W}, 4);
-    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {1, OC, OH, OW}, 4);
-    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, OC, OH, OW}, 4);
-    uint32_t wb = b.addConstant(Wt.data(), Wt.size() * 4);
-    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
-    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
-    ip[AMK_SP_N] = 1, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W;
-    ip[AMK_SP_OC] = OC, ip[AMK_SP_KH] = ip[AMK_SP_KW] = c.k;
-    ip[AMK_SP_OH] = OH, ip[AMK_SP_OW] = OW;
-    ip[AMK_SP_SH] = ip[AMK_SP_SW] = c.stride;
-    ip[AMK_SP_PH] = ip[AMK_SP_PW] = pad;
-    ip[AMK_SP_DH] = ip[AMK_SP_DW] = c.dil;
-    ip[AMK_SP_GROUP] = C, ip[AMK_SP_MODE] = c.act;
+    std::vector<int64_t> ip =
+        convParams(1, C, H, W, OC, c.k, OH, OW, c.stride, pad, c.dil, c.act);
+    ip[AMK_SP_GROUP] = C;
     float alpha = c.act == AMK_OP_CLIP ? 0.f : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 6.f : 0.5f;
     uint32_t k =
-        b.addKernel(AMK_RT_K_DWCONV, 0,
-                    {in, wb, out, bb, c.residual ? res : AMK_RT_NO_BUFFER}, ip,
-                    {alpha, beta}, "dw");
+        addConvKernel(b, AMK_RT_K_DWCONV, 0, {1, C, H, W}, {1, OC, OH, OW}, Wt,
+                      bias, true, c.residual, ip, alpha, beta, "dw");
     b.addTask(k, 0, {0, 3, 0, OH * OW}, {}, -1);
     b.addTask(k, 0, {3, OC, 0, OH * OW}, {}, -1);
     std::vector<float> Y(OC * OH * OW, NAN);
@@ -156,20 +166,14 @@ TEST(Runtime, DepthwiseConvBlockedMatchesNaive) {
       for (float &f : *v)
         f = 3 * dist(rng);
     ProgramBuilder b(1);
-    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {c.n, c.c, c.h, c.w}, 4);
-    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {c.n, c.c, OH, OW}, 4);
-    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {c.n, c.c, OH, OW}, 4);
-    uint32_t wb = b.addConstant(Wt.data(), Wt.size() * 4);
-    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
     std::vector<int64_t> ip = convParams(c.n, c.c, c.h, c.w, c.c, 3, OH, OW,
                                          c.stride, c.pad, 1, c.act);
     ip[AMK_SP_GROUP] = c.c;
     float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 1.5f : 0.5f;
-    uint32_t k = b.addKernel(AMK_RT_K_DWCONV, 0,
-                             {in, wb, out, c.bias ? bb : AMK_RT_NO_BUFFER,
-                              c.residual ? res : AMK_RT_NO_BUFFER},
-                             ip, {alpha, beta}, "dw");
+    uint32_t k = addConvKernel(b, AMK_RT_K_DWCONV, 0, {c.n, c.c, c.h, c.w},
+                               {c.n, c.c, OH, OW}, Wt, bias, c.bias, c.residual,
+                               ip, alpha, beta, "dw");
     const int64_t rows = c.n * c.c, cut = std::min<int64_t>(rows, 19);
     b.addTask(k, 0, {0, cut, 0, P}, {}, -1);
     if (cut < rows)
@@ -241,19 +245,13 @@ TEST(Runtime, DirectConvMatchesNaive) {
       for (int64_t i = 0; i < c.c * taps; ++i)
         packed[((o / B) * c.c * taps + i) * B + o % B] = Wt[o * c.c * taps + i];
     ProgramBuilder b(1);
-    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {1, c.c, c.h, c.w}, 4);
-    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {1, c.oc, OH, OW}, 4);
-    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {1, c.oc, OH, OW}, 4);
-    uint32_t wb = b.addConstant(packed.data(), packed.size() * 4);
-    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
     std::vector<int64_t> ip = convParams(1, c.c, c.h, c.w, c.oc, c.k, OH, OW,
                                          c.stride, c.padBegin, c.dil, c.act);
     float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 0.75f : 0.5f;
-    uint32_t k = b.addKernel(AMK_RT_K_CONV, 2,
-                             {in, wb, out, c.bias ? bb : AMK_RT_NO_BUFFER,
-                              c.residual ? res : AMK_RT_NO_BUFFER},
-                             ip, {alpha, beta}, "direct");
+    uint32_t k = addConvKernel(b, AMK_RT_K_CONV, 2, {1, c.c, c.h, c.w},
+                               {1, c.oc, OH, OW}, packed, bias, c.bias,
+                               c.residual, ip, alpha, beta, "direct");
     // Rows cut off a 32-channel block and columns cut mid-row, then whole
     // rows (where narrow rows pair up) for the rest.
     int64_t r0 = std::min<int64_t>(c.oc, 17), c0 = std::min<int64_t>(P, 5);
@@ -337,21 +335,15 @@ TEST(Runtime, WinogradConvMatchesNaive) {
     amk::rt::winograd::transformWeights(c.m, c.oc, c.c, Wt.data(),
                                         packed.data());
     ProgramBuilder b(1);
-    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {c.n, c.c, c.h, c.w}, 4);
-    uint32_t res = b.addIO(true, "R", AMK_RT_F32, {c.n, c.oc, OH, OW}, 4);
-    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {c.n, c.oc, OH, OW}, 4);
-    uint32_t wb = b.addConstant(packed.data(), packed.size() * 4);
-    uint32_t bb = b.addConstant(bias.data(), bias.size() * 4);
     std::vector<int64_t> ip =
         convParams(c.n, c.c, c.h, c.w, c.oc, 3, OH, OW, 1, c.padBegin, 1, c.act,
                    AMK_CONV_NUM_IPARAMS - AMK_SP_NUM_IPARAMS);
     ip[AMK_CONV_WINOGRAD_M] = c.m;
     float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 0.75f : 0.5f;
-    uint32_t k = b.addKernel(AMK_RT_K_CONV, 3,
-                             {in, wb, out, c.bias ? bb : AMK_RT_NO_BUFFER,
-                              c.residual ? res : AMK_RT_NO_BUFFER},
-                             ip, {alpha, beta}, "winograd");
+    uint32_t k = addConvKernel(b, AMK_RT_K_CONV, 3, {c.n, c.c, c.h, c.w},
+                               {c.n, c.oc, OH, OW}, packed, bias, c.bias,
+                               c.residual, ip, alpha, beta, "winograd");
     // Rows cut off a 32-channel block (and, in a batch, across the image
     // boundary); columns in whole rows of output tiles.
     const int64_t rows = c.n * c.oc, r0 = std::min<int64_t>(rows, 17);
