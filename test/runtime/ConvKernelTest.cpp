@@ -79,6 +79,41 @@ double activate(double v, int64_t act, double alpha, double beta) {
   return v;
 }
 
+/// The expected output of a convolution (NCHW, square k x k filter
+/// [OC][C / group][k][k], begin padding `pad`, end padding implied by OH
+/// and OW), in double: bias (if given), then the residual (if given, same
+/// layout as the output), then the activation.
+std::vector<double>
+referenceConv(const std::vector<float> &X, int64_t n, int64_t C, int64_t H,
+              int64_t W, const std::vector<float> &Wt, int64_t OC,
+              int64_t group, int64_t k, int64_t stride, int64_t pad,
+              int64_t dil, int64_t OH, int64_t OW, const float *bias,
+              const float *res, int64_t act, double alpha, double beta) {
+  const int64_t Cg = C / group, OCg = OC / group, P = OH * OW;
+  std::vector<double> ref(n * OC * P);
+  for (int64_t img = 0; img < n; ++img)
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          double acc = bias ? bias[o] : 0;
+          for (int64_t i = 0; i < Cg; ++i)
+            for (int64_t ky = 0; ky < k; ++ky)
+              for (int64_t kx = 0; kx < k; ++kx) {
+                int64_t iy = oy * stride - pad + ky * dil;
+                int64_t ix = ox * stride - pad + kx * dil;
+                int64_t ic = o / OCg * Cg + i;
+                if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                  acc += (double)Wt[((o * Cg + i) * k + ky) * k + kx] *
+                         X[((img * C + ic) * H + iy) * W + ix];
+              }
+          int64_t at = (img * OC + o) * P + oy * OW + ox;
+          if (res)
+            acc += res[at];
+          ref[at] = activate(acc, act, alpha, beta);
+        }
+  return ref;
+}
+
 /// Depthwise convolution against a naive loop: the 3x3 stride 1/2 fast
 /// path (odd widths for the partial last vector, fused Clip, a residual,
 /// a HardSwish it does not fuse) and the generic path (5x5, dilation 2).
@@ -117,26 +152,12 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
     b.addTask(k, 0, {3, OC, 0, OH * OW}, {}, -1);
     std::vector<float> Y(OC * OH * OW, NAN);
     ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
-    for (int64_t o = 0; o < OC; ++o)
-      for (int64_t oy = 0; oy < OH; ++oy)
-        for (int64_t ox = 0; ox < OW; ++ox) {
-          double acc = bias[o];
-          for (int64_t ky = 0; ky < c.k; ++ky)
-            for (int64_t kx = 0; kx < c.k; ++kx) {
-              int64_t iy = oy * c.stride - pad + ky * c.dil;
-              int64_t ix = ox * c.stride - pad + kx * c.dil;
-              if (iy >= 0 && iy < H && ix >= 0 && ix < W)
-                acc += (double)Wt[(o * c.k + ky) * c.k + kx] *
-                       X[((o / mult) * H + iy) * W + ix];
-            }
-          int64_t at = (o * OH + oy) * OW + ox;
-          if (c.residual)
-            acc += R[at];
-          acc = activate(acc, c.act, alpha, beta);
-          ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
-              << "k " << c.k << " stride " << c.stride << " at " << o << ","
-              << oy << "," << ox;
-        }
+    std::vector<double> ref = referenceConv(
+        X, 1, C, H, W, Wt, OC, C, c.k, c.stride, pad, c.dil, OH, OW,
+        bias.data(), c.residual ? R.data() : nullptr, c.act, alpha, beta);
+    for (int64_t at = 0; at < OC * OH * OW; ++at)
+      ASSERT_NEAR(Y[at], ref[at], 1e-4 * (1 + std::fabs(ref[at])))
+          << "k " << c.k << " stride " << c.stride << " at " << at;
   }
 }
 
@@ -180,27 +201,14 @@ TEST(Runtime, DepthwiseConvBlockedMatchesNaive) {
       b.addTask(k, 0, {cut, rows, 0, P}, {}, -1);
     std::vector<float> Y(rows * P, NAN);
     ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t oy = 0; oy < OH; ++oy)
-        for (int64_t ox = 0; ox < OW; ++ox) {
-          const int64_t o = r % c.c;
-          double acc = c.bias ? bias[o] : 0;
-          for (int64_t ky = 0; ky < 3; ++ky)
-            for (int64_t kx = 0; kx < 3; ++kx) {
-              int64_t iy = oy * c.stride - c.pad + ky;
-              int64_t ix = ox * c.stride - c.pad + kx;
-              if (iy >= 0 && iy < c.h && ix >= 0 && ix < c.w)
-                acc += (double)Wt[o * 9 + ky * 3 + kx] *
-                       X[(r * c.h + iy) * c.w + ix];
-            }
-          int64_t at = r * P + oy * OW + ox;
-          if (c.residual)
-            acc += R[at];
-          acc = activate(acc, c.act, alpha, beta);
-          ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
-              << "c " << c.c << " " << c.h << "x" << c.w << " stride "
-              << c.stride << " at " << r << "," << oy << "," << ox;
-        }
+    std::vector<double> ref =
+        referenceConv(X, c.n, c.c, c.h, c.w, Wt, c.c, c.c, 3, c.stride, c.pad,
+                      1, OH, OW, c.bias ? bias.data() : nullptr,
+                      c.residual ? R.data() : nullptr, c.act, alpha, beta);
+    for (int64_t at = 0; at < rows * P; ++at)
+      ASSERT_NEAR(Y[at], ref[at], 1e-4 * (1 + std::fabs(ref[at])))
+          << "c " << c.c << " " << c.h << "x" << c.w << " stride " << c.stride
+          << " at " << at;
   }
 }
 
@@ -263,27 +271,14 @@ TEST(Runtime, DirectConvMatchesNaive) {
       b.addTask(k, 0, {r0, c.oc, c1, P}, {}, -1);
     std::vector<float> Y(c.oc * P, NAN);
     ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
-    for (int64_t o = 0; o < c.oc; ++o)
-      for (int64_t oy = 0; oy < OH; ++oy)
-        for (int64_t ox = 0; ox < OW; ++ox) {
-          double acc = c.bias ? bias[o] : 0;
-          for (int64_t ic = 0; ic < c.c; ++ic)
-            for (int64_t ky = 0; ky < c.k; ++ky)
-              for (int64_t kx = 0; kx < c.k; ++kx) {
-                int64_t iy = oy * c.stride - c.padBegin + ky * c.dil;
-                int64_t ix = ox * c.stride - c.padBegin + kx * c.dil;
-                if (iy >= 0 && iy < c.h && ix >= 0 && ix < c.w)
-                  acc += (double)Wt[((o * c.c + ic) * c.k + ky) * c.k + kx] *
-                         X[(ic * c.h + iy) * c.w + ix];
-              }
-          int64_t at = o * P + oy * OW + ox;
-          if (c.residual)
-            acc += R[at];
-          acc = activate(acc, c.act, alpha, beta);
-          ASSERT_NEAR(Y[at], acc, 1e-4 * (1 + std::fabs(acc)))
-              << "k " << c.k << " stride " << c.stride << " oc " << c.oc
-              << " at " << o << "," << oy << "," << ox;
-        }
+    std::vector<double> ref =
+        referenceConv(X, 1, c.c, c.h, c.w, Wt, c.oc, 1, c.k, c.stride,
+                      c.padBegin, c.dil, OH, OW, c.bias ? bias.data() : nullptr,
+                      c.residual ? R.data() : nullptr, c.act, alpha, beta);
+    for (int64_t at = 0; at < c.oc * P; ++at)
+      ASSERT_NEAR(Y[at], ref[at], 1e-4 * (1 + std::fabs(ref[at])))
+          << "k " << c.k << " stride " << c.stride << " oc " << c.oc << " at "
+          << at;
   }
 }
 
@@ -354,28 +349,13 @@ TEST(Runtime, WinogradConvMatchesNaive) {
       b.addTask(k, 0, {r0, rows, c1, P}, {}, -1);
     std::vector<float> Y(rows * P, NAN);
     ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
-    std::vector<double> ref(rows * P);
+    std::vector<double> ref =
+        referenceConv(X, c.n, c.c, c.h, c.w, Wt, c.oc, 1, 3, 1, c.padBegin, 1,
+                      OH, OW, c.bias ? bias.data() : nullptr,
+                      c.residual ? R.data() : nullptr, c.act, alpha, beta);
     double scale = 0;
-    for (int64_t img = 0; img < c.n; ++img)
-      for (int64_t o = 0; o < c.oc; ++o)
-        for (int64_t oy = 0; oy < OH; ++oy)
-          for (int64_t ox = 0; ox < OW; ++ox) {
-            double acc = c.bias ? bias[o] : 0;
-            for (int64_t ic = 0; ic < c.c; ++ic)
-              for (int64_t ky = 0; ky < 3; ++ky)
-                for (int64_t kx = 0; kx < 3; ++kx) {
-                  int64_t iy = oy - c.padBegin + ky, ix = ox - c.padBegin + kx;
-                  if (iy >= 0 && iy < c.h && ix >= 0 && ix < c.w)
-                    acc += (double)Wt[((o * c.c + ic) * 3 + ky) * 3 + kx] *
-                           X[((img * c.c + ic) * c.h + iy) * c.w + ix];
-                }
-            int64_t at = (img * c.oc + o) * P + oy * OW + ox;
-            if (c.residual)
-              acc += R[at];
-            acc = activate(acc, c.act, alpha, beta);
-            ref[at] = acc;
-            scale = std::max(scale, std::fabs(acc));
-          }
+    for (double v : ref)
+      scale = std::max(scale, std::fabs(v));
     for (int64_t at = 0; at < rows * P; ++at)
       ASSERT_NEAR(Y[at], ref[at], 1e-4 * scale)
           << "m " << c.m << " c " << c.c << " oc " << c.oc << " " << c.h << "x"
