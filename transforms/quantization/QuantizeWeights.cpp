@@ -37,6 +37,57 @@ using amk::ref::DataType;
 
 namespace {
 
+/// The squared error of a block `x` quantized to [qmin, qmax] over the
+/// range [l, h], setting that range's scale and zero point (as ONNX
+/// dequantizes them). Only the search's estimate: float, rounding half up
+/// after the clamp (the weights themselves are rounded to nearest even),
+/// and `x` padded with zeros to a multiple of 8 (0 is exact at every
+/// candidate: the range holds it and the zero point is whole), so the loop
+/// vectorizes.
+double blockError(ArrayRef<float> x, double l, double h, int64_t qmin,
+                  int64_t qmax, double &scale, double &zp) {
+  scale = h > l ? (h - l) / (qmax - qmin) : 1.0;
+  zp = std::clamp<double>(std::nearbyint(qmin - l / scale), qmin, qmax);
+  const float f = (float)scale, inv = 1.f / f, zf = (float)zp, q0 = (float)qmin,
+              q1 = (float)qmax;
+  // Eight partial sums: a float reduction does not vectorize in order.
+  float part[8] = {};
+  const float *v = x.data();
+  for (size_t i = 0, m = x.size(); i < m; i += 8)
+    for (size_t j = 0; j < 8; ++j) {
+      float t = std::min(std::max(v[i + j] * inv + zf, q0), q1);
+      float q = (float)(int32_t)(t - q0 + 0.5f) + q0;
+      float d = (q - zf) * f - v[i + j];
+      part[j] += d * d;
+    }
+  double err = 0;
+  for (float p : part)
+    err += p;
+  return err;
+}
+
+/// Scale and zero point of an unsigned block over [lo, hi] (which holds
+/// 0), or with `clipSearch` over that range shrunk from below, above or
+/// both, 2% at a time down to 80%, whichever has the least squared error:
+/// clipping an outlier can buy the rest of the block finer steps. On the
+/// trained decoder's int4 weights: 479 -> 497 of 512 greedy tokens as the
+/// float model's (docs/quantization.md); 2% steps down to 60% gave 494.
+void fitUnsignedBlock(ArrayRef<float> x, double lo, double hi, int64_t qmin,
+                      int64_t qmax, bool clipSearch, double &scale,
+                      double &zp) {
+  double best = blockError(x, lo, hi, qmin, qmax, scale, zp);
+  for (int i = 1; clipSearch && i <= 10; ++i) {
+    const double f = 1.0 - 0.02 * i;
+    for (int side = 0; side < 3; ++side) {
+      double sc, z;
+      double e = blockError(x, side != 1 ? lo * f : lo, side != 0 ? hi * f : hi,
+                            qmin, qmax, sc, z);
+      if (e < best)
+        best = e, scale = sc, zp = z;
+    }
+  }
+}
+
 class QuantizeWeightsPass
     : public amk::impl::QuantizeWeightsBase<QuantizeWeightsPass> {
 public:
@@ -268,10 +319,12 @@ private:
       };
       amk::ref::Tensor s(DataType::FLOAT, sShape), z(qt, sShape);
       // Columns in parallel, 64 at a time: the clip search is most of the
-      // pass's time on a large model. An even first column keeps two
-      // tasks from sharing a byte of packed 4-bit values (q, z) in any of
-      // the layouts.
-      constexpr int64_t kColumns = 64;
+      // pass's time on a large model. Tasks must not share a byte of the
+      // packed 4-bit blob: with an even first column they cannot, unless
+      // the weight is [K][N] with N odd (element k * N + 63 and the next
+      // task's k * N + 64 then share one when k * N is odd), which runs as
+      // one task. The tensors `q`, `s` and `z` hold a value per byte.
+      const int64_t kColumns = nibbles && qBytes && !*transB && N % 2 ? N : 64;
       auto columns = [&](int64_t n0, int64_t n1) {
         std::vector<float> blk;
         for (int64_t n = n0; n < n1; ++n)
@@ -279,9 +332,7 @@ private:
             int64_t k0 = g * span, k1 = std::min(K, k0 + span);
             // The block, copied once: a block runs down a column of a
             // row-major weight, so each read is a cache miss of its own.
-            // Zeros pad the copy to whole vectors for the clip search (0 is
-            // exact at every candidate: the range holds it and the zero
-            // point is whole).
+            // Zeros pad the copy to whole vectors for blockError.
             blk.assign((k1 - k0 + 7) / 8 * 8, 0.f);
             for (int64_t k = k0; k < k1; ++k)
               blk[k - k0] = src[at(k, n)];
@@ -296,50 +347,7 @@ private:
               double amax = std::max(-lo, hi);
               scale = amax > 0 ? amax / qmax : 1.0;
             } else {
-              // The block's squared error with range [l, h] (scale and zero
-              // point as ONNX dequantizes them). Only the search's estimate:
-              // float, rounding half up after the clamp (the values below
-              // are rounded to nearest even), so the loop vectorizes.
-              auto fit = [&](double l, double h, double &sc, double &z) {
-                sc = h > l ? (h - l) / (qmax - qmin) : 1.0;
-                z = std::clamp<double>(std::nearbyint(qmin - l / sc), qmin,
-                                       qmax);
-                const float f = (float)sc, inv = 1.f / f, zf = (float)z,
-                            q0 = (float)qmin, q1 = (float)qmax;
-                // Eight partial sums: a float reduction does not vectorize
-                // in order.
-                float part[8] = {};
-                const float *b = blk.data();
-                for (size_t i = 0, m = blk.size(); i < m; i += 8)
-                  for (size_t j = 0; j < 8; ++j) {
-                    float x = b[i + j];
-                    float t = std::min(std::max(x * inv + zf, q0), q1);
-                    float q = (float)(int32_t)(t - q0 + 0.5f) + q0;
-                    float d = (q - zf) * f - x;
-                    part[j] += d * d;
-                  }
-                double err = 0;
-                for (float p : part)
-                  err += p;
-                return err;
-              };
-              double best = fit(lo, hi, scale, zp);
-              // Clipping an outlier can buy the rest of the block finer
-              // steps: the range shrunk from below, above or both, 2% at a
-              // time down to 80%, keeping the least squared error. On the
-              // trained decoder's int4 weights: 479 -> 497 of 512 greedy
-              // tokens as the float model's (docs/quantization.md); 20 steps
-              // gave 494.
-              for (int i = 1; clipSearch && i <= 10; ++i) {
-                const double f = 1.0 - 0.02 * i;
-                for (int side = 0; side < 3; ++side) {
-                  double l = side != 1 ? lo * f : lo,
-                         h = side != 0 ? hi * f : hi;
-                  double sc, z, e = fit(l, h, sc, z);
-                  if (e < best)
-                    best = e, scale = sc, zp = z;
-                }
-              }
+              fitUnsignedBlock(blk, lo, hi, qmin, qmax, clipSearch, scale, zp);
             }
             float fs = (float)scale;
             s.setDouble(sIndex(g, n), fs);
