@@ -286,14 +286,16 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
     k.bytes = 4.0 * (N * C * H * W + tensors[wSlot].bytes / 4 + N * OC * P);
     k.cols = P, k.colTiling = true, k.rowAlign = AMK_CONV_OC_BLOCK,
     k.colAlign = wino * OW;
-    // Split columns first: a row split makes every task copy and transform
-    // the whole input again, while a column split only re-reads weights
-    // that the workers then share through the last-level cache. Measured
-    // on ResNet-18 at 2 workers: its F(4x4) 28x28 layers 0.55-0.62 ms ->
+    k.rowOperandBytes = tensors[wSlot].bytes;
+    k.colOperandBytes = 4.0 * N * C * H * W;
+    // Split columns first, although the transformed weights outweigh the
+    // input: a row split makes every task copy and transform the whole
+    // input again, while a column split only re-reads weights that the
+    // workers then share through the last-level cache. Measured on
+    // ResNet-18 at 2 workers: its F(4x4) 28x28 layers 0.55-0.62 ms ->
     // 0.40-0.47 ms, its F(2x2) 14x14 layers 0.64-0.73 -> 0.54-0.62
     // (docs/runtime.md).
-    k.rowOperandBytes = 0;
-    k.colOperandBytes = 4.0 * N * C * H * W;
+    k.preferColumnSplit = true;
   } else if (k.variant == 2) {
     // Column tiles are whole output rows (the register tiles run along a
     // row); row tiles whole 32-channel blocks.

@@ -149,6 +149,10 @@ struct KOp {
   // Operand sizes for the tiling choice (GEMM-like kernels): a row split
   // re-reads `colOperandBytes` per tile, a column split `rowOperandBytes`.
   double rowOperandBytes = 0, colOperandBytes = 0;
+  // Split columns whenever they can be split, whatever the operands'
+  // bytes: for kernels whose tiles repeat work on the column operand, not
+  // only its reads (a Winograd task transforms the input of its columns).
+  bool preferColumnSplit = false;
   double flops = 0, bytes = 0;
   AccessFn access;
 };

@@ -39,7 +39,7 @@ void Scheduler::makeTasks() {
       colTiles = opts.tileCols > 0 && k.colTiling
                      ? ceilDiv(k.cols, opts.tileCols)
                      : 1;
-    } else if (k.colTiling &&
+    } else if (k.colTiling && !k.preferColumnSplit &&
                want * k.colOperandBytes + k.rowOperandBytes <
                    want * k.rowOperandBytes + k.colOperandBytes &&
                k.cols >= want * k.colAlign) {
