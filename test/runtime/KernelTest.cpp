@@ -441,6 +441,61 @@ TEST(Runtime, RopeMatchesNaive) {
     }
 }
 
+/// Float max pooling (POOL mode 0) against a naive loop: 3x3 stride 2 (the
+/// CNN stems), stride 1, a stride the vectors do not take (3), end padding
+/// larger than the begin (ceil_mode), rows shorter and longer than a
+/// vector, non-square windows and one taller than 64 rows; tiles of several
+/// planes, so a row's cached column maxima must not leak into the next.
+TEST(Runtime, MaxPoolMatchesNaive) {
+  struct Case {
+    int64_t c, h, w, kh, kw, sh, sw, ph, pw, phEnd, pwEnd;
+  };
+  const Case cases[] = {
+      {3, 23, 37, 3, 3, 2, 2, 1, 1, 1, 1}, {2, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1},
+      {3, 14, 19, 3, 3, 3, 3, 0, 0, 0, 0}, {2, 11, 13, 3, 2, 2, 2, 1, 0, 2, 1},
+      {2, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0},   {2, 70, 5, 70, 3, 1, 1, 0, 1, 0, 1}};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  for (const Case &c : cases) {
+    const int64_t oh = (c.h + c.ph + c.phEnd - c.kh) / c.sh + 1;
+    const int64_t ow = (c.w + c.pw + c.pwEnd - c.kw) / c.sw + 1;
+    const int64_t n = 2, rows = n * c.c;
+    std::vector<float> X(rows * c.h * c.w);
+    for (float &f : X)
+      f = dist(rng);
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {n, c.c, c.h, c.w}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {n, c.c, oh, ow}, 4);
+    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+    ip[AMK_SP_N] = n, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h,
+    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = c.c, ip[AMK_SP_KH] = c.kh,
+    ip[AMK_SP_KW] = c.kw, ip[AMK_SP_OH] = oh, ip[AMK_SP_OW] = ow,
+    ip[AMK_SP_SH] = c.sh, ip[AMK_SP_SW] = c.sw, ip[AMK_SP_PH] = c.ph,
+    ip[AMK_SP_PW] = c.pw, ip[AMK_SP_DH] = 1, ip[AMK_SP_DW] = 1,
+    ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = 0;
+    uint32_t k = b.addKernel(AMK_RT_K_POOL, 0, {in, out}, ip, {}, "maxpool");
+    b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
+    b.addTask(k, 0, {1, rows, 0, 1}, {}, -1);
+    std::vector<float> Y(rows * oh * ow, NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          float want = -INFINITY;
+          for (int64_t ky = 0; ky < c.kh; ++ky)
+            for (int64_t kx = 0; kx < c.kw; ++kx) {
+              int64_t iy = oy * c.sh - c.ph + ky, ix = ox * c.sw - c.pw + kx;
+              if (iy >= 0 && iy < c.h && ix >= 0 && ix < c.w)
+                want = std::max(want, X[(r * c.h + iy) * c.w + ix]);
+            }
+          ASSERT_EQ(Y[(r * oh + oy) * ow + ox], want)
+              << c.h << "x" << c.w << " window " << c.kh << "x" << c.kw
+              << " stride " << c.sh << " at plane " << r << " (" << oy << ", "
+              << ox << ")";
+        }
+  }
+}
+
 /// POOL's reduction modes as amk-schedule-megakernel uses them for
 /// ReduceSum (3) and ReduceMin (4): an R x 1 window over [outer, R, inner],
 /// through the generic path (inner 4) and the global one (inner 1).

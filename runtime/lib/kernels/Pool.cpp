@@ -1,8 +1,8 @@
 //===- Pool.cpp - Max and average pooling ---------------------------------===//
 //
-// Part of AMK. POOL: max pooling over a -inf padded plane, 16 outputs per
-// vector; global average as one vector sum per plane; other averages by
-// index arithmetic; max pooling of 8-bit values (variants 1 and 2).
+// Part of AMK. POOL: separable max pooling over -inf padded rows, 16
+// outputs per vector; global average as one vector sum per plane; other
+// averages by index arithmetic; max pooling of 8-bit values (variants 1 and 2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,51 +130,92 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
     return;
   }
   if (s.mode == 0 && s.dh == 1 && s.dw == 1) {
-    // Max pooling over a -inf padded plane: no bounds checks inside. Rows
-    // are computed 16 outputs at a time (strides 1 and 2 as vectors), so
-    // the plane is padded for a row rounded up to 16, plus a vector's
-    // slack for the stride-2 loads.
+    // Max pooling, separable: the maximum over a window's columns is taken
+    // once per input row (16 outputs a vector, strides 1 and 2 as vectors),
+    // then the maximum over its rows from those. The rows of column maxima
+    // a window needs are kept in a ring of kh rows, so each input row is
+    // read once and all the buffers stay in L1. A -inf padded copy of the
+    // whole plane (51 KB for ResNet-18's 112x112, more than L1) read 9
+    // times per output vector ran at 0.40 ms against ONNX Runtime's 0.18
+    // (docs/runtime.md).
     constexpr int64_t V = 16;
+    const float NEG = -std::numeric_limits<float>::infinity();
     bool vec = s.sw == 1 || s.sw == 2;
     int64_t OWr = vec ? (s.ow + V - 1) / V * V : s.ow;
-    int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + s.kh);
+    // A padded row covers every tap of the rounded-up output row, plus a
+    // vector's slack for the stride-2 loads.
     int64_t PW = std::max(s.w + s.pw, (OWr - 1) * s.sw + s.kw);
-    thread_local std::vector<float> plane;
-    plane.assign(PH * PW + 2 * V, -std::numeric_limits<float>::infinity());
+    thread_local std::vector<float> row, cols;
+    thread_local std::vector<int64_t> ringRow;
+    row.assign(PW + 2 * V, NEG);
+    cols.resize(s.kh * OWr);
+    ringRow.assign(s.kh, -1);
     for (int64_t r = tile[0]; r < tile[1]; ++r) {
       const float *x = X + r * s.h * s.w;
-      for (int64_t iy = 0; iy < s.h; ++iy)
-        std::memcpy(plane.data() + (iy + s.ph) * PW + s.pw, x + iy * s.w,
-                    s.w * sizeof(float));
       float *y = Y + r * s.oh * s.ow;
+      std::fill(ringRow.begin(), ringRow.end(), -1);
       const char *next = r + 1 < tile[1]
                              ? reinterpret_cast<const char *>(x + s.h * s.w)
                              : nullptr;
+      // The column maxima of input row iy, computed on first use.
+      auto columnMax = [&](int64_t iy) -> const float * {
+        float *c = cols.data() + iy % s.kh * OWr;
+        if (ringRow[iy % s.kh] == iy)
+          return c;
+        ringRow[iy % s.kh] = iy;
+        std::memcpy(row.data() + s.pw, x + iy * s.w, s.w * sizeof(float));
+        if (vec) {
+          for (int64_t ox0 = 0; ox0 < OWr; ox0 += V) {
+            V16 acc = NEG - (V16){};
+            const float *src = row.data() + ox0 * s.sw;
+            for (int64_t kx = 0; kx < s.kw; ++kx) {
+              V16 v = s.sw == 1 ? loadV16(src + kx) : loadV16Stride2(src + kx);
+              acc = v > acc ? v : acc;
+            }
+            storeV16(c + ox0, acc, V);
+          }
+        } else {
+          for (int64_t ox = 0; ox < s.ow; ++ox) {
+            float m = NEG;
+            for (int64_t kx = 0; kx < s.kw; ++kx)
+              m = std::max(m, row[ox * s.sw + kx]);
+            c[ox] = m;
+          }
+        }
+        return c;
+      };
       for (int64_t oy = 0; oy < s.oh; ++oy) {
         prefetchShare(next, s.h * s.w * sizeof(float), oy, s.oh);
         float *yr = y + oy * s.ow;
-        if (vec) {
-          for (int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {
-            V16 acc = -std::numeric_limits<float>::infinity() - (V16){};
-            for (int64_t ky = 0; ky < s.kh; ++ky) {
-              const float *src =
-                  plane.data() + (oy * s.sh + ky) * PW + ox0 * s.sw;
-              for (int64_t kx = 0; kx < s.kw; ++kx) {
-                V16 v =
-                    s.sw == 1 ? loadV16(src + kx) : loadV16Stride2(src + kx);
-                acc = v > acc ? v : acc;
-              }
-            }
-            storeV16(yr + ox0, acc, std::min(V, s.ow - ox0));
-          }
+        int64_t ky0 = std::max<int64_t>(0, s.ph - oy * s.sh);
+        int64_t ky1 = std::min<int64_t>(s.kh, s.h + s.ph - oy * s.sh);
+        if (ky0 >= ky1) { // A window entirely in the padding.
+          std::fill_n(yr, s.ow, NEG);
           continue;
         }
-        std::fill_n(yr, s.ow, -std::numeric_limits<float>::infinity());
-        for (int64_t ky = 0; ky < s.kh; ++ky) {
-          const float *prow = plane.data() + (oy * s.sh + ky) * PW;
-          for (int64_t kx = 0; kx < s.kw; ++kx)
-            for (int64_t ox = 0; ox < s.ow; ++ox)
-              yr[ox] = std::max(yr[ox], prow[ox * s.sw + kx]);
+        const float *first = columnMax(oy * s.sh - s.ph + ky0);
+        if (ky1 - ky0 == 1) {
+          std::memcpy(yr, first, s.ow * sizeof(float));
+          continue;
+        }
+        // Windows taller than 64 rows fold the rest in row by row below.
+        const float *rest[64];
+        int64_t n = 0;
+        for (int64_t ky = ky0 + 1; ky < ky1 && n < 64; ++ky)
+          rest[n++] = columnMax(oy * s.sh - s.ph + ky);
+        for (int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {
+          const int64_t m = std::min(V, s.ow - ox0);
+          V16 acc = loadV16(first + ox0, m);
+          for (int64_t i = 0; i < n; ++i) {
+            V16 v = loadV16(rest[i] + ox0, m);
+            acc = v > acc ? v : acc;
+          }
+          storeV16(yr + ox0, acc, m);
+        }
+        for (int64_t ky = ky0 + 1 + n; ky < ky1; ++ky) {
+          const float *c = columnMax(oy * s.sh - s.ph + ky);
+          for (int64_t ox = 0; ox < s.ow; ++ox)
+            yr[ox] = std::max(yr[ox], c[ox]);
         }
       }
     }
