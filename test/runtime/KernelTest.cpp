@@ -444,7 +444,7 @@ TEST(Runtime, RopeMatchesNaive) {
 /// Float max pooling (POOL mode 0) against a naive loop: 3x3 stride 2 (the
 /// CNN stems), stride 1, a stride the vectors do not take (3), end padding
 /// larger than the begin (ceil_mode), rows shorter and longer than a
-/// vector, non-square windows and one taller than 64 rows; tiles of several
+/// vector, non-square windows and one of 70 rows; tiles of several
 /// planes, so a row's cached column maxima must not leak into the next.
 TEST(Runtime, MaxPoolMatchesNaive) {
   struct Case {

@@ -147,9 +147,11 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
     int64_t PW = std::max(s.w + s.pw, (OWr - 1) * s.sw + s.kw);
     thread_local std::vector<float> row, cols;
     thread_local std::vector<int64_t> ringRow;
+    thread_local std::vector<const float *> window;
     row.assign(PW + 2 * V, NEG);
     cols.resize(s.kh * OWr);
-    ringRow.assign(s.kh, -1);
+    ringRow.resize(s.kh);
+    window.resize(s.kh);
     for (int64_t r = tile[0]; r < tile[1]; ++r) {
       const float *x = X + r * s.h * s.w;
       float *y = Y + r * s.oh * s.ow;
@@ -193,29 +195,17 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
           std::fill_n(yr, s.ow, NEG);
           continue;
         }
-        const float *first = columnMax(oy * s.sh - s.ph + ky0);
-        if (ky1 - ky0 == 1) {
-          std::memcpy(yr, first, s.ow * sizeof(float));
-          continue;
-        }
-        // Windows taller than 64 rows fold the rest in row by row below.
-        const float *rest[64];
         int64_t n = 0;
-        for (int64_t ky = ky0 + 1; ky < ky1 && n < 64; ++ky)
-          rest[n++] = columnMax(oy * s.sh - s.ph + ky);
+        for (int64_t ky = ky0; ky < ky1; ++ky)
+          window[n++] = columnMax(oy * s.sh - s.ph + ky);
         for (int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {
           const int64_t m = std::min(V, s.ow - ox0);
-          V16 acc = loadV16(first + ox0, m);
-          for (int64_t i = 0; i < n; ++i) {
-            V16 v = loadV16(rest[i] + ox0, m);
+          V16 acc = loadV16(window[0] + ox0, m);
+          for (int64_t i = 1; i < n; ++i) {
+            V16 v = loadV16(window[i] + ox0, m);
             acc = v > acc ? v : acc;
           }
           storeV16(yr + ox0, acc, m);
-        }
-        for (int64_t ky = ky0 + 1 + n; ky < ky1; ++ky) {
-          const float *c = columnMax(oy * s.sh - s.ph + ky);
-          for (int64_t ox = 0; ox < s.ow; ++ox)
-            yr[ox] = std::max(yr[ox], c[ox]);
         }
       }
     }
