@@ -251,6 +251,17 @@ CASES = [
     # Two 4-tap words per kernel row for the VBMI gather.
     ("depthwise5x5_s2", "qconv",
      lambda p: conv_model(p, 16, 16, 19, 23, 5, stride=2, group=16)),
+    # Channels in the vector lanes (qconvDepthwiseLanes): groups of 16
+    # channels with a tail of 8 and tiles that split them, rows wider than
+    # 16 pixels with a tail, int8 input, stride 3, a 7x7 kernel.
+    ("depthwise_lanes_i8", "qconv",
+     lambda p: conv_model(p, 40, 40, 9, 37, 3, group=40, signed=True,
+                          relu=False)),
+    ("depthwise_lanes_s3", "qconv",
+     lambda p: conv_model(p, 20, 20, 17, 19, 3, stride=3, group=20)),
+    ("depthwise_lanes_7x7", "qconv",
+     lambda p: conv_model(p, 33, 33, 12, 21, 7, pads=[3, 2, 3, 4],
+                          group=33)),
     ("depthwise_x2_i8", "qconv",
      lambda p: conv_model(p, 8, 16, 9, 9, 3, group=8, signed=True,
                           relu=False)),
