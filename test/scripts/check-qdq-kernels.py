@@ -223,6 +223,14 @@ CASES = [
     ("conv3x3_amx_tails", "qconv",
      lambda p: conv_model(p, 40, 24, 11, 13, 3, stride=2, signed=True,
                           residual=True)),
+    # 1x1 without stride or padding reads whole channel runs in place:
+    # a channel count that leaves a partial quad (AMX from 8 quads, the
+    # VNNI tiles below), tiles of 28 rows of 57 pixels (not a multiple of
+    # 16) at two workers, int8 input.
+    ("conv1x1_pointwise_c30_i8", "qconv",
+     lambda p: conv_model(p, 30, 16, 56, 57, 1, signed=True, relu=False)),
+    ("conv1x1_pointwise_c6", "qconv",
+     lambda p: conv_model(p, 6, 24, 13, 9, 1)),
     ("conv1x1_amx_wide", "qconv",
      lambda p: conv_model(p, 72, 40, 9, 9, 1)),
     ("conv7x7_s2_c3", "qconv",
