@@ -1201,6 +1201,13 @@ depthwiseRowOutVbmi(const int32_t *st, bool u8, uint8_t *y, int64_t plane,
                          _mm_load_si128((const __m128i *)(t + 16 * j)));
 }
 
+/// The first 64-byte boundary at or after `p` (buffers allocated 64 bytes
+/// longer).
+template <typename T> inline T *alignTo64(T *p) {
+  return reinterpret_cast<T *>((reinterpret_cast<uintptr_t>(p) + 63) &
+                               ~uintptr_t(63));
+}
+
 /// The requantizing epilogue of qconvDepthwiseLanes, per channel lane:
 /// the weight-sum correction, the folded scale and bias, the bounds.
 struct LaneEpilogue {
@@ -1275,9 +1282,13 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
   const int64_t hp = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
   thread_local std::vector<float> ring, wv;
   thread_local std::vector<int32_t> stage;
-  ring.resize(ringRows * ld * 16);
-  wv.resize(taps * 16);
-  stage.resize((s.ow + 16) * 16);
+  // 64-byte aligned: every tap is a whole-vector load, and one split
+  // across two cache lines costs two.
+  ring.resize(ringRows * ld * 16 + 16);
+  wv.resize(taps * 16 + 16);
+  float *ringAt = alignTo64(ring.data()), *wvAt = alignTo64(wv.data());
+  stage.resize((s.ow + 17) * 16);
+  int32_t *stageAt = alignTo64(stage.data());
   const bool vbmi = hasVbmi();
   const float inv = q.invYScale, yz = (float)q.yzp;
   float lo = q.yType == AMK_RT_U8 ? 0.f : -128.f,
@@ -1294,7 +1305,7 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
     alignas(64) float wzs[16] = {}, m2s[16] = {}, b2s[16] = {};
     for (int64_t j = 0; j < 16; ++j)
       for (int64_t t = 0; t < taps; ++t)
-        wv[t * 16 + j] = j < nch ? (float)bf.w[(o0 + j) * q.kdepth + t] : 0.f;
+        wvAt[t * 16 + j] = j < nch ? (float)bf.w[(o0 + j) * q.kdepth + t] : 0.f;
     for (int64_t j = 0; j < nch; ++j) {
       int64_t oc = o0 + j;
       wzs[j] = (float)(bf.wz[oc] * bf.wzMul);
@@ -1306,7 +1317,7 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
     const uint8_t *x = bf.x + (img * s.c + o0) * HW;
     // Padded input row py into its ring slot.
     auto fillRow = [&](int64_t py) {
-      float *dst = ring.data() + (py % ringRows) * ld * 16;
+      float *dst = ringAt + (py % ringRows) * ld * 16;
       const int64_t iy = py - s.ph;
       const int64_t left = std::min(s.pw, wp);
       const int64_t cols = std::clamp<int64_t>(wp - s.pw, 0, s.w);
@@ -1347,19 +1358,19 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
         fillRow(filled);
       const float *rows[64];
       for (int64_t ky = 0; ky < s.kh && ky < 64; ++ky)
-        rows[ky] = ring.data() + ((oy * s.sh + ky * s.dh) % ringRows) * ld * 16;
+        rows[ky] = ringAt + ((oy * s.sh + ky * s.dh) % ringRows) * ld * 16;
       if (s.sw == 1)
-        depthwiseRowLanes<1>(rows, wv.data(), s, ep, stage.data());
+        depthwiseRowLanes<1>(rows, wvAt, s, ep, stageAt);
       else if (s.sw == 2)
-        depthwiseRowLanes<2>(rows, wv.data(), s, ep, stage.data());
+        depthwiseRowLanes<2>(rows, wvAt, s, ep, stageAt);
       else
-        depthwiseRowLanes<0>(rows, wv.data(), s, ep, stage.data());
+        depthwiseRowLanes<0>(rows, wvAt, s, ep, stageAt);
       // The row back to the channels' planes, 16 pixels at a time.
       uint8_t *y = static_cast<uint8_t *>(bf.y) + r0 * P + oy * s.ow;
       for (int64_t ox0 = 0; ox0 < s.ow; ox0 += 16) {
         const int64_t n = std::min<int64_t>(16, s.ow - ox0);
         const __mmask16 k = (__mmask16)((1u << n) - 1);
-        const int32_t *st = stage.data() + ox0 * 16;
+        const int32_t *st = stageAt + ox0 * 16;
         if (vbmi) {
           depthwiseRowOutVbmi(st, q.yType == AMK_RT_U8, y + ox0, P, nch, n);
           continue;
