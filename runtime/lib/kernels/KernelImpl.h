@@ -18,8 +18,19 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace amk::rt {
+
+/// Makes a per-thread scratch buffer hold at least `n` elements without
+/// shrinking it. Kernels of different sizes share these buffers, and
+/// resize() down then up again zero-fills the regrown part on every call:
+/// megabytes of memset per MobileNetV2 inference in the integer
+/// convolutions. Callers write what they read; the contents are stale.
+template <typename T> void growScratch(std::vector<T> &v, size_t n) {
+  if (v.size() < n)
+    v.resize(n);
+}
 
 /// Kernel kind `Kind` (an amk_rt_kernel_kind). run() runs one tile, with
 /// runTile's contract; check() validates a kernel's parameters once, when

@@ -595,7 +595,7 @@ void qconvGemmTile(const KernelCall &call, const int64_t *tile) {
   const Spatial &s = q.s;
   int64_t P = s.oh * s.ow, k4s = q.kdepth / 4;
   thread_local std::vector<uint8_t> packed;
-  packed.resize(k4s * kPixelBlock * 4 + 256);
+  growScratch(packed, k4s * kPixelBlock * 4 + 256);
   auto micro = microKernelPortable;
   bool avx2 = false;
 #if AMK_QCONV_X86
@@ -765,7 +765,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 #if AMK_QCONV_X86
   amx = call.scratch && c4s >= 8 && hasAmx();
 #endif
-  xb.resize(((amx ? chunks * 16 : c4s) * quad + wp + kNR + 64) * 4 + 64);
+  growScratch(xb, ((amx ? chunks * 16 : c4s) * quad + wp + kNR + 64) * 4 + 64);
   const int8_t *wAmx = nullptr;
 #if AMK_QCONV_X86
   if (amx) {
@@ -895,7 +895,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
       const int64_t blockBytes = taps * chunks * 1024;
       const int64_t ld = (nq + 31) / 32 * 32;
       thread_local std::vector<int32_t> sums;
-      sums.resize(32 * ld);
+      growScratch(sums, 32 * ld);
       for (int64_t m0 = mStart / 16 * 16; m0 < mEnd; m0 += 32) {
         const int8_t *wa0 = wAmx + m0 / 16 * blockBytes;
         const int8_t *wa1 = m0 + 16 < mEnd ? wa0 + blockBytes : nullptr;
@@ -927,7 +927,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
         // from L2, and a 1x1 convolution over 16 channels took 30% longer.
         constexpr int64_t kRun = 16 * kNR, ld = kRun + kNR;
         thread_local std::vector<int32_t> sums;
-        sums.resize(kMR * ld);
+        growScratch(sums, kMR * ld);
         for (int64_t r0 = 0; r0 < nq; r0 += kRun) {
           const int64_t rn = std::min(kRun, nq - r0);
           for (int64_t q0 = r0; q0 < r0 + rn; q0 += kNR) {
@@ -1307,10 +1307,10 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
   thread_local std::vector<int32_t> stage;
   // 64-byte aligned: every tap is a whole-vector load, and one split
   // across two cache lines costs two.
-  ring.resize(ringRows * ld * 16 + 16);
-  wv.resize(taps * 16 + 16);
+  growScratch(ring, ringRows * ld * 16 + 16);
+  growScratch(wv, taps * 16 + 16);
   float *ringAt = alignTo64(ring.data()), *wvAt = alignTo64(wv.data());
-  stage.resize((s.ow + 17) * 16);
+  growScratch(stage, (s.ow + 17) * 16);
   int32_t *stageAt = alignTo64(stage.data());
   const bool vbmi = hasVbmi();
   const float inv = q.invYScale, yz = (float)q.yzp;
@@ -1424,9 +1424,9 @@ void qconvDepthwiseAvx512(const QParams &q, const QBuffers &bf,
   thread_local std::vector<uint8_t> plane;
   thread_local std::vector<float> sums;
   thread_local std::vector<int32_t> acc;
-  plane.resize(rows * ld + 64);
-  sums.resize(P);
-  acc.resize(P);
+  growScratch(plane, rows * ld + 64);
+  growScratch(sums, P);
+  growScratch(acc, P);
   const int64_t taps = s.kh * s.kw;
   std::vector<float> wt(taps);
   // The integer taps (depthwiseTapsVnni) where each 16 outputs' taps of a
@@ -1528,12 +1528,12 @@ void qconvDirectTile(const KernelCall &call, const int64_t *tile) {
   thread_local std::vector<float> accF;
   const int64_t planeSize = s.sh * s.sw * phase + wps + nqPad;
   if (exactFloat)
-    planeF.resize(planeSize);
+    growScratch(planeF, planeSize);
   else
-    plane.resize(planeSize);
-  accq.resize(nqPad + 16);
-  accF.resize(nqPad + 16);
-  acc.resize(P);
+    growScratch(plane, planeSize);
+  growScratch(accq, nqPad + 16);
+  growScratch(accF, nqPad + 16);
+  growScratch(acc, P);
   std::vector<int64_t> off = tapOffsets(s, phase, wps);
   int64_t builtFor = -1;
   for (int64_t r = tile[0]; r < tile[1]; ++r) {
