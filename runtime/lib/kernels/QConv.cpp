@@ -1261,54 +1261,44 @@ laneEpilogue(const __m512 *acc, int64_t nb, const LaneEpilogue &ep,
 /// when it is only known at run time), then the epilogue into `stage`
 /// ([OW][16] int32, each in its output type's range). The ring rows have room
 /// for a last block of eight past the row's end, whose extra pixels are
-/// computed and dropped.
+/// computed and dropped. A 3-wide kernel at stride 1 without dilation loads
+/// each input pixel of a kernel row once for the three outputs it reaches
+/// (10 loads for 24 FMAs instead of 24): 56x56 and 14x14 layers 7-12%
+/// faster. At stride 2 (17 loads) that measured no faster.
 template <int SW>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void
 depthwiseRowLanes(const float *const *rows, const float *wv, const Spatial &s,
                   const LaneEpilogue &ep, int32_t *stage) {
   const int64_t sw = SW ? SW : s.sw;
+  const bool reuse = SW == 1 && s.kw == 3 && s.dw == 1;
   for (int64_t ox0 = 0; ox0 < s.ow; ox0 += 8) {
     __m512 acc[8];
     for (int j = 0; j < 8; ++j)
       acc[j] = _mm512_setzero_ps();
     for (int64_t ky = 0; ky < s.kh; ++ky) {
       const float *row = rows[ky] + ox0 * sw * 16;
+      if constexpr (SW == 1) {
+        if (reuse) {
+          const float *w = wv + ky * 3 * 16;
+          const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16),
+                       w2 = _mm512_loadu_ps(w + 32);
+          __m512 in[10];
+          for (int p = 0; p < 10; ++p)
+            in[p] = _mm512_loadu_ps(row + p * 16);
+          for (int j = 0; j < 8; ++j) {
+            acc[j] = _mm512_fmadd_ps(in[j], w0, acc[j]);
+            acc[j] = _mm512_fmadd_ps(in[j + 1], w1, acc[j]);
+            acc[j] = _mm512_fmadd_ps(in[j + 2], w2, acc[j]);
+          }
+          continue;
+        }
+      }
       for (int64_t kx = 0; kx < s.kw; ++kx) {
         const __m512 w = _mm512_loadu_ps(wv + (ky * s.kw + kx) * 16);
         const float *base = row + kx * s.dw * 16;
         for (int j = 0; j < 8; ++j)
           acc[j] =
               _mm512_fmadd_ps(_mm512_loadu_ps(base + j * sw * 16), w, acc[j]);
-      }
-    }
-    laneEpilogue(acc, std::min<int64_t>(8, s.ow - ox0), ep, stage + ox0 * 16);
-  }
-}
-
-/// depthwiseRowLanes for 3-wide kernels at stride 1 without dilation:
-/// each input pixel of a kernel row is loaded once for the three outputs
-/// it reaches (10 loads for 24 FMAs instead of 24): 56x56 and 14x14
-/// layers 7-12% faster. At stride 2 (17 loads) it measured no faster.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void
-depthwiseRow3Lanes(const float *const *rows, const float *wv, const Spatial &s,
-                   const LaneEpilogue &ep, int32_t *stage) {
-  constexpr int SW = 1, kIn = 7 * SW + 3;
-  for (int64_t ox0 = 0; ox0 < s.ow; ox0 += 8) {
-    __m512 acc[8];
-    for (int j = 0; j < 8; ++j)
-      acc[j] = _mm512_setzero_ps();
-    for (int64_t ky = 0; ky < s.kh; ++ky) {
-      const float *row = rows[ky] + ox0 * SW * 16;
-      const float *w = wv + ky * 3 * 16;
-      const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16),
-                   w2 = _mm512_loadu_ps(w + 32);
-      __m512 in[kIn];
-      for (int p = 0; p < kIn; ++p)
-        in[p] = _mm512_loadu_ps(row + p * 16);
-      for (int j = 0; j < 8; ++j) {
-        acc[j] = _mm512_fmadd_ps(in[j * SW], w0, acc[j]);
-        acc[j] = _mm512_fmadd_ps(in[j * SW + 1], w1, acc[j]);
-        acc[j] = _mm512_fmadd_ps(in[j * SW + 2], w2, acc[j]);
       }
     }
     laneEpilogue(acc, std::min<int64_t>(8, s.ow - ox0), ep, stage + ox0 * 16);
@@ -1424,9 +1414,7 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
       const float *rows[64];
       for (int64_t ky = 0; ky < s.kh && ky < 64; ++ky)
         rows[ky] = ringAt + ((oy * s.sh + ky * s.dh) % ringRows) * ld * 16;
-      if (s.kw == 3 && s.dw == 1 && s.sw == 1)
-        depthwiseRow3Lanes(rows, wvAt, s, ep, stageAt);
-      else if (s.sw == 1)
+      if (s.sw == 1)
         depthwiseRowLanes<1>(rows, wvAt, s, ep, stageAt);
       else if (s.sw == 2)
         depthwiseRowLanes<2>(rows, wvAt, s, ep, stageAt);
