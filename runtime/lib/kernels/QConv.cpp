@@ -101,6 +101,19 @@ struct QBuffers {
   }
 };
 
+/// The bounds of a requantized 8-bit output in units of its scale, offset
+/// by its zero point: the type's range narrowed by ReLU or Clip, so the
+/// activation and the saturation are one clamp.
+void requantBounds(const QParams &q, float &lo, float &hi) {
+  const float inv = q.invYScale, yz = (float)q.yzp;
+  lo = q.yType == AMK_RT_U8 ? 0.f : -128.f;
+  hi = q.yType == AMK_RT_U8 ? 255.f : 127.f;
+  if (q.s.mode == AMK_OP_RELU)
+    lo = std::max(lo, yz);
+  else if (q.s.mode == AMK_OP_CLIP)
+    lo = std::max(lo, q.actA * inv + yz), hi = std::min(hi, q.actB * inv + yz);
+}
+
 /// The epilogue of n outputs of channel `oc` (image-relative row offset
 /// `at` into Y and Z): int32 sums to float, bias, residual, activation,
 /// then float32 or requantized 8-bit. Written as plain loops over a small
@@ -178,13 +191,8 @@ epilogueAvx512(const QParams &q, const QBuffers &bf, const int32_t *acc,
     // float bit, which moves a result by one step on a rounding tie, as
     // the reciprocal of the scale already does (docs/quantization.md).
     const float inv = q.invYScale, yz = (float)q.yzp;
-    float lo = q.yType == AMK_RT_U8 ? 0.f : -128.f,
-          hi = q.yType == AMK_RT_U8 ? 255.f : 127.f;
-    if (act == AMK_OP_RELU)
-      lo = std::max(lo, yz);
-    else if (act == AMK_OP_CLIP)
-      lo = std::max(lo, q.actA * inv + yz),
-      hi = std::min(hi, q.actB * inv + yz);
+    float lo, hi;
+    requantBounds(q, lo, hi);
     const __m512 m2 = _mm512_set1_ps(bf.m[oc] * inv),
                  b2 = _mm512_set1_ps(bf.b[oc] * inv + yz);
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
@@ -1346,12 +1354,8 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
   int32_t *stageAt = alignTo64(stage.data());
   const bool vbmi = hasVbmi();
   const float inv = q.invYScale, yz = (float)q.yzp;
-  float lo = q.yType == AMK_RT_U8 ? 0.f : -128.f,
-        hi = q.yType == AMK_RT_U8 ? 255.f : 127.f;
-  if (act == AMK_OP_RELU)
-    lo = std::max(lo, yz);
-  else if (act == AMK_OP_CLIP)
-    lo = std::max(lo, q.actA * inv + yz), hi = std::min(hi, q.actB * inv + yz);
+  float lo, hi;
+  requantBounds(q, lo, hi);
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   for (int64_t r0 = tile[0]; r0 < tile[1];) {
     // 16 channels of one image at most.
