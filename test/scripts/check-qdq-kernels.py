@@ -233,6 +233,10 @@ CASES = [
      lambda p: conv_model(p, 6, 24, 13, 9, 1)),
     ("conv1x1_amx_wide", "qconv",
      lambda p: conv_model(p, 72, 40, 9, 9, 1)),
+    # Stride-2 rows wider than 64 outputs: the even-byte gather's whole
+    # 64-byte steps and its masked tail.
+    ("conv3x3_s2_c3_wide", "qconv",
+     lambda p: conv_model(p, 3, 16, 7, 203, 3, stride=2)),
     ("conv7x7_s2_c3", "qconv",
      lambda p: conv_model(p, 3, 16, 23, 19, 7, stride=2)),
     ("conv5x5_dil2_pads", "qconv",
