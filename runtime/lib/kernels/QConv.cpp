@@ -748,10 +748,15 @@ amxDirectBlock(const uint8_t *xb, int64_t quad, const int64_t *offs,
 /// past src[2n - 2]: the last 64 outputs go through masked loads.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void
 evenBytesVbmi(const uint8_t *src, int64_t n, uint8_t *dst) {
-  alignas(64) uint8_t even[64];
-  for (int i = 0; i < 64; ++i)
-    even[i] = (uint8_t)(2 * i);
-  const __m512i idx = _mm512_load_si512(even);
+  // Byte i of the permute selects byte 2i of the two loads' 128.
+  static const struct EvenIndex {
+    alignas(64) uint8_t b[64];
+    EvenIndex() {
+      for (int i = 0; i < 64; ++i)
+        b[i] = (uint8_t)(2 * i);
+    }
+  } even;
+  const __m512i idx = _mm512_load_si512(even.b);
   int64_t c = 0;
   for (; c + 64 < n; c += 64)
     _mm512_storeu_si512(dst + c, _mm512_permutex2var_epi8(
@@ -849,10 +854,11 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
       uint8_t *dst = xb.data() + c4 * quad * 4;
       const uint8_t *body4[4] = {rp[0], rp[1], rp[2], rp[3]}, *tail4[4];
       if (body > 0) {
-        // Channels past the last read a zero row of the same length.
+        // Channels past the last read a zero row of the same length
+        // (never written, so growing it is all it needs).
         thread_local std::vector<uint8_t> zeros;
         if (!rp[3]) {
-          zeros.assign(body, 0);
+          growScratch(zeros, body);
           for (int j = 0; j < 4; ++j)
             if (!rp[j])
               body4[j] = zeros.data();
