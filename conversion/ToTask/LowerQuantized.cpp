@@ -541,6 +541,16 @@ struct WLayout {
   std::function<int64_t(int64_t, int64_t)> sIndex;
 };
 
+/// The kernel's a_bits for an amk.wgemm's activation_bits: the verifier
+/// keeps 8 to int4 weights whose blocks start on a word (stored as
+/// nibbles) and 16 to int8 weights without blocks (stored as bytes).
+int64_t kernelActivationBits(int64_t storeBits, uint64_t activationBits) {
+  if ((storeBits == 4 && activationBits == 8) ||
+      (storeBits == 8 && activationBits == 16))
+    return (int64_t)activationBits;
+  return 0;
+}
+
 /// The layout of `w`'s weights, or why the WGEMM kernel cannot read them.
 FailureOr<WLayout> wgemmLayout(fused::WGemmOp w, std::string &why) {
   WLayout l;
@@ -835,15 +845,13 @@ LogicalResult Scheduler::lowerWGemm(Operation *op) {
   k.slots = {*ai, wSlot, yi, sSlot, zSlot, biasSlot};
   if (resSlot >= 0)
     k.slots.push_back(resSlot);
-  // The verifier keeps activation_bits to int4 weights whose blocks start
-  // on a word, which are stored as nibbles.
   k.ip = {rows,
           N,
           K,
           storeBits,
           group,
           act,
-          storeBits == 4 ? (int64_t)w.getActivationBits() : int64_t(0)};
+          kernelActivationBits(storeBits, w.getActivationBits())};
   k.fp = {w.getActivationAlpha().convertToFloat(),
           w.getActivationBeta().convertToFloat(), w.getBeta().convertToFloat()};
   const int64_t wBytes = wType.getNumElements(),
@@ -940,7 +948,7 @@ LogicalResult Scheduler::lowerGatedWGemm(Operation *mul, Operation *gate,
           lg.storeBits,
           lg.group,
           activationCode(g.getActivation()),
-          lg.storeBits == 4 ? (int64_t)g.getActivationBits() : int64_t(0),
+          kernelActivationBits(lg.storeBits, g.getActivationBits()),
           N};
   k.fp = {g.getActivationAlpha().convertToFloat(),
           g.getActivationBeta().convertToFloat(), 1.f};

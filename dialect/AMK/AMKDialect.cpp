@@ -191,11 +191,14 @@ LogicalResult WGemmOp::verify() {
   // The getter is unsigned: a negative block_size reads as a huge one.
   if (static_cast<int64_t>(getBlockSize()) < 0)
     return emitOpError("block_size must be >= 0");
-  if (getActivationBits() != 0 &&
-      (getActivationBits() != 8 || bi.getWidth() != 4 ||
-       getBlockSize() % 8 != 0))
-    return emitOpError() << "activation_bits must be 0, or 8 with 4-bit "
-                            "weights in blocks of a multiple of 8, not "
+  const bool int8Act =
+      getActivationBits() == 8 && bi.getWidth() == 4 && getBlockSize() % 8 == 0;
+  const bool bf16Act =
+      getActivationBits() == 16 && bi.getWidth() == 8 && getBlockSize() == 0;
+  if (getActivationBits() != 0 && !int8Act && !bf16Act)
+    return emitOpError() << "activation_bits must be 0, 8 with 4-bit "
+                            "weights in blocks of a multiple of 8, or 16 "
+                            "with 8-bit weights without blocks, not "
                          << getActivationBits();
   if (b.hasStaticShape() && s.hasStaticShape()) {
     SmallVector<int64_t> want;

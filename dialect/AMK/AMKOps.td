@@ -189,6 +189,12 @@ def AMK_WGemmOp : AMK_Op<"wgemm", [Pure]> {
     token) first quantizes each row of A per block of B to int8
     (symmetric, scale max|A| / 127, rounding half to even), so that the
     runtime sums integer products; 0 keeps A in float.
+
+    `activation_bits` 16 (8-bit weights with one scale per column or
+    tensor; ONNX Runtime's MatMulNBits `accuracy_level` 3): a product of
+    at least 6 rows (an encoder's tokens, a prompt) first rounds A to
+    bfloat16 (to nearest even), so that the runtime multiplies on
+    bfloat16 units (AMX) and sums in float; fewer rows keep A in float.
   }];
   let arguments = (ins
     AnyRankedTensor:$A,

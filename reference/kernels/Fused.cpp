@@ -252,7 +252,8 @@ LogicalResult qgemmK(KernelContext &ctx) {
 /// `axis` and `block_size` (DequantizeLinear-21 semantics, int4 included).
 /// With activation_bits 8 and fewer than 6 rows, A is first quantized to
 /// int8 per row and block of B and dequantized (the runtime's integer
-/// products compute the same values).
+/// products compute the same values); with activation_bits 16 and at
+/// least 6 rows, A is rounded to bfloat16.
 LogicalResult wgemmK(KernelContext &ctx) {
   auto b = callKernel(ctx, "DequantizeLinear",
                       {ctx.value(1), ctx.value(2), ctx.value(3)});
@@ -289,6 +290,16 @@ LogicalResult wgemmK(KernelContext &ctx) {
             y.data<float>()[r * K + k] = q * scale;
           }
         }
+      a = RValue(y);
+    }
+  }
+  if (ctx.getInt("activation_bits", 0) == 16) {
+    const Tensor &x = ctx.in(0);
+    int64_t K = x.shape().empty() ? 0 : x.shape().back();
+    if (x.dtype() == DataType::FLOAT && K && x.numel() / K >= 6) {
+      Tensor y(DataType::FLOAT, x.shape());
+      for (int64_t i = 0; i < x.numel(); ++i)
+        y.data<float>()[i] = bf16ToFloat(floatToBf16(x.data<float>()[i]));
       a = RValue(y);
     }
   }

@@ -20,8 +20,9 @@ constants, per column or in blocks along K, written by
 amk-quantize-weights; amk.wgemm), whose portable run also sets
 AMK_NO_AVX512=1, and ONNX Runtime's com.microsoft.MatMulNBits (checked
 against ONNX Runtime only: the interpreter has no contrib ops), and int4
-weights on int8 activations (amk.wgemm activation_bits 8, MLIR models
-checked against the interpreter only). Pass: the
+weights on int8 activations (amk.wgemm activation_bits 8) and int8
+weights on bf16 ones (activation_bits 16), MLIR models checked against the
+interpreter only. Pass: the
 program uses the integer kernel; float results match to 1e-5
 of the output's scale; a requantized result differs by at most one
 quantization step on at most 1% of its elements (a float sum landing on a
@@ -379,6 +380,27 @@ CASES = [
     ("w4a8_rows8_float", "wgemm-a8f",
      lambda p, b: weight_only_model(p, b, (8, 64), 70, "bits=4",
                                     activation_bits=8)),
+    # int8 weights per column on bf16 activations (activation-bits=16): AMX
+    # tiles natively, the float paths on rounded rows elsewhere. 80 rows
+    # (a 16-row tail of the 32-row blocks), K 97 (a tail of a 32-k step),
+    # N 130 (a 2-column panel); a zero point with a residual and ReLU;
+    # Gemm with transB, alpha and beta over 20 rows (tiles of at most 16).
+    ("w8b16_rows_tails", "wgemm-b16",
+     lambda p, b: weight_only_model(p, b, (2, 40, 97), 130, "bits=8",
+                                    activation_bits=16)),
+    ("w8b16_asym_residual_relu", "wgemm-b16",
+     lambda p, b: weight_only_model(p, b, (37, 64), 64,
+                                    "bits=8 symmetric=false", relu=True,
+                                    residual=True, activation_bits=16)),
+    ("w8b16_gemm_transb", "wgemm-b16",
+     lambda p, b: weight_only_model(p, b, (20, 256), 100, "bits=8",
+                                    op="Gemm", transB=1, alpha=0.5,
+                                    beta=2.0, activation_bits=16)),
+    # Five rows: float activations even with activation_bits 16 (a bf16
+    # rounding would be ~1e-3 of the scale off).
+    ("w8b16_rows5_float", "wgemm-b16",
+     lambda p, b: weight_only_model(p, b, (5, 96), 70, "bits=8",
+                                    activation_bits=16)),
 ]
 
 
@@ -545,8 +567,9 @@ def main():
         # enough for the float path (summation orders differ).
         exact = kernel.endswith("-a8")
         int8_acts = exact or kernel.endswith("-a8f")
+        bf16_acts = kernel.endswith("-b16")
         kernel = kernel.removesuffix("-ort").removesuffix("-a8f")
-        kernel = kernel.removesuffix("-a8")
+        kernel = kernel.removesuffix("-a8").removesuffix("-b16")
         if kernel == "pool8":
             if not re.search(r"kernel pool \{[^\n]*variant = [12] ", ir):
                 problems.append("no 8-bit pool kernel in the program")
@@ -555,6 +578,9 @@ def main():
         if int8_acts and "activation_bits = 8" not in run(
                 [amk_opt, str(model)]):
             problems.append("amk.wgemm without activation_bits = 8")
+        if bf16_acts and "activation_bits = 16" not in run(
+                [amk_opt, str(model)]):
+            problems.append("amk.wgemm without activation_bits = 16")
         if ort_only:
             for label, env in PATHS:
                 out = run([amk_run, str(model), "--seed", "3", "--threads",
@@ -599,7 +625,7 @@ def main():
                 problems.append(f"{label}: max abs {diff.max():.3g} "
                                 f"(scale {scale:.3g}, step {step:.3g}), "
                                 f"{ties} of {a.size} differ")
-        out = "" if int8_acts else run(
+        out = "" if int8_acts or bf16_acts else run(
             [amk_run, str(model), "--seed", "3", "--threads", "2",
              "--compare-ort", "--min-cosine", "0.9999"], mismatch_ok=True)
         note = ""

@@ -112,9 +112,9 @@ public:
               onnx::QLinearMatMulOp, onnx::MatMulIntegerOp>(op))
         convs.push_back(op);
     });
-    if (activationBits != 0 && activationBits != 8) {
+    if (activationBits != 0 && activationBits != 8 && activationBits != 16) {
       getOperation().emitError()
-          << "amk-lower-qdq: activation-bits must be 0 or 8, not "
+          << "amk-lower-qdq: activation-bits must be 0, 8 or 16, not "
           << static_cast<int64_t>(activationBits);
       return signalPassFailure();
     }
@@ -463,10 +463,14 @@ private:
     if (bdq.getBlockSize() > 0)
       state.addAttribute("block_size",
                          b.getI64IntegerAttr(bdq.getBlockSize()));
-    if (activationBits == 8 && bdq.getBlockSize() % 8 == 0 &&
-        cast<RankedTensorType>(bdq.getX().getType()).getElementTypeBitWidth() ==
-            4)
-      state.addAttribute("activation_bits", b.getI64IntegerAttr(8));
+    const unsigned wBits =
+        cast<RankedTensorType>(bdq.getX().getType()).getElementTypeBitWidth();
+    // Each mode meets the weights the verifier allows it: int8 activations
+    // int4 blocks that start on a word, bf16 ones int8 without blocks.
+    if ((activationBits == 8 && bdq.getBlockSize() % 8 == 0 && wBits == 4) ||
+        (activationBits == 16 && bdq.getBlockSize() == 0 && wBits == 8))
+      state.addAttribute("activation_bits",
+                         b.getI64IntegerAttr(activationBits));
     replace(op, state, {});
     ++weightOnlyDone;
     return success();

@@ -31,8 +31,9 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
                      "quantized at run time (amk-quantize-dynamic); no "
                      "calibration data"),
           clEnumValN(amk::quant::Precision::W8, "w8",
-                     "weight-only: int8 weights per column, float "
-                     "activations (amk-quantize-weights); no calibration "
+                     "weight-only: int8 weights per column, the "
+                     "activations of products of 6 rows or more rounded "
+                     "to bfloat16 (activation-bits); no calibration "
                      "data"),
           clEnumValN(amk::quant::Precision::W4, "w4",
                      "weight-only: uint4 weights with a zero point per "
@@ -57,10 +58,13 @@ struct QuantizeOptions : public PassPipelineOptions<QuantizeOptions> {
       llvm::cl::init(true)};
   Option<int64_t> activationBits{
       *this, "activation-bits",
-      llvm::cl::desc("w4: 8 quantizes a token's activations to int8 per "
-                     "block, so the runtime sums integer products "
-                     "(amk.wgemm activation_bits); 0 keeps them float"),
-      llvm::cl::init(8)};
+      llvm::cl::desc("Weight-only products' activations (amk.wgemm "
+                     "activation_bits): w4 with 8 quantizes a token's "
+                     "activations to int8 per block (integer products); w8 "
+                     "with 16 rounds those of products of 6 rows or more "
+                     "to bfloat16 (bf16 units); 0 keeps them float; -1, "
+                     "the default, is 8 for w4 and 16 for w8"),
+      llvm::cl::init(-1)};
 };
 } // namespace
 
@@ -88,8 +92,12 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
               " needs no data-dir: only the weights are quantized";
       return failure();
     }
-    if (activationBits != 0 && activationBits != 8) {
-      error = "activation-bits must be 0 or 8, not " +
+    const bool w8 = precision == quant::Precision::W8;
+    if (activationBits == -1)
+      activationBits = w8 ? 16 : 8;
+    if (activationBits != 0 && activationBits != (w8 ? 16 : 8)) {
+      error = "activation-bits must be 0 or " + std::to_string(w8 ? 16 : 8) +
+              " with precision " + stringify(precision).str() + ", not " +
               std::to_string(activationBits);
       return failure();
     }
@@ -104,10 +112,9 @@ LogicalResult amk::buildQuantizePipeline(OpPassManager &pm,
     pm.addPass(createQuantizeWeights(w));
     if (emulate) {
       // int8 activations meet int4 weights only (u4 x s8 products never
-      // saturate); int8 weights keep float activations.
+      // saturate); int8 weights take bf16 ones (docs/quantization.md).
       LowerQDQOptions lower;
-      lower.activationBits =
-          precision == quant::Precision::W4 ? activationBits : 0;
+      lower.activationBits = activationBits;
       pm.addPass(createLowerQDQ(lower));
     }
     pm.addPass(createCanonicalizerPass());

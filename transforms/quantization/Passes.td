@@ -218,9 +218,11 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
            "Rewrite float-input products of quantized constant weights "
            "into amk.wgemm">,
     Option<"activationBits", "activation-bits", "int64_t", /*default=*/"0",
-           "amk.wgemm's activation_bits for int4 weights read through a "
+           "amk.wgemm's activation_bits for weights read through a "
            "DequantizeLinear: 8 quantizes a token's activations to int8 "
-           "per block (integer products), 0 keeps them float. "
+           "per block of int4 weights (integer products), 16 rounds the "
+           "activations of products of 6 rows or more to bfloat16 for int8 "
+           "weights scaled per column (bf16 units), 0 keeps them float. "
            "MatMulNBits follows its own accuracy_level (4: 8)">,
   ];
   let statistics = [

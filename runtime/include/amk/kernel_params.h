@@ -543,6 +543,10 @@ enum { AMK_QG_ACT_ALPHA, AMK_QG_ACT_BETA, AMK_QG_INV_Y_SCALE,
  * and sums u4 x s8 products exactly in int32: Y = S x sa x sum(W x Aq) -
  * SZ x sa x sum(Aq) per group. The decision is the product's (its rows),
  * never the tile's, so results do not depend on the schedule.
+ * With a_bits 16 (bits 8, one scale per column) a product of at least 6
+ * rows rounds its activations to bfloat16 (to nearest even) and sums the
+ * exact bf16 x int8 products in float (AMX tdpbf16ps where the CPU has
+ * it): Y = S x sum(W x bf16(A)) - SZ x sum(bf16(A)).
  * iparams: rows, N, K, bits, group, act, a_bits (0: float activations),
  * and optionally gated: with gated = G > 0 (no bias or addend) each panel
  * holds 32 gate columns then the 32 up columns of the same outputs, and

@@ -79,6 +79,15 @@ inline bool hasAvx2() {
 #endif
 }
 
+#if defined(__x86_64__) && defined(__linux__)
+/// Asks Linux for the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM for
+/// XTILEDATA): without it the first tile instruction faults. Idempotent.
+inline bool amxTileGranted() {
+  constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
+  return syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+}
+#endif
+
 /// Whether to run the AMX tile products (tdpbusd: a 16 x 64-byte u8 tile
 /// times a 16 x 64-byte s8 tile into 16 x 16 int32, 16,384 multiply-adds
 /// per instruction): the CPU reports AMX-TILE and AMX-INT8, VNNI is chosen
@@ -97,8 +106,30 @@ inline bool hasAmx() {
       return false;
     if (!(d & (1u << 24)) || !(d & (1u << 25))) // AMX-TILE, AMX-INT8
       return false;
-    constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
-    return syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+    return amxTileGranted();
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+/// Whether to run AMX's bfloat16 tile products (tdpbf16ps: 16 x 32 bf16
+/// times 32 x 16 bf16 into 16 x 16 float, the weight-only product's
+/// bf16-activation mode): the CPU reports AMX-TILE and AMX-BF16, the
+/// conversions' AVX-512 path is chosen, the process holds the tile state
+/// (as above), and AMK_NO_AMX is unset.
+inline bool hasAmxBf16() {
+#if defined(__x86_64__) && defined(__linux__)
+  static const bool has = [] {
+    if (!hasAvx512() || std::getenv("AMK_NO_AMX"))
+      return false;
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+      return false;
+    if (!(d & (1u << 24)) || !(d & (1u << 22))) // AMX-TILE, AMX-BF16
+      return false;
+    return amxTileGranted();
   }();
   return has;
 #else

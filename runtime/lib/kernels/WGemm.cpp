@@ -14,6 +14,7 @@
 
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/BlockGemm.h"
+#include "runtime/lib/kernels/Dtypes.h"
 #include "runtime/lib/kernels/KernelImpl.h"
 #include "runtime/lib/kernels/Vnni.h"
 
@@ -61,6 +62,12 @@ struct WParams {
   bool int8Activations() const {
     return aBits == 8 && bits == 4 && rows < kDequantRows;
   }
+  /// Whether the activations are rounded to bfloat16 (a_bits 16, int8
+  /// weights with one scale per column): products of many rows, where
+  /// the arithmetic bounds the time; decided on the product's rows too.
+  bool bf16Activations() const {
+    return aBits == 16 && bits == 8 && rows >= kDequantRows;
+  }
   /// 32-bit words of one column of a 4-bit panel: 8 k each.
   int64_t words() const { return (k + 7) / 8; }
   /// Bytes of one packed panel: int8 [K][64]; int4 [K/8][64] words of 8
@@ -78,6 +85,12 @@ struct WBuffers {
   const uint8_t *w;
   float *y;
   const float *s, *sz, *bias, *res;
+  /// The product's row that `a` starts at (a tile's rounded copy of its
+  /// rows starts at the tile's first row).
+  int64_t aRow0 = 0;
+  const float *row(const WParams &g, int64_t r) const {
+    return a + (r - aRow0) * g.k;
+  }
 };
 
 /// Panel p's scale and scale x zero point tables ([groups][64]; the
@@ -680,30 +693,149 @@ void finish(const WParams &g, const WBuffers &bf, int64_t r, int64_t n0,
   applyActivation(y, cols, (int)g.act, g.actA, g.actB);
 }
 
-} // namespace
-
-template <>
-bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
-                                     const int64_t *tile, std::string &error) {
-  WParams g(call.ip, call.fp);
-  WBuffers bf{static_cast<const float *>(call.buffers[0]),
-              static_cast<const uint8_t *>(call.buffers[1]),
-              static_cast<float *>(call.buffers[2]),
-              static_cast<const float *>(call.buffers[3]),
-              static_cast<const float *>(call.buffers[4]),
-              static_cast<const float *>(call.buffers[5]),
-              call.kernel->num_buffers > 6
-                  ? static_cast<const float *>(call.buffers[6])
-                  : nullptr};
-  int64_t r0 = tile[0], r1 = tile[1], c0 = tile[2], c1 = tile[3];
-  if (c0 % kP) {
-    error = "column tile " + std::to_string(c0) + " is not on a panel";
-    return false;
+#if AMK_WGEMM_X86
+/// Row `a` (k floats) as bfloat16 bits in `dst`, zero-padded to `kp`,
+/// rounded as floatToBf16 does (to nearest even, NaN kept quiet); returns
+/// the sum of the rounded values (the zero points' term).
+__attribute__((target("avx512f,avx512bw,avx512vl"))) float
+roundRowBf16(const float *a, int64_t k, int64_t kp, uint16_t *dst) {
+  const __m512i one = _mm512_set1_epi32(1), half = _mm512_set1_epi32(0x7FFF),
+                abs = _mm512_set1_epi32(0x7FFFFFFF),
+                inf = _mm512_set1_epi32(0x7F800000),
+                quiet = _mm512_set1_epi32(0x400000),
+                high = _mm512_set1_epi32((int)0xFFFF0000u);
+  __m512 sum = _mm512_setzero_ps();
+  for (int64_t i = 0; i < kp; i += 16) {
+    __mmask16 m = i + 16 <= k ? (__mmask16)0xFFFF
+                  : i < k     ? (__mmask16)((1u << (k - i)) - 1)
+                              : (__mmask16)0;
+    __m512i x = _mm512_castps_si512(_mm512_maskz_loadu_ps(m, a + i));
+    __m512i r = _mm512_add_epi32(
+        x, _mm512_add_epi32(half,
+                            _mm512_and_si512(_mm512_srli_epi32(x, 16), one)));
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, abs), inf);
+    r = _mm512_mask_or_epi32(r, nan, x, quiet);
+    sum = _mm512_add_ps(sum, _mm512_castsi512_ps(_mm512_and_si512(r, high)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i),
+                        _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
   }
-  // Gated (kernel_params.h): Y has ldy outputs per row, written from each
-  // panel's two halves.
-  const int64_t ldy =
-      call.kernel->num_iparams > AMK_WG_GATED ? call.ip[AMK_WG_GATED] : 0;
+  return _mm512_reduce_add_ps(sum);
+}
+
+/// Weights [16 v, 16 v + 16) of an int8 row as float bits.
+__attribute__((target("avx512f,avx512bw,avx512vl"),
+               always_inline)) inline __m512i
+widen(const uint8_t *row, int v) {
+  return _mm512_castps_si512(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+      _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 16 * v)))));
+}
+
+/// Panel `w` (int8 [k][64]) as AMX's B operand for bf16 products: k pairs
+/// (2i, 2i + 1) of each column side by side, [kp / 2][64][2], zero past
+/// k. An int8 weight is exact in bfloat16 (8 significant bits).
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+packPanelBf16(const uint8_t *w, int64_t k, int64_t kp, uint16_t *dst) {
+  const __m512i high = _mm512_set1_epi32((int)0xFFFF0000u);
+  for (int64_t i = 0; i < kp; i += 2) {
+    for (int v = 0; v < 4; ++v) {
+      __m512i lo = i < k ? _mm512_srli_epi32(widen(w + i * kP, v), 16)
+                         : _mm512_setzero_si512();
+      __m512i hi = i + 1 < k
+                       ? _mm512_and_si512(widen(w + (i + 1) * kP, v), high)
+                       : _mm512_setzero_si512();
+      _mm512_storeu_si512(dst + (i / 2 * kP + 16 * v) * 2,
+                          _mm512_or_si512(lo, hi));
+    }
+  }
+}
+
+/// A tile of a bf16-activation product on AMX: the tile's rows rounded
+/// to bfloat16 once, each panel packed once, then 32 rows x 32 columns
+/// at a time in four accumulator tiles, 32 k per tdpbf16ps. The sums are
+/// float; the column's scale (and zero point through the row's sum)
+/// comes after, as in the float path.
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl"))) void
+amxBf16Tile(const WParams &g, const WBuffers &bf, const int64_t *tile,
+            int64_t ldy) {
+  const int64_t r0 = tile[0], rows = tile[1] - tile[0];
+  const int64_t kp = (g.k + 31) / 32 * 32, steps = kp / 32;
+  const int64_t rowsPad = (rows + 31) / 32 * 32;
+  thread_local std::vector<uint16_t> apack, bpack;
+  thread_local std::vector<float> asum;
+  growScratch(apack, rowsPad * kp);
+  growScratch(bpack, kp * kP);
+  growScratch(asum, rowsPad);
+  for (int64_t r = 0; r < rowsPad; ++r) {
+    if (r < rows) {
+      asum[r] = roundRowBf16(bf.row(g, r0 + r), g.k, kp, &apack[r * kp]);
+    } else {
+      std::memset(&apack[r * kp], 0, kp * sizeof(uint16_t));
+      asum[r] = 0;
+    }
+  }
+  AmxConfig cfg;
+  _tile_loadconfig(&cfg);
+  alignas(64) float out[32][kP];
+  const int64_t aStride = kp * sizeof(uint16_t), bStride = kP * 4;
+  for (int64_t n0 = tile[2]; n0 < tile[3]; n0 += kP) {
+    const int64_t nb = std::min(kP, tile[3] - n0), p = n0 / kP;
+    packPanelBf16(g.panel(bf.w, p), g.k, kp, bpack.data());
+    const auto [s, sz] = PanelTables(g, bf, p);
+    for (int64_t m0 = 0; m0 < rows; m0 += 32) {
+      const int64_t mr = std::min<int64_t>(32, rows - m0);
+      const uint16_t *a0 = &apack[m0 * kp], *a1 = a0 + 16 * kp;
+      for (int64_t h = 0; h < kP; h += 32) {
+        const uint16_t *b0 = bpack.data() + h * 2, *b1 = b0 + 32;
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_zero(2);
+        _tile_zero(3);
+        for (int64_t st = 0; st < steps; ++st) {
+          _tile_loadd(4, a0 + st * 32, aStride);
+          _tile_loadd(6, b0 + st * 16 * kP * 2, bStride);
+          _tile_loadd(7, b1 + st * 16 * kP * 2, bStride);
+          _tile_dpbf16ps(0, 4, 6);
+          _tile_dpbf16ps(1, 4, 7);
+          if (mr > 16) {
+            _tile_loadd(5, a1 + st * 32, aStride);
+            _tile_dpbf16ps(2, 5, 6);
+            _tile_dpbf16ps(3, 5, 7);
+          }
+        }
+        _tile_stored(0, &out[0][h], kP * 4);
+        _tile_stored(1, &out[0][h + 16], kP * 4);
+        if (mr > 16) {
+          _tile_stored(2, &out[16][h], kP * 4);
+          _tile_stored(3, &out[16][h + 16], kP * 4);
+        }
+      }
+      for (int64_t i = 0; i < mr; ++i) {
+        const int64_t r = r0 + m0 + i;
+        const __m512 rs = _mm512_set1_ps(asum[m0 + i]);
+        for (int v = 0; v < 4; ++v) {
+          __m512 y = _mm512_mul_ps(_mm512_loadu_ps(&out[i][16 * v]),
+                                   _mm512_loadu_ps(s + 16 * v));
+          if (sz)
+            y = _mm512_fnmadd_ps(_mm512_loadu_ps(sz + 16 * v), rs, y);
+          _mm512_storeu_ps(&out[i][16 * v], y);
+        }
+        if (ldy) {
+          storeGated(g, out[i], bf.y + r * ldy, n0, ldy);
+          continue;
+        }
+        std::memcpy(bf.y + r * g.n + n0, out[i], nb * sizeof(float));
+        finish(g, bf, r, n0, nb);
+      }
+    }
+  }
+  _tile_release();
+}
+#endif
+
+/// A tile on float activations (int8 ones for few rows with a_bits 8).
+bool floatTile(const WParams &g, const WBuffers &bf, const int64_t *tile,
+               int64_t ldy, std::string &error) {
+  const int64_t r0 = tile[0], r1 = tile[1], c0 = tile[2], c1 = tile[3];
   if (r1 - r0 >= kDequantRows) {
     thread_local std::vector<float> panel, block;
     panel.resize(g.k * kP);
@@ -724,7 +856,7 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
             return false;
           }
           (k0 == 0 ? bk.first
-                   : bk.accum)(panel.data() + k0 * kP, bf.a + m0 * g.k + k0,
+                   : bk.accum)(panel.data() + k0 * kP, bf.row(g, m0) + k0,
                                ldy ? block.data() : bf.y + m0 * g.n + n0);
         }
         for (int64_t i = 0; i < mb; ++i)
@@ -748,7 +880,7 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
     scales.resize(rows * g.groups);
     qsums.resize(rows * g.groups);
     for (int64_t r = 0; r < rows; ++r)
-      quantizeRow(g, bf.a + (r0 + r) * g.k, words.data() + r * 2 * nw,
+      quantizeRow(g, bf.row(g, r0 + r), words.data() + r * 2 * nw,
                   scales.data() + r * g.groups, qsums.data() + r * g.groups);
     for (int64_t n0 = c0; n0 < c1; n0 += kP) {
       int64_t nb = std::min(kP, c1 - n0);
@@ -778,20 +910,19 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
   sums.assign((r1 - r0) * g.groups, 0.f);
   if (bf.sz)
     for (int64_t r = r0; r < r1; ++r)
-      groupSums(g, bf.a + r * g.k, sums.data() + (r - r0) * g.groups);
+      groupSums(g, bf.row(g, r), sums.data() + (r - r0) * g.groups);
   // The AVX-512 int4 path reads nibble t of a word in place (n * 16^t):
   // its activations come scaled by 16^-t (t < 7), a power of two, so the
   // products are the same.
   const float *aRows = bf.a;
-  int64_t aRow0 = 0;
+  int64_t aRow0 = bf.aRow0;
 #if AMK_WGEMM_X86
   thread_local std::vector<float> scaled;
   if (g.bits == 4 && (hasAvx512() || hasAvx2())) {
     scaled.resize((r1 - r0) * g.k);
     for (int64_t r = r0; r < r1; ++r)
       for (int64_t k = 0; k < g.k; ++k)
-        scaled[(r - r0) * g.k + k] =
-            bf.a[r * g.k + k] * kNibbleScale[k % 8];
+        scaled[(r - r0) * g.k + k] = bf.row(g, r)[k] * kNibbleScale[k % 8];
     aRows = scaled.data(), aRow0 = r0;
   }
 #endif
@@ -818,6 +949,58 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
   return true;
 }
 
+/// A tile of a bf16-activation product (a_bits 16): on AMX where the CPU
+/// has it; elsewhere the tile's rows rounded to bfloat16 go through the
+/// float paths, which compute the same values up to the order of the
+/// sums (products of a bf16 and an int8 value are exact in float).
+bool bf16Tile(const WParams &g, WBuffers bf, const int64_t *tile, int64_t ldy,
+              std::string &error) {
+#if AMK_WGEMM_X86
+  if (hasAmxBf16()) {
+    amxBf16Tile(g, bf, tile, ldy);
+    return true;
+  }
+#endif
+  thread_local std::vector<float> rounded;
+  growScratch(rounded, (tile[1] - tile[0]) * g.k);
+  for (int64_t r = tile[0]; r < tile[1]; ++r) {
+    const float *a = bf.row(g, r);
+    float *dst = rounded.data() + (r - tile[0]) * g.k;
+    for (int64_t k = 0; k < g.k; ++k)
+      dst[k] = bf16ToFloat(floatToBf16(a[k]));
+  }
+  bf.a = rounded.data(), bf.aRow0 = tile[0];
+  return floatTile(g, bf, tile, ldy, error);
+}
+
+} // namespace
+
+template <>
+bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
+                                     const int64_t *tile, std::string &error) {
+  WParams g(call.ip, call.fp);
+  WBuffers bf{static_cast<const float *>(call.buffers[0]),
+              static_cast<const uint8_t *>(call.buffers[1]),
+              static_cast<float *>(call.buffers[2]),
+              static_cast<const float *>(call.buffers[3]),
+              static_cast<const float *>(call.buffers[4]),
+              static_cast<const float *>(call.buffers[5]),
+              call.kernel->num_buffers > 6
+                  ? static_cast<const float *>(call.buffers[6])
+                  : nullptr};
+  if (tile[2] % kP) {
+    error = "column tile " + std::to_string(tile[2]) + " is not on a panel";
+    return false;
+  }
+  // Gated (kernel_params.h): Y has ldy outputs per row, written from each
+  // panel's two halves.
+  const int64_t ldy =
+      call.kernel->num_iparams > AMK_WG_GATED ? call.ip[AMK_WG_GATED] : 0;
+  if (g.bf16Activations())
+    return bf16Tile(g, bf, tile, ldy, error);
+  return floatTile(g, bf, tile, ldy, error);
+}
+
 template <>
 bool KernelImpl<AMK_RT_K_WGEMM>::check(const amk_rt_kernel &k,
                                        const int64_t *ip, const float *,
@@ -839,13 +1022,18 @@ bool KernelImpl<AMK_RT_K_WGEMM>::check(const amk_rt_kernel &k,
             "': a gated wgemm needs N the panels covering 2 x gated outputs";
     return false;
   }
-  // int8 activations meet 4-bit weights whose groups start on a word.
-  if (ip[AMK_WG_A_BITS] != 0 &&
-      (ip[AMK_WG_A_BITS] != 8 || ip[AMK_WG_BITS] != 4 ||
-       (ip[AMK_WG_GROUP] % 8 && ip[AMK_WG_GROUP] < ip[AMK_WG_K]))) {
+  // int8 activations meet 4-bit weights whose groups start on a word;
+  // bf16 ones int8 weights with one scale per column.
+  const int64_t aBits = ip[AMK_WG_A_BITS];
+  const bool q8 =
+      aBits == 8 && ip[AMK_WG_BITS] == 4 &&
+      (ip[AMK_WG_GROUP] % 8 == 0 || ip[AMK_WG_GROUP] >= ip[AMK_WG_K]);
+  const bool b16 =
+      aBits == 16 && ip[AMK_WG_BITS] == 8 && ip[AMK_WG_GROUP] >= ip[AMK_WG_K];
+  if (aBits != 0 && !q8 && !b16) {
     error = "kernel '" + std::string(k.name ? k.name : "") +
-            "': wgemm's a_bits must be 0, or 8 with 4-bit weights in groups "
-            "of a multiple of 8";
+            "': wgemm's a_bits must be 0, 8 with 4-bit weights in groups "
+            "of a multiple of 8, or 16 with 8-bit weights scaled per column";
     return false;
   }
   return true;

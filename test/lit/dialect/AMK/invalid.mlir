@@ -103,16 +103,34 @@ func.func @wgemm_zero_point_type(%a: tensor<3x4xf32>, %b: tensor<4x2xi8>, %s: te
 
 func.func @wgemm_activation_bits_int8(%a: tensor<3x4xf32>, %b: tensor<4x2xi8>, %s: tensor<2xf32>) -> tensor<3x2xf32> {
   %none = "onnx.NoValue"() : () -> none
-  // expected-error @+1 {{activation_bits must be 0, or 8 with 4-bit weights in blocks of a multiple of 8, not 8}}
+  // expected-error @+1 {{activation_bits must be 0, 8 with 4-bit weights in blocks of a multiple of 8, or 16 with 8-bit weights without blocks, not 8}}
   %y = "amk.wgemm"(%a, %b, %s, %none, %none) <{activation_bits = 8 : i64}> : (tensor<3x4xf32>, tensor<4x2xi8>, tensor<2xf32>, none, none) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
 
 // -----
 
+func.func @wgemm_activation_bits_bf16_int4(%a: tensor<8x64xf32>, %b: tensor<64x2xi4>, %s: tensor<2xf32>) -> tensor<8x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{activation_bits must be 0, 8 with 4-bit weights in blocks of a multiple of 8, or 16 with 8-bit weights without blocks, not 16}}
+  %y = "amk.wgemm"(%a, %b, %s, %none, %none) <{activation_bits = 16 : i64}> : (tensor<8x64xf32>, tensor<64x2xi4>, tensor<2xf32>, none, none) -> tensor<8x2xf32>
+  return %y : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @wgemm_activation_bits_bf16_blocks(%a: tensor<8x64xf32>, %b: tensor<64x2xi8>, %s: tensor<2x2xf32>) -> tensor<8x2xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{activation_bits must be 0, 8 with 4-bit weights in blocks of a multiple of 8, or 16 with 8-bit weights without blocks, not 16}}
+  %y = "amk.wgemm"(%a, %b, %s, %none, %none) <{axis = 0 : i64, block_size = 32 : i64, activation_bits = 16 : i64}> : (tensor<8x64xf32>, tensor<64x2xi8>, tensor<2x2xf32>, none, none) -> tensor<8x2xf32>
+  return %y : tensor<8x2xf32>
+}
+
+// -----
+
 func.func @wgemm_activation_bits_value(%a: tensor<3x64xf32>, %b: tensor<64x2xi4>, %s: tensor<2x2xf32>) -> tensor<3x2xf32> {
   %none = "onnx.NoValue"() : () -> none
-  // expected-error @+1 {{activation_bits must be 0, or 8 with 4-bit weights in blocks of a multiple of 8, not 4}}
+  // expected-error @+1 {{activation_bits must be 0, 8 with 4-bit weights in blocks of a multiple of 8, or 16 with 8-bit weights without blocks, not 4}}
   %y = "amk.wgemm"(%a, %b, %s, %none, %none) <{axis = 0 : i64, block_size = 32 : i64, activation_bits = 4 : i64}> : (tensor<3x64xf32>, tensor<64x2xi4>, tensor<2x2xf32>, none, none) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }

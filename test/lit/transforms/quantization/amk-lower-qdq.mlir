@@ -5,8 +5,9 @@
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{weight-only=false})' | FileCheck %s --check-prefix=NOWO
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{activation-bits=8})' | FileCheck %s --check-prefix=A8
+// RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{activation-bits=16})' | FileCheck %s --check-prefix=B16
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq{activation-bits=4})' 2>&1 | FileCheck %s --check-prefix=A4
-// A4: amk-lower-qdq: activation-bits must be 0 or 8, not 4
+// A4: amk-lower-qdq: activation-bits must be 0, 8 or 16, not 4
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --remarks-filter=amk-lower-qdq --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // Each split's statistics, in order.
 // STATS: LowerQDQ
@@ -260,6 +261,11 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // A8: "amk.wgemm"({{.*}}) <{activation_bits = 8 : i64, alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, block_size = 32 : i64}> : (tensor<3x64xf32>, tensor<64x2xui4>
 // A8-NOT: activation_bits
 // A8: "amk.wgemm"({{.*}}) <{alpha = 5.000000e-01 : f32
+// With activation-bits=16 it is the other way round: the per-column int8
+// product takes bf16 activations, the int4 blocks keep float ones.
+// B16-LABEL: func.func @weight_only(
+// B16: "amk.wgemm"({{.*}}) <{alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, block_size = 32 : i64}> : (tensor<3x64xf32>, tensor<64x2xui4>
+// B16: "amk.wgemm"({{.*}}) <{activation_bits = 16 : i64, alpha = 5.000000e-01 : f32, axis = 0 : i64, beta = 2.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<3x2xf32>, tensor<5x2xui8>
 // NOWO-LABEL: func.func @weight_only(
 // NOWO-NOT: amk.wgemm
 // NOWO: "onnx.MatMul"

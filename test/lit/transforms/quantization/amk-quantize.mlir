@@ -49,7 +49,13 @@
 // RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=w8})' | FileCheck %s --check-prefix=W8
 // W8-LABEL: func.func @main_graph(
 // W8: "amk.conv"
-// W8: "amk.wgemm"({{.*}}) <{alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<1x16xf32>, tensor<10x16xi8>
+// w8's products take bf16 activations where they have 6 rows or more
+// (activation_bits 16; this one-row Gemm keeps float at run time).
+// W8: "amk.wgemm"({{.*}}) <{activation_bits = 16 : i64, alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<1x16xf32>, tensor<10x16xi8>
+// RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=w8 activation-bits=0})' | FileCheck %s --check-prefix=W8F
+// W8F: "amk.wgemm"({{.*}}) <{alpha = 1.000000e+00 : f32, axis = 0 : i64, beta = 1.000000e+00 : f32, perm_b = array<i64: 1, 0>}> : (tensor<1x16xf32>, tensor<10x16xi8>
+// RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=w8 activation-bits=8})' 2>&1 | FileCheck %s --check-prefix=W8BITS
+// W8BITS: error: amk-quantize: activation-bits must be 0 or 16 with precision w8, not 8
 // RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=w4})' | FileCheck %s --check-prefix=W4
 // w4 is uint4 with a zero point per block (ONNX Runtime's default).
 // W4: "amk.wgemm"({{.*}}) <{activation_bits = 8 : i64{{.*}}block_size = 32 : i64{{.*}}tensor<10x16xui4>, tensor<10x1xf32>, tensor<10x1xui4>
@@ -57,7 +63,7 @@
 // RUN: amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-graph-opt,amk-quantize{precision=w4 activation-bits=0})' | FileCheck %s --check-prefix=W4F
 // W4F: "amk.wgemm"({{.*}}) <{alpha = 1.000000e+00 : f32{{.*}}block_size = 32 : i64{{.*}}tensor<10x16xui4>
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=w4 activation-bits=16})' 2>&1 | FileCheck %s --check-prefix=W4BITS
-// W4BITS: error: amk-quantize: activation-bits must be 0 or 8, not 16
+// W4BITS: error: amk-quantize: activation-bits must be 0 or 8 with precision w4, not 16
 // RUN: not amk-opt %amk_src/examples/tiny_cnn.onnx --pass-pipeline='builtin.module(amk-quantize{precision=w8 data-dir=%t/calib})' 2>&1 | FileCheck %s --check-prefix=W8DATA
 // W8DATA: error: amk-quantize: precision w8 needs no data-dir: only the weights are quantized
 
