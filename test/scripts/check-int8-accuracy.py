@@ -14,7 +14,9 @@ these models' inputs and ReLU outputs far inside their range (the digits'
 strokes are the sparse tail of a background-dominated histogram) and
 loses most of the accuracy, in the reference interpreter as on the
 runtime (docs/quantization.md). Also the sensitivity search
-(`--precision mixed --sensitivity-target 30`): its accuracy.
+(`--precision mixed --sensitivity-target 30`): its accuracy; and
+weight-only int8 (`--precision w8`, bf16 activations in its products,
+held to the same floors) beside w8 with float activations (reported).
 
 Usage: check-int8-accuracy.py BIN_DIR DATA_DIR [--methods m1,m2] [--markdown F]
 """
@@ -86,6 +88,29 @@ def main():
                          "cosine": cos, "ok": ok, "enforced": enforced})
             print(f"int8-accuracy {name} {method}: float {100 * facc:.2f}%, "
                   f"int8 {100 * qacc:.2f}%, cosine {cos:.5f} "
+                  + ("ok" if ok else "BELOW FLOOR")
+                  + ("" if enforced else " (reported, not enforced)"),
+                  flush=True)
+        # Weight-only int8 (no calibration): the default (bf16 activations
+        # in products of 6 rows or more, every product here) is held to
+        # the same floors; float activations are reported beside it.
+        for label, sub, extra in (
+                ("w8 (bf16 activations)", "w8", ["--precision", "w8"]),
+                ("w8 (float activations)", "w8-float",
+                 ["--pipeline", "builtin.module(amk-graph-opt,amk-quantize{"
+                  "precision=w8 activation-bits=0},"
+                  "amk-schedule-megakernel{workers=2})"])):
+            w = logits(amk_run, model, data, work / sub, extra)
+            wacc = float((w.argmax(1) == labels).mean())
+            cos = cosine(f, w)
+            ok = wacc >= facc - 0.01 and cos >= 0.99
+            enforced = "bf16" in label
+            failed += enforced and not ok
+            rows.append({"model": name, "method": label,
+                         "float_accuracy": facc, "int8_accuracy": wacc,
+                         "cosine": cos, "ok": ok, "enforced": enforced})
+            print(f"int8-accuracy {name} {label}: float {100 * facc:.2f}%, "
+                  f"w8 {100 * wacc:.2f}%, cosine {cos:.6f} "
                   + ("ok" if ok else "BELOW FLOOR")
                   + ("" if enforced else " (reported, not enforced)"),
                   flush=True)
