@@ -52,6 +52,22 @@ bool isIdentity(ArrayRef<int64_t> p) {
   return true;
 }
 
+/// Whether `perm` of a tensor of `type` keeps the order of the axes larger
+/// than 1, so that it does not move any element.
+bool movesOnlyUnitAxes(RankedTensorType type, ArrayRef<int64_t> perm) {
+  int64_t last = -1;
+  for (int64_t axis : perm) {
+    if (type.isDynamicDim(axis))
+      return false;
+    if (type.getDimSize(axis) == 1)
+      continue;
+    if (axis < last)
+      return false;
+    last = axis;
+  }
+  return true;
+}
+
 class FuseGemmPass : public amk::impl::FuseGemmBase<FuseGemmPass> {
 public:
   using FuseGemmBase::FuseGemmBase;
@@ -104,6 +120,11 @@ private:
         else
           for (int64_t i = srcType.getRank() - 1; i >= 0; --i)
             tp.push_back(i);
+        // A Transpose that only moves axes of size 1 (a batch-1 [1, S, D]
+        // to [S, 1, D]) is a view in the runtime: left as it is, the product
+        // keeps the plain operand the integer and weight-only kernels take.
+        if (movesOnlyUnitAxes(srcType, tp))
+          continue;
         *perm = compose(tp, *perm);
         *operand = t.getData();
         transposes.push_back(t);

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -756,14 +757,15 @@ packPanelBf16(const uint8_t *w, int64_t k, int64_t kp, uint16_t *dst) {
 /// comes after, as in the float path.
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl"))) void
 amxBf16Tile(const WParams &g, const WBuffers &bf, const int64_t *tile,
-            int64_t ldy) {
+            int64_t ldy, const uint16_t *packed) {
   const int64_t r0 = tile[0], rows = tile[1] - tile[0];
   const int64_t kp = (g.k + 31) / 32 * 32, steps = kp / 32;
   const int64_t rowsPad = (rows + 31) / 32 * 32;
   thread_local std::vector<uint16_t> apack, bpack;
   thread_local std::vector<float> asum;
   growScratch(apack, rowsPad * kp);
-  growScratch(bpack, kp * kP);
+  if (!packed)
+    growScratch(bpack, kp * kP);
   growScratch(asum, rowsPad);
   for (int64_t r = 0; r < rowsPad; ++r) {
     if (r < rows) {
@@ -779,13 +781,15 @@ amxBf16Tile(const WParams &g, const WBuffers &bf, const int64_t *tile,
   const int64_t aStride = kp * sizeof(uint16_t), bStride = kP * 4;
   for (int64_t n0 = tile[2]; n0 < tile[3]; n0 += kP) {
     const int64_t nb = std::min(kP, tile[3] - n0), p = n0 / kP;
-    packPanelBf16(g.panel(bf.w, p), g.k, kp, bpack.data());
+    const uint16_t *panel = packed ? packed + p * kp * kP : bpack.data();
+    if (!packed)
+      packPanelBf16(g.panel(bf.w, p), g.k, kp, bpack.data());
     const auto [s, sz] = PanelTables(g, bf, p);
     for (int64_t m0 = 0; m0 < rows; m0 += 32) {
       const int64_t mr = std::min<int64_t>(32, rows - m0);
       const uint16_t *a0 = &apack[m0 * kp], *a1 = a0 + 16 * kp;
       for (int64_t h = 0; h < kP; h += 32) {
-        const uint16_t *b0 = bpack.data() + h * 2, *b1 = b0 + 32;
+        const uint16_t *b0 = panel + h * 2, *b1 = b0 + 32;
         _tile_zero(0);
         _tile_zero(1);
         _tile_zero(2);
@@ -953,11 +957,25 @@ bool floatTile(const WParams &g, const WBuffers &bf, const int64_t *tile,
 /// has it; elsewhere the tile's rows rounded to bfloat16 go through the
 /// float paths, which compute the same values up to the order of the
 /// sums (products of a bf16 and an int8 value are exact in float).
-bool bf16Tile(const WParams &g, WBuffers bf, const int64_t *tile, int64_t ldy,
-              std::string &error) {
+bool bf16Tile(const KernelCall &call, const WParams &g, WBuffers bf,
+              const int64_t *tile, int64_t ldy, std::string &error) {
 #if AMK_WGEMM_X86
   if (hasAmxBf16()) {
-    amxBf16Tile(g, bf, tile, ldy);
+    // Every panel in AMX's bf16 layout once per session (2 bytes a
+    // weight beside the program's int8 copy), so that tiles split by
+    // rows do not each convert the same panels.
+    const uint16_t *packed = nullptr;
+    if (call.scratch) {
+      const int64_t kp = (g.k + 31) / 32 * 32, panels = (g.n + kP - 1) / kP;
+      std::call_once(call.scratch->once, [&] {
+        call.scratch->bytes.resize(panels * kp * kP * sizeof(uint16_t));
+        auto *dst = reinterpret_cast<uint16_t *>(call.scratch->bytes.data());
+        for (int64_t p = 0; p < panels; ++p)
+          packPanelBf16(g.panel(bf.w, p), g.k, kp, dst + p * kp * kP);
+      });
+      packed = reinterpret_cast<const uint16_t *>(call.scratch->bytes.data());
+    }
+    amxBf16Tile(g, bf, tile, ldy, packed);
     return true;
   }
 #endif
@@ -997,7 +1015,7 @@ bool KernelImpl<AMK_RT_K_WGEMM>::run(const KernelCall &call,
   const int64_t ldy =
       call.kernel->num_iparams > AMK_WG_GATED ? call.ip[AMK_WG_GATED] : 0;
   if (g.bf16Activations())
-    return bf16Tile(g, bf, tile, ldy, error);
+    return bf16Tile(call, g, bf, tile, ldy, error);
   return floatTile(g, bf, tile, ldy, error);
 }
 

@@ -63,6 +63,28 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 
 // -----
 
+//--- unit_axis_transpose.mlir
+// A Transpose that only moves an axis of size 1 (batch-1 [1, S, D] to
+// [S, 1, D], as torch's MultiheadAttention exports its input projection)
+// stays a view in front of the product: no perm_a, so the quantizers and
+// the integer kernels take the product. One that moves elements folds.
+// RUN: amk-run %t/unit_axis_transpose.mlir %{same}
+// CHECK-LABEL: func.func @unit_axis_transpose(
+// CHECK: %[[T:.*]] = "onnx.Transpose"(%arg0)
+// CHECK-NEXT: "onnx.MatMul"(%[[T]], %arg2) : (tensor<5x1x8xf32>, tensor<8x6xf32>)
+// CHECK: "amk.gemm"(%arg1, %arg2, %{{.*}}) <{perm_a = array<i64: 1, 0, 2>}> : (tensor<2x5x8xf32>, tensor<8x6xf32>, none)
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @unit_axis_transpose(%x: tensor<1x5x8xf32>, %x2: tensor<2x5x8xf32>, %w: tensor<8x6xf32>) -> (tensor<5x1x6xf32>, tensor<5x2x6xf32>) {
+    %t = "onnx.Transpose"(%x) <{perm = array<i64: 1, 0, 2>}> : (tensor<1x5x8xf32>) -> tensor<5x1x8xf32>
+    %y = "onnx.MatMul"(%t, %w) : (tensor<5x1x8xf32>, tensor<8x6xf32>) -> tensor<5x1x6xf32>
+    %t2 = "onnx.Transpose"(%x2) <{perm = array<i64: 1, 0, 2>}> : (tensor<2x5x8xf32>) -> tensor<5x2x8xf32>
+    %y2 = "onnx.MatMul"(%t2, %w) : (tensor<5x2x8xf32>, tensor<8x6xf32>) -> tensor<5x2x6xf32>
+    return %y, %y2 : tensor<5x1x6xf32>, tensor<5x2x6xf32>
+  }
+}
+
+// -----
+
 //--- matmul_transpose.mlir
 // MatMul of a transposed operand.
 // RUN: amk-run %t/matmul_transpose.mlir %{same}
