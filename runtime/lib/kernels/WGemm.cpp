@@ -695,11 +695,13 @@ void finish(const WParams &g, const WBuffers &bf, int64_t r, int64_t n0,
 }
 
 #if AMK_WGEMM_X86
-/// Row `a` (k floats) as bfloat16 bits in `dst`, zero-padded to `kp`,
-/// rounded as floatToBf16 does (to nearest even, NaN kept quiet); returns
-/// the sum of the rounded values (the zero points' term).
+/// Row `a` (k floats) as bfloat16 bits, rounded as floatToBf16 does (to
+/// nearest even, NaN kept quiet), zero-padded to `kp`: k-step t (32
+/// values, one 64-byte tile row) goes to dst + t * stepStride. Returns the
+/// sum of the rounded values (the zero points' term).
 __attribute__((target("avx512f,avx512bw,avx512vl"))) float
-roundRowBf16(const float *a, int64_t k, int64_t kp, uint16_t *dst) {
+roundRowBf16(const float *a, int64_t k, int64_t kp, uint16_t *dst,
+             int64_t stepStride) {
   const __m512i one = _mm512_set1_epi32(1), half = _mm512_set1_epi32(0x7FFF),
                 abs = _mm512_set1_epi32(0x7FFFFFFF),
                 inf = _mm512_set1_epi32(0x7F800000),
@@ -717,8 +719,9 @@ roundRowBf16(const float *a, int64_t k, int64_t kp, uint16_t *dst) {
     __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, abs), inf);
     r = _mm512_mask_or_epi32(r, nan, x, quiet);
     sum = _mm512_add_ps(sum, _mm512_castsi512_ps(_mm512_and_si512(r, high)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i),
-                        _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i *>(dst + i / 32 * stepStride + i % 32),
+        _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
   }
   return _mm512_reduce_add_ps(sum);
 }
@@ -732,104 +735,127 @@ widen(const uint8_t *row, int v) {
 }
 
 /// Panel `w` (int8 [k][64]) as AMX's B operand for bf16 products: k pairs
-/// (2i, 2i + 1) of each column side by side, [kp / 2][64][2], zero past
-/// k. An int8 weight is exact in bfloat16 (8 significant bits).
+/// (2i, 2i + 1) of each column side by side, zero past k, laid out
+/// [half][k step][16 pairs][32 columns][2] so that the two B tiles of a
+/// half and step are 2 KB in a row (prefetched as one stream). An int8
+/// weight is exact in bfloat16 (8 significant bits).
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 packPanelBf16(const uint8_t *w, int64_t k, int64_t kp, uint16_t *dst) {
   const __m512i high = _mm512_set1_epi32((int)0xFFFF0000u);
+  const int64_t steps = kp / 32;
   for (int64_t i = 0; i < kp; i += 2) {
+    const int64_t st = i / 32, pair = i / 2 % 16;
     for (int v = 0; v < 4; ++v) {
       __m512i lo = i < k ? _mm512_srli_epi32(widen(w + i * kP, v), 16)
                          : _mm512_setzero_si512();
       __m512i hi = i + 1 < k
                        ? _mm512_and_si512(widen(w + (i + 1) * kP, v), high)
                        : _mm512_setzero_si512();
-      _mm512_storeu_si512(dst + (i / 2 * kP + 16 * v) * 2,
-                          _mm512_or_si512(lo, hi));
+      uint16_t *row = dst + ((v / 2 * steps + st) * 16 + pair) * 64;
+      _mm512_storeu_si512(row + v % 2 * 32, _mm512_or_si512(lo, hi));
     }
   }
 }
 
-/// A tile of a bf16-activation product on AMX: the tile's rows rounded
-/// to bfloat16 once, each panel packed once, then 32 rows x 32 columns
-/// at a time in four accumulator tiles, 32 k per tdpbf16ps. The sums are
-/// float; the column's scale (and zero point through the row's sum)
-/// comes after, as in the float path.
+/// A tile of a bf16-activation product on AMX. The tile's rows are
+/// rounded to bfloat16 once, into blocks of 32 rows laid out [k step][32
+/// rows][32 k] (the two A tiles of a step 2 KB in a row); each panel is
+/// packed once per session (bf16Tile). Per half panel (32 columns) and
+/// chunk of kChunkSteps k steps (B's 32 KB stay in L1 while every block of
+/// rows streams past them), 32 rows x 32 columns accumulate in four tiles,
+/// carried between chunks in `acc`. The sums are float; the column's scale
+/// (and zero point through the row's sum) comes after, as in the float
+/// path.
+constexpr int64_t kChunkSteps = 16;
+
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl"))) void
 amxBf16Tile(const WParams &g, const WBuffers &bf, const int64_t *tile,
             int64_t ldy, const uint16_t *packed) {
   const int64_t r0 = tile[0], rows = tile[1] - tile[0];
   const int64_t kp = (g.k + 31) / 32 * 32, steps = kp / 32;
-  const int64_t rowsPad = (rows + 31) / 32 * 32;
+  const int64_t blocks = (rows + 31) / 32, blockElems = steps * 32 * 32;
   thread_local std::vector<uint16_t> apack, bpack;
-  thread_local std::vector<float> asum;
-  growScratch(apack, rowsPad * kp);
+  thread_local std::vector<float> asum, acc;
+  growScratch(apack, blocks * blockElems);
   if (!packed)
     growScratch(bpack, kp * kP);
-  growScratch(asum, rowsPad);
-  for (int64_t r = 0; r < rowsPad; ++r) {
+  growScratch(asum, blocks * 32);
+  growScratch(acc, blocks * 32 * kP);
+  for (int64_t r = 0; r < blocks * 32; ++r) {
+    uint16_t *dst = &apack[r / 32 * blockElems + r % 32 * 32];
     if (r < rows) {
-      asum[r] = roundRowBf16(bf.row(g, r0 + r), g.k, kp, &apack[r * kp]);
+      asum[r] = roundRowBf16(bf.row(g, r0 + r), g.k, kp, dst, 32 * 32);
     } else {
-      std::memset(&apack[r * kp], 0, kp * sizeof(uint16_t));
+      for (int64_t st = 0; st < steps; ++st)
+        std::memset(dst + st * 32 * 32, 0, 32 * sizeof(uint16_t));
       asum[r] = 0;
     }
   }
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
-  alignas(64) float out[32][kP];
-  const int64_t aStride = kp * sizeof(uint16_t), bStride = kP * 4;
+  constexpr int64_t ldc = kP * sizeof(float);
   for (int64_t n0 = tile[2]; n0 < tile[3]; n0 += kP) {
     const int64_t nb = std::min(kP, tile[3] - n0), p = n0 / kP;
     const uint16_t *panel = packed ? packed + p * kp * kP : bpack.data();
     if (!packed)
       packPanelBf16(g.panel(bf.w, p), g.k, kp, bpack.data());
-    const auto [s, sz] = PanelTables(g, bf, p);
-    for (int64_t m0 = 0; m0 < rows; m0 += 32) {
-      const int64_t mr = std::min<int64_t>(32, rows - m0);
-      const uint16_t *a0 = &apack[m0 * kp], *a1 = a0 + 16 * kp;
-      for (int64_t h = 0; h < kP; h += 32) {
-        const uint16_t *b0 = panel + h * 2, *b1 = b0 + 32;
-        _tile_zero(0);
-        _tile_zero(1);
-        _tile_zero(2);
-        _tile_zero(3);
-        for (int64_t st = 0; st < steps; ++st) {
-          _tile_loadd(4, a0 + st * 32, aStride);
-          _tile_loadd(6, b0 + st * 16 * kP * 2, bStride);
-          _tile_loadd(7, b1 + st * 16 * kP * 2, bStride);
-          _tile_dpbf16ps(0, 4, 6);
-          _tile_dpbf16ps(1, 4, 7);
-          if (mr > 16) {
-            _tile_loadd(5, a1 + st * 32, aStride);
-            _tile_dpbf16ps(2, 5, 6);
-            _tile_dpbf16ps(3, 5, 7);
+    for (int64_t h = 0; h < 2; ++h) {
+      for (int64_t c0 = 0; c0 < steps; c0 += kChunkSteps) {
+        const int64_t c1 = std::min(steps, c0 + kChunkSteps);
+        for (int64_t b = 0; b < blocks; ++b) {
+          const bool two = rows - b * 32 > 16;
+          float *c = &acc[b * 32 * kP + h * 32];
+          if (c0 == 0) {
+            _tile_zero(0);
+            _tile_zero(1);
+            _tile_zero(2);
+            _tile_zero(3);
+          } else {
+            _tile_loadd(0, c, ldc);
+            _tile_loadd(1, c + 16, ldc);
+            _tile_loadd(2, c + 16 * kP, ldc);
+            _tile_loadd(3, c + 16 * kP + 16, ldc);
           }
-        }
-        _tile_stored(0, &out[0][h], kP * 4);
-        _tile_stored(1, &out[0][h + 16], kP * 4);
-        if (mr > 16) {
-          _tile_stored(2, &out[16][h], kP * 4);
-          _tile_stored(3, &out[16][h + 16], kP * 4);
+          const uint16_t *a = &apack[b * blockElems];
+          const uint16_t *bp = panel + h * steps * 16 * 64;
+          for (int64_t st = c0; st < c1; ++st) {
+            const uint16_t *as = a + st * 32 * 32, *bs = bp + st * 16 * 64;
+            _tile_loadd(4, as, 64);
+            _tile_loadd(6, bs, 128);
+            _tile_loadd(7, bs + 32, 128);
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_dpbf16ps(1, 4, 7);
+            if (two) {
+              _tile_loadd(5, as + 16 * 32, 64);
+              _tile_dpbf16ps(2, 5, 6);
+              _tile_dpbf16ps(3, 5, 7);
+            }
+          }
+          _tile_stored(0, c, ldc);
+          _tile_stored(1, c + 16, ldc);
+          _tile_stored(2, c + 16 * kP, ldc);
+          _tile_stored(3, c + 16 * kP + 16, ldc);
         }
       }
-      for (int64_t i = 0; i < mr; ++i) {
-        const int64_t r = r0 + m0 + i;
-        const __m512 rs = _mm512_set1_ps(asum[m0 + i]);
-        for (int v = 0; v < 4; ++v) {
-          __m512 y = _mm512_mul_ps(_mm512_loadu_ps(&out[i][16 * v]),
-                                   _mm512_loadu_ps(s + 16 * v));
-          if (sz)
-            y = _mm512_fnmadd_ps(_mm512_loadu_ps(sz + 16 * v), rs, y);
-          _mm512_storeu_ps(&out[i][16 * v], y);
-        }
-        if (ldy) {
-          storeGated(g, out[i], bf.y + r * ldy, n0, ldy);
-          continue;
-        }
-        std::memcpy(bf.y + r * g.n + n0, out[i], nb * sizeof(float));
-        finish(g, bf, r, n0, nb);
+    }
+    const auto [s, sz] = PanelTables(g, bf, p);
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t r = r0 + i;
+      float *o = &acc[i * kP];
+      const __m512 rs = _mm512_set1_ps(asum[i]);
+      for (int v = 0; v < 4; ++v) {
+        __m512 y = _mm512_mul_ps(_mm512_loadu_ps(o + 16 * v),
+                                 _mm512_loadu_ps(s + 16 * v));
+        if (sz)
+          y = _mm512_fnmadd_ps(_mm512_loadu_ps(sz + 16 * v), rs, y);
+        _mm512_storeu_ps(o + 16 * v, y);
       }
+      if (ldy) {
+        storeGated(g, o, bf.y + r * ldy, n0, ldy);
+        continue;
+      }
+      std::memcpy(bf.y + r * g.n + n0, o, nb * sizeof(float));
+      finish(g, bf, r, n0, nb);
     }
   }
   _tile_release();
