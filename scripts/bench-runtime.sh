@@ -593,7 +593,7 @@ if fails:
     lines += ["Failed runs (not counted): " + "; ".join(f"{f['run']} (exit {f['exit']})" for f in fails), ""]
 for t in (1, 2):
     p = peak[t]
-    lines.append(f"Peak, {t} thread(s): FMA loop {p['fma_gflops']:.1f} GFLOP/s; runtime GEMM 512^3 {p['gemm512_gflops']:.1f} GFLOP/s ({100*p['gemm_fraction_of_peak']:.1f}% of FMA peak); triad {p['triad_gbps']:.1f} GB/s; read-only stream {p.get('read_gbps', 0):.1f} GB/s; int8 products ({p.get('int8_path', '?')}) {p.get('int8_gmacs', 0):.1f} GMAC/s" + (f"; AMX tiles {p['amx_int8_gmacs']:.1f} GMAC/s" if p.get('amx_int8_gmacs') else ""))
+    lines.append(f"Peak, {t} thread(s): FMA loop {p['fma_gflops']:.1f} GFLOP/s; runtime GEMM 512^3 {p['gemm512_gflops']:.1f} GFLOP/s ({100*p['gemm_fraction_of_peak']:.1f}% of FMA peak); triad {p['triad_gbps']:.1f} GB/s; read-only stream {p.get('read_gbps', 0):.1f} GB/s; int8 products ({p.get('int8_path', '?')}) {p.get('int8_gmacs', 0):.1f} GMAC/s" + (f"; AMX tiles {p['amx_int8_gmacs']:.1f} GMAC/s" if p.get('amx_int8_gmacs') else "") + (f"; AMX bf16 tiles {p['amx_bf16_gmacs']:.1f} GMAC/s" if p.get('amx_bf16_gmacs') else ""))
 lines.append(f"Dispatch: {disp['tasks']} empty tasks alternating between {disp['workers']} workers: median {disp['ns_per_task_median']:.1f} ns per task (min {disp['ns_per_task_min']:.1f})")
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "bench.md"), "w").write(text)

@@ -126,14 +126,15 @@ int peak(unsigned threads) {
     die("the bandwidth benchmark computed a wrong result");
   double int8 = amk::rt::measureInt8Peak(threads);
   double amx = amk::rt::measureAmxPeak(threads);
+  double amxBf16 = amk::rt::measureAmxBf16Peak(threads);
   std::printf("{\"benchmark\":\"peak\",\"threads\":%u,\"fma_gflops\":%.1f,"
               "\"gemm512_gflops\":%.1f,\"gemm_fraction_of_peak\":%.3f,"
               "\"triad_gbps\":%.1f,\"read_gbps\":%.1f,\"vector_lanes\":%d,"
               "\"int8_gmacs\":%.1f,\"int8_path\":\"%s\","
-              "\"amx_int8_gmacs\":%.1f}\n",
+              "\"amx_int8_gmacs\":%.1f,\"amx_bf16_gmacs\":%.1f}\n",
               threads, fma, gemm, gemm / fma, bw, rd,
-              amk::rt::peakVectorLanes(), int8, amk::rt::int8ProductPath(),
-              amx);
+              amk::rt::peakVectorLanes(), int8, amk::rt::int8ProductPath(), amx,
+              amxBf16);
   return 0;
 }
 

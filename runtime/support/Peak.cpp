@@ -145,6 +145,34 @@ amxLoop(uint64_t iters, int32_t seed) {
   _tile_release();
   return out[0] + out[255];
 }
+// The same blocking with tdpbf16ps: each 16 x 16 x 32 = 8,192 bf16
+// multiply-adds into float (the weight-only products' bf16 mode).
+__attribute__((noinline, target("amx-tile,amx-bf16"))) int32_t
+amxBf16Loop(uint64_t iters, int32_t seed) {
+  AmxConfig cfg;
+  _tile_loadconfig(&cfg);
+  alignas(64) uint16_t buf[512];
+  for (int i = 0; i < 512; ++i)
+    buf[i] = (uint16_t)(0x3F80 + (i + seed) % 8); // 1.0 and its neighbours
+  _tile_loadd(4, buf, 64);
+  _tile_loadd(5, buf, 64);
+  _tile_loadd(6, buf, 64);
+  _tile_loadd(7, buf, 64);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (uint64_t it = 0; it < iters; ++it) {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  alignas(64) float out[256];
+  _tile_stored(0, out, 64);
+  _tile_release();
+  return (int32_t)(out[0] + out[255]);
+}
 #endif
 
 /// Runs `loop` on `threads` threads at once, `reps` times; the sum over
@@ -214,6 +242,17 @@ double measureInt8Peak(unsigned threads, uint64_t iters, int reps) {
     return bestRateSum(threads, iters, reps, 12.0 * 16, [&](unsigned t) {
       sink.store(avx2Int8Loop(iters, (int32_t)t));
     });
+#endif
+  return 0;
+}
+
+double measureAmxBf16Peak(unsigned threads, uint64_t iters, int reps) {
+#if defined(__x86_64__)
+  std::atomic<int32_t> sink{0};
+  if (hasAmxBf16())
+    return bestRateSum(
+        threads, iters, reps, 4.0 * 16 * 16 * 32,
+        [&](unsigned t) { sink.store(amxBf16Loop(iters, (int32_t)t)); });
 #endif
   return 0;
 }

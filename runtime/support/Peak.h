@@ -44,6 +44,12 @@ double measureInt8Peak(unsigned threads, uint64_t iters = 20'000'000,
 double measureAmxPeak(unsigned threads, uint64_t iters = 2'000'000,
                       int reps = 3);
 
+/// The same for AMX's bfloat16 products (tdpbf16ps into float), the path
+/// of the weight-only products with bf16 activations where the CPU has
+/// AMX-BF16; 0 without it.
+double measureAmxBf16Peak(unsigned threads, uint64_t iters = 2'000'000,
+                          int reps = 3);
+
 /// GB/s of the triad a = b + s c over three arrays of `floatsPerArray`
 /// floats (far larger than the caches), split over `threads` threads, the
 /// best of `reps` repetitions. Returns a negative value if the triad
