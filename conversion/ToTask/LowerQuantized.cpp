@@ -1076,4 +1076,51 @@ LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
   return success();
 }
 
+/// amk.qadd on QUANTIZE variant 2: the per-tensor scales and zero points
+/// become parameters, the sum one pass over the bytes.
+LogicalResult Scheduler::lowerQAdd(Operation *op) {
+  auto q = cast<fused::QAddOp>(op);
+  auto scalar = [&](Value v) -> std::optional<double> {
+    if (isNoneValue(v))
+      return 0.0;
+    return amk::onnx::getSplatValue(v);
+  };
+  auto sa = scalar(q.getAScale()), sb = scalar(q.getBScale()),
+       sy = scalar(q.getYScale()), za = scalar(q.getAZeroPoint()),
+       zb = scalar(q.getBZeroPoint()), zy = scalar(q.getYZeroPoint());
+  if (!sa || !sb || !sy || !za || !zb || !zy)
+    return unsupported(op, "its scales and zero points must be constants");
+
+  auto at = q.getA().getType(), yt = q.getY().getType();
+  auto ai = getTensor(q.getA(), op), bi = getTensor(q.getB(), op);
+  if (failed(ai) || failed(bi))
+    return failure();
+  int yi = defineOutput(q.getY());
+  KOp &k = newKOp(op, AMK_RT_K_QUANTIZE);
+  k.variant = AMK_QUANT_VARIANT_ADD;
+  k.slots = {*ai, *bi, -1, yi};
+  const int64_t n = std::max<int64_t>(at.getNumElements(), 1);
+  k.ip = {runtimeDtype(at.getElementType()),
+          runtimeDtype(yt.getElementType()),
+          1,
+          n,
+          (int64_t)*za,
+          (int64_t)*zb,
+          (int64_t)*zy,
+          q.getActivation() == "relu" ? 1 : 0};
+  k.fp = {(float)*sa, (float)*sb, (float)*sy};
+  k.rows = n;
+  k.rowAlign = 64;
+  k.flops = 8.0 * n;
+  k.bytes = 3.0 * n;
+  int as = *ai, bs = *bi;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(as, r0, r1));
+    rd.push_back(span(bs, r0, r1));
+    wr.push_back(span(yi, r0, r1));
+  };
+  return success();
+}
+
 } // namespace amk::totask

@@ -244,6 +244,7 @@ private:
   LogicalResult lowerWGemm(Operation *op);
   LogicalResult lowerDynamicQuantize(Operation *op);
   LogicalResult lowerQuantizeLinear(Operation *op);
+  LogicalResult lowerQAdd(Operation *op);
   LogicalResult lowerConvTranspose(Operation *op);
   LogicalResult lowerGemm(Operation *op);
   LogicalResult lowerPool(Operation *op);

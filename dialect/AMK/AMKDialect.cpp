@@ -9,6 +9,7 @@
 #include "dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -144,6 +145,39 @@ LogicalResult QConvOp::verify() {
     return emitOpError("B must be float32, 1-D, one value per output "
                        "channel");
   return verifyActivation(*this, getActivation());
+}
+
+LogicalResult QAddOp::verify() {
+  auto isInt8 = [](Type t) {
+    auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));
+    return i && i.getWidth() == 8;
+  };
+  auto scalar = [](Value v, bool f32) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() && t.getNumElements() == 1 &&
+           (!f32 || t.getElementType().isF32());
+  };
+  if (!isInt8(getA().getType()) || !isInt8(getB().getType()) ||
+      !isInt8(getY().getType()))
+    return emitOpError("A, B and Y must be 8-bit integers");
+  if (getA().getType() != getB().getType() ||
+      getA().getType().getShape() != getY().getType().getShape())
+    return emitOpError("A, B and Y must have the same shape");
+  if (!scalar(getAScale(), true) || !scalar(getBScale(), true) ||
+      !scalar(getYScale(), true))
+    return emitOpError("the scales must be one float32 value each");
+  for (auto [zp, q] : {std::pair<Value, Value>{getAZeroPoint(), getA()},
+                       std::pair<Value, Value>{getBZeroPoint(), getB()},
+                       std::pair<Value, Value>{getYZeroPoint(), getY()}})
+    if (!isa<NoneType>(zp.getType()) &&
+        (!scalar(zp, false) || mlir::getElementTypeOrSelf(zp.getType()) !=
+                                   mlir::getElementTypeOrSelf(q.getType())))
+      return emitOpError("each zero point must be one value of its tensor's "
+                         "type");
+  if (getActivation() != "none" && getActivation() != "relu")
+    return emitOpError() << "activation must be none or relu, not '"
+                         << getActivation() << "'";
+  return success();
 }
 
 LogicalResult QGemmOp::verify() {

@@ -216,6 +216,33 @@ def AMK_WGemmOp : AMK_Op<"wgemm", [Pure]> {
   let hasVerifier = 1;
 }
 
+def AMK_QAddOp : AMK_Op<"qadd", [Pure]> {
+  let summary = "Quantized Add: QuantizeLinear(act(DequantizeLinear(A) + "
+                "DequantizeLinear(B)))";
+  let description = [{
+    The residual Add of a QDQ network (ONNX Runtime's quantizer writes it
+    as DequantizeLinear -> Add -> [Relu ->] QuantizeLinear; its QLinearAdd)
+    on the 8-bit tensors themselves: each element is dequantized, the two
+    are added in float, `activation` ("none" or "relu") applied, and the
+    sum quantized (rounding half to even, saturating), the QDQ graph's
+    values exactly. A and B have the same shape; every scale and zero
+    point is one value (per tensor). `amk-lower-qdq` builds it.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$A,
+    AnyRankedTensor:$A_scale,
+    AMK_OptTensor:$A_zero_point,
+    AnyRankedTensor:$B,
+    AnyRankedTensor:$B_scale,
+    AMK_OptTensor:$B_zero_point,
+    AnyRankedTensor:$Y_scale,
+    AnyRankedTensor:$Y_zero_point,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def AMK_GeluOp : AMK_Op<"gelu", [Pure]> {
   let summary = "Gelu in its erf, tanh or quick (sigmoid) form";
   let description = [{

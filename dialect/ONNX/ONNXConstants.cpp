@@ -50,9 +50,11 @@ std::optional<double> getSplatValue(Value v) {
   if (auto it = dyn_cast<IntegerType>(e.getElementType())) {
     auto values = e.tryGetValues<APInt>();
     bool zext = it.isUnsigned() || it.getWidth() == 1;
+    // Each branch converted on its own: `zext ? u64 : i64` is a uint64_t
+    // and turned -9 into 2^64 - 9.
     if (!values || !llvm::all_of(*values, [&](const APInt &i) {
-          return same(static_cast<double>(zext ? i.getZExtValue()
-                                               : i.getSExtValue()));
+          return same(zext ? static_cast<double>(i.getZExtValue())
+                           : static_cast<double>(i.getSExtValue()));
         }))
       return std::nullopt;
     return first;

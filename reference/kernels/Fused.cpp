@@ -312,6 +312,36 @@ LogicalResult wgemmK(KernelContext &ctx) {
   return success();
 }
 
+/// amk.qadd: QuantizeLinear(act(DequantizeLinear(A) + DequantizeLinear(B)))
+/// through the ONNX kernels themselves.
+LogicalResult qaddK(KernelContext &ctx) {
+  auto a = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(0), ctx.value(1), ctx.value(2)});
+  if (failed(a))
+    return failure();
+  auto b = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(3), ctx.value(4), ctx.value(5)});
+  if (failed(b))
+    return failure();
+  auto sum = callKernel(ctx, "Add", {RValue(*a), RValue(*b)});
+  if (failed(sum))
+    return failure();
+  std::string act = ctx.getString("activation", "none");
+  if (act != "none" && act != "relu")
+    return ctx.error("activation must be none or relu");
+  if (act == "relu") {
+    sum = callKernel(ctx, "Relu", {RValue(*sum)});
+    if (failed(sum))
+      return failure();
+  }
+  auto q = callKernel(ctx, "QuantizeLinear",
+                      {RValue(*sum), ctx.value(6), ctx.value(7)});
+  if (failed(q))
+    return failure();
+  ctx.set(0, *q);
+  return success();
+}
+
 /// amk.gelu.
 LogicalResult geluK(KernelContext &ctx) {
   // Tensors share buffers on copy: never write into an input.
@@ -535,6 +565,7 @@ void registerFusedKernels(KernelRegistry &r) {
   r.add("qconv", qconvK, "amk");
   r.add("qgemm", qgemmK, "amk");
   r.add("wgemm", wgemmK, "amk");
+  r.add("qadd", qaddK, "amk");
   r.add("gemm", gemmK, "amk");
   r.add("gelu", geluK, "amk");
   r.add("layer_norm", layerNormK, "amk");

@@ -129,6 +129,29 @@ def maxpool_model(path, C, H, W, k, stride, pads, signed=False,
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
+def add_model(path, shape, relu, signed=False, b_scale=0.07, y_scale=0.09):
+    """A residual Add in ONNX Runtime's QDQ layout: two quantized tensors
+    (a 1x1 QDQ convolution's result and the block input) dequantized,
+    added, optionally through Relu, and quantized again."""
+    nodes, inits = [], []
+    C = shape[1]
+    x = qdq(nodes, inits, "x", "xa", 0.03, 7 if signed else 131, signed)
+    wd = weight(nodes, inits, (C, C, 1, 1), 0, True)
+    nodes.append(h.make_node("Conv", [x, wd], ["c"], kernel_shape=[1, 1]))
+    c = qdq(nodes, inits, "c", "ca", b_scale, -9 if signed else 118, signed)
+    nodes.append(h.make_node("Add", [c, x], ["s"]))
+    src = "s"
+    if relu:
+        nodes.append(h.make_node("Relu", ["s"], ["r"]))
+        src = "r"
+    out = qdq(nodes, inits, src, "y", y_scale, 3 if signed else 17, signed)
+    g = h.make_graph(nodes, "g",
+                     [h.make_tensor_value_info("x", T.FLOAT, list(shape))],
+                     [h.make_tensor_value_info(out, T.FLOAT, list(shape))],
+                     inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+
 def gemm_model(path, shape, N, op="MatMul", transB=0, signed=False,
                per_channel=True, bias=True, quant_out=True, alpha=1.0,
                beta=1.0):
@@ -291,6 +314,15 @@ CASES = [
      lambda p: maxpool_model(p, 4, 13, 40, 3, 1, [2, 0, 1, 2], dil=2)),
     ("maxpool_u8_s3", "pool8",
      lambda p: maxpool_model(p, 3, 17, 19, 3, 3, [1, 1, 1, 1])),
+    # DequantizeLinear -> Add [-> Relu] -> QuantizeLinear (the residual
+    # Add of ONNX Runtime's QDQ ResNet and MobileNet) on the bytes ("qadd":
+    # QUANTIZE variant 2): uint8 with Relu over 2 x 8 x 37 x 5 elements (a
+    # 16-lane tail), int8 without, on a scale that saturates.
+    ("residual_add_u8_relu", "qadd",
+     lambda p: add_model(p, (2, 8, 37, 5), relu=True)),
+    ("residual_add_i8_saturating", "qadd",
+     lambda p: add_model(p, (1, 6, 7, 9), relu=False, signed=True,
+                         y_scale=0.02)),
     ("matmul_odd", "qgemm", lambda p: gemm_model(p, (2, 7, 37), 45)),
     ("matmul_i8_float", "qgemm",
      lambda p: gemm_model(p, (3, 11, 20), 33, signed=True, quant_out=False)),
@@ -573,6 +605,9 @@ def main():
         if kernel == "pool8":
             if not re.search(r"kernel pool \{[^\n]*variant = [12] ", ir):
                 problems.append("no 8-bit pool kernel in the program")
+        elif kernel == "qadd":
+            if not re.search(r"kernel quantize \{[^\n]*variant = 2 ", ir):
+                problems.append("no quantized add kernel in the program")
         elif f"kernel {kernel} " not in ir:
             problems.append(f"no {kernel} kernel in the program")
         if int8_acts and "activation_bits = 8" not in run(

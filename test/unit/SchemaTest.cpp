@@ -218,4 +218,29 @@ TEST(Verifiers, ZeroWidthIntegerTensorIsRefusedWithoutPrintingTheOp) {
   EXPECT_EQ(notes, 0u) << "a note would print the op";
 }
 
+TEST(Constants, SplatValuesKeepTheSignOfSignlessIntegers) {
+  mlir::DialectRegistry registry;
+  amk::registerAllDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  // An int8 zero point of -9 once read as 2^64 - 9: `zext ? u64 : i64`
+  // converted the sign-extended value to unsigned.
+  const char *text = R"mlir(
+    module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+      func.func @f() -> (tensor<i8>, tensor<ui8>, tensor<2xi32>) {
+        %a = "onnx.Constant"() <{value = dense<-9> : tensor<i8>}> : () -> tensor<i8>
+        %b = "onnx.Constant"() <{value = dense<250> : tensor<ui8>}> : () -> tensor<ui8>
+        %c = "onnx.Constant"() <{value = dense<-70000> : tensor<2xi32>}> : () -> tensor<2xi32>
+        return %a, %b, %c : tensor<i8>, tensor<ui8>, tensor<2xi32>
+      }
+    })mlir";
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
+  ASSERT_TRUE(module);
+  std::vector<double> got;
+  module->walk([&](ConstantOp c) {
+    auto v = getSplatValue(c.getResult());
+    got.push_back(v ? *v : 0.5);
+  });
+  EXPECT_EQ(got, (std::vector<double>{-9, 250, -70000}));
+}
+
 } // namespace

@@ -166,6 +166,11 @@ public:
                             onnx::describeOp(op) + ": " + why);
       }
     }
+    int64_t adds = 0;
+    SmallVector<onnx::AddOp> addOps;
+    getOperation().walk([&](onnx::AddOp a) { addOps.push_back(a); });
+    for (onnx::AddOp a : addOps)
+      adds += succeeded(rewriteAdd(a));
     int64_t pools = 0;
     SmallVector<onnx::MaxPoolOp> maxPools;
     getOperation().walk([&](onnx::MaxPoolOp m) { maxPools.push_back(m); });
@@ -184,6 +189,7 @@ public:
     numGemms = gemms - weightOnlyDone;
     numQOut = qout;
     numMaxPools = pools;
+    numAdds = adds;
     numWeightOnly = weightOnlyDone;
     amk::PassCounters::add(this, "weight-only", weightOnlyDone,
                            "of the matrix products rewritten to amk.wgemm "
@@ -192,6 +198,9 @@ public:
                            "matrix products rewritten to amk.qgemm");
     amk::PassCounters::add(this, "convs", done,
                            "convolutions rewritten to amk.qconv");
+    amk::PassCounters::add(this, "adds", adds,
+                           "DequantizeLinear -> Add -> [Relu ->] "
+                           "QuantizeLinear run on the 8-bit values");
     amk::PassCounters::add(this, "max-pools", pools,
                            "DequantizeLinear -> MaxPool -> QuantizeLinear "
                            "run on the 8-bit values");
@@ -254,6 +263,44 @@ private:
       m->getResult(0).replaceAllUsesWith(b.create(d)->getResult(0));
     }
     m->erase();
+    return success();
+  }
+
+  /// DequantizeLinear(A) + DequantizeLinear(B) [-> Relu] -> QuantizeLinear,
+  /// all per tensor and A, B of the sum's shape (a residual Add in ONNX
+  /// Runtime's QDQ layout), is amk.qadd: one pass over the bytes instead
+  /// of two float tensors and a float sum (docs/quantization.md).
+  LogicalResult rewriteAdd(onnx::AddOp add) {
+    auto a = perTensorDQ(add.getA()), b = perTensorDQ(add.getB());
+    auto yt = dyn_cast<RankedTensorType>(add.getC().getType());
+    if (!a || !b || !yt || !yt.hasStaticShape())
+      return failure();
+    for (Value q : {(*a)[0], (*b)[0]}) {
+      auto t = dyn_cast<RankedTensorType>(q.getType());
+      if (!t || t.getShape() != yt.getShape())
+        return failure();
+    }
+    Operation *relu = nullptr;
+    Value sum = add.getC();
+    if (sum.hasOneUse())
+      if (auto r = dyn_cast<onnx::ReluOp>(*sum.getUsers().begin()))
+        relu = r, sum = r.getY();
+    auto q = absorbedQuantize(sum);
+    if (!q)
+      return failure();
+    OpBuilder bld(q);
+    OperationState st(add.getLoc(), amk::fused::QAddOp::getOperationName());
+    st.addOperands({(*a)[0], (*a)[1], (*a)[2], (*b)[0], (*b)[1], (*b)[2],
+                    q.getYScale(), q.getYZeroPoint()});
+    st.addTypes(q.getY().getType());
+    if (relu)
+      st.addAttribute("activation", bld.getStringAttr("relu"));
+    Operation *n = bld.create(st);
+    q.getY().replaceAllUsesWith(n->getResult(0));
+    q->erase();
+    if (relu)
+      relu->erase();
+    add->erase();
     return success();
   }
 

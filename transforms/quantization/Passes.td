@@ -226,6 +226,9 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
            "MatMulNBits follows its own accuracy_level (4: 8)">,
   ];
   let statistics = [
+    Statistic<"numAdds", "adds",
+              "DequantizeLinear -> Add -> [Relu ->] QuantizeLinear rewritten "
+              "to amk.qadd">,
     Statistic<"numConvs", "convs", "convolutions rewritten to amk.qconv">,
     Statistic<"numGemms", "gemms", "matrix products rewritten to amk.qgemm">,
     Statistic<"numWeightOnly", "weight-only",

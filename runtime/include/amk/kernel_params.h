@@ -462,7 +462,24 @@ enum { AMK_GE_RANK, AMK_GE_AXIS, AMK_GE_ELEM_BYTES, AMK_GE_IDX_DTYPE,
  * Rows: flat elements. */
 enum { AMK_QUANT_X_DTYPE, AMK_QUANT_Y_DTYPE, AMK_QUANT_AXIS_DIM,
        AMK_QUANT_INNER, AMK_QUANT_NUM_IPARAMS };
-enum { AMK_QUANT_VARIANT_Q = 0, AMK_QUANT_VARIANT_DQ = 1 };
+enum {
+  AMK_QUANT_VARIANT_Q = 0,
+  AMK_QUANT_VARIANT_DQ = 1,
+  AMK_QUANT_VARIANT_ADD = 2
+};
+/* Variant 2 (amk.qadd): Y = saturate(roundeven(act((A - za) * sa +
+ * (B - zb) * sb) / sy) + zy), each step a float operation as the QDQ
+ * graph's (no fused multiply-add). Buffers A, B (x_dtype, 8-bit), unused,
+ * Y (y_dtype, 8-bit). iparams: x_dtype, y_dtype, 1, n, then za, zb, zy,
+ * act (0 none, 1 relu); fparams: sa, sb, sy. */
+enum {
+  AMK_QADD_ZA = AMK_QUANT_NUM_IPARAMS,
+  AMK_QADD_ZB,
+  AMK_QADD_ZY,
+  AMK_QADD_RELU,
+  AMK_QADD_NUM_IPARAMS
+};
+enum { AMK_QADD_SA, AMK_QADD_SB, AMK_QADD_SY, AMK_QADD_NUM_FPARAMS };
 
 /* QCONV: integer convolution (amk.qconv), NCHW, X uint8 or int8 (int8 is
  * read as uint8 + 128, with the zero point moved with it), W int8 packed

@@ -10,6 +10,7 @@
 
 #include "runtime/lib/Kernels.h"
 #include "runtime/lib/kernels/KernelImpl.h"
+#include "runtime/lib/kernels/Vnni.h"
 
 #include "amk/kernel_params.h"
 
@@ -18,6 +19,10 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace amk::rt {
 
@@ -84,6 +89,79 @@ void dequantize(const T *x, const float *s, const void *z, int64_t zType,
   }
 }
 
+/// Quantized Add (variant 2) over elements [begin, end): each step the
+/// float operation the QDQ graph's kernels do, in the same order, so the
+/// result is theirs bit for bit. Separate statements, so that no
+/// multiply-add is contracted.
+template <typename TA, typename TY>
+void qaddPortable(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
+                  int32_t za, int32_t zb, float zy, bool relu, int64_t begin,
+                  int64_t end) {
+  const float lo = std::numeric_limits<TY>::min(),
+              hi = std::numeric_limits<TY>::max();
+  for (int64_t i = begin; i < end; ++i) {
+    float fa = (float)((int32_t)a[i] - za);
+    fa = fa * sa;
+    float fb = (float)((int32_t)b[i] - zb);
+    fb = fb * sb;
+    float v = fa + fb;
+    if (relu)
+      v = v < 0.f ? 0.f : v;
+    float r = __builtin_roundevenf(v / sy);
+    r = r + zy;
+    y[i] = static_cast<TY>(std::min(std::max(r, lo), hi));
+  }
+}
+
+#if defined(__x86_64__)
+/// Sixteen 8-bit values widened to 32 bits. A helper, not a lambda: clang
+/// does not give lambdas their enclosing function's target features.
+template <typename T>
+__attribute__((target("avx512f,avx512bw,avx512vl"),
+               always_inline)) inline __m512i
+widenBytes(__m128i v) {
+  if constexpr (std::is_signed_v<T>)
+    return _mm512_cvtepi8_epi32(v);
+  else
+    return _mm512_cvtepu8_epi32(v);
+}
+
+/// The same on 16 lanes with AVX-512 (division, not a reciprocal).
+template <typename TA, typename TY>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+qaddAvx512(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
+           int32_t za, int32_t zb, float zy, bool relu, int64_t begin,
+           int64_t end) {
+  const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb),
+               vsy = _mm512_set1_ps(sy), vzy = _mm512_set1_ps(zy),
+               lo = _mm512_set1_ps(std::numeric_limits<TY>::min()),
+               hi = _mm512_set1_ps(std::numeric_limits<TY>::max()),
+               zero = _mm512_setzero_ps();
+  const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
+  for (int64_t i = begin; i < end; i += 16) {
+    const __mmask16 m =
+        end - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (end - i)) - 1);
+    __m512 fa =
+        _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(
+                          widenBytes<TA>(_mm_maskz_loadu_epi8(m, a + i)), vza)),
+                      vsa);
+    __m512 fb =
+        _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(
+                          widenBytes<TA>(_mm_maskz_loadu_epi8(m, b + i)), vzb)),
+                      vsb);
+    __m512 v = _mm512_add_ps(fa, fb);
+    if (relu)
+      v = _mm512_max_ps(v, zero);
+    __m512 r = _mm512_add_ps(
+        _mm512_roundscale_ps(_mm512_div_ps(v, vsy),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+        vzy);
+    r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
+    _mm_mask_storeu_epi8(y + i, m, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
+  }
+}
+#endif
+
 template <typename F> bool byIntType(int64_t dtype, F &&f) {
   switch (dtype) {
   case AMK_RT_U8:
@@ -116,6 +194,40 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::run(const KernelCall &call,
   const void *z = call.buffers[2];
   int64_t axisDim = ip[AMK_QUANT_AXIS_DIM], inner = ip[AMK_QUANT_INNER];
   bool ok;
+  if (call.kernel->variant == AMK_QUANT_VARIANT_ADD) {
+    const float *fp = call.fp;
+    auto run = [&](auto ta, auto ty) {
+      using TA = decltype(ta);
+      using TY = decltype(ty);
+      const TA *a = static_cast<const TA *>(call.buffers[0]);
+      const TA *b = static_cast<const TA *>(call.buffers[1]);
+      TY *y = static_cast<TY *>(call.buffers[3]);
+      const int32_t za = (int32_t)ip[AMK_QADD_ZA],
+                    zb = (int32_t)ip[AMK_QADD_ZB];
+      const float zy = (float)ip[AMK_QADD_ZY];
+      const bool relu = ip[AMK_QADD_RELU] != 0;
+#if defined(__x86_64__)
+      if (hasAvx512()) {
+        qaddAvx512<TA, TY>(a, b, y, fp[AMK_QADD_SA], fp[AMK_QADD_SB],
+                           fp[AMK_QADD_SY], za, zb, zy, relu, tile[0], tile[1]);
+        return;
+      }
+#endif
+      qaddPortable<TA, TY>(a, b, y, fp[AMK_QADD_SA], fp[AMK_QADD_SB],
+                           fp[AMK_QADD_SY], za, zb, zy, relu, tile[0], tile[1]);
+    };
+    auto byY = [&](auto ta) {
+      if (ip[AMK_QUANT_Y_DTYPE] == AMK_RT_U8)
+        run(ta, uint8_t());
+      else
+        run(ta, int8_t());
+    };
+    if (ip[AMK_QUANT_X_DTYPE] == AMK_RT_U8)
+      byY(uint8_t());
+    else
+      byY(int8_t());
+    return true;
+  }
   if (call.kernel->variant == AMK_QUANT_VARIANT_Q) {
     int64_t yType = ip[AMK_QUANT_Y_DTYPE];
     ok = byIntType(yType, [&](auto t) {
@@ -144,6 +256,17 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::check(const amk_rt_kernel &k,
                                           std::string &error) {
   if (!hasParams(k, AMK_QUANT_NUM_IPARAMS, 0, error) || k.num_buffers < 4)
     return false;
+  if (k.variant == AMK_QUANT_VARIANT_ADD) {
+    auto is8 = [](int64_t d) { return d == AMK_RT_U8 || d == AMK_RT_I8; };
+    if (!hasParams(k, AMK_QADD_NUM_IPARAMS, AMK_QADD_NUM_FPARAMS, error))
+      return false;
+    if (!is8(ip[AMK_QUANT_X_DTYPE]) || !is8(ip[AMK_QUANT_Y_DTYPE])) {
+      error = "kernel '" + std::string(k.name ? k.name : "") +
+              "': a quantized add takes and makes 8-bit integers";
+      return false;
+    }
+    return true;
+  }
   bool q = k.variant == AMK_QUANT_VARIANT_Q;
   int64_t intType = q ? ip[AMK_QUANT_Y_DTYPE] : ip[AMK_QUANT_X_DTYPE];
   int64_t floatType = q ? ip[AMK_QUANT_X_DTYPE] : ip[AMK_QUANT_Y_DTYPE];

@@ -175,3 +175,27 @@ func.func @rope_type(%x: tensor<2x8xf32>, %c: tensor<2x8xf16>) -> tensor<2x8xf32
   %y = "amk.rope"(%x, %c, %c) : (tensor<2x8xf32>, tensor<2x8xf16>, tensor<2x8xf16>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
+
+// -----
+
+func.func @qadd_shapes(%a: tensor<4xui8>, %b: tensor<2x2xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{A, B and Y must have the same shape}}
+  %y = "amk.qadd"(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<2x2xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  return %y : tensor<4xui8>
+}
+
+// -----
+
+func.func @qadd_activation(%a: tensor<4xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{activation must be none or relu, not 'gelu'}}
+  %y = "amk.qadd"(%a, %s, %z, %a, %s, %z, %s, %z) <{activation = "gelu"}> : (tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  return %y : tensor<4xui8>
+}
+
+// -----
+
+func.func @qadd_zero_point_type(%a: tensor<4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<i8>) -> tensor<4xui8> {
+  // expected-error @+1 {{each zero point must be one value of its tensor's type}}
+  %y = "amk.qadd"(%a, %s, %zi, %a, %s, %z, %s, %z) : (tensor<4xui8>, tensor<f32>, tensor<i8>, tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  return %y : tensor<4xui8>
+}

@@ -11,36 +11,43 @@
 // RUN: amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-lower-qdq)' --remarks-filter=amk-lower-qdq --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // Each split's statistics, in order.
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 2 gemms
 // STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 1 gemms
 // STATS-NEXT: (S) 0 max-pools
@@ -271,6 +278,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // NOWO: "onnx.MatMul"
 // NOWO: "onnx.Gemm"
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
@@ -358,6 +366,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : 
 // CHECK: "onnx.QuantizeLinear"(%[[D]],
 // CHECK: return %[[P]],
 // STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 2 max-pools
@@ -373,5 +382,38 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
     %m2, %i2 = "onnx.MaxPool"(%d2) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, none)
     %q2 = "onnx.QuantizeLinear"(%m2, %s2, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
     return %q, %q2 : tensor<1x2x4x4xui8>, tensor<1x2x4x4xui8>
+  }
+}
+
+// -----
+
+// A residual Add in ONNX Runtime's QDQ layout, per tensor and of one
+// shape, through Relu, is amk.qadd on the bytes; the DequantizeLinear ops
+// go. An Add whose sum has a second reader, or one that broadcasts, stays.
+// CHECK-LABEL: func.func @residual_add(
+// CHECK: %[[Y:.*]] = "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "relu"}> : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+// CHECK: "onnx.Add"
+// CHECK: "onnx.Add"
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 1 adds
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @residual_add(%a: tensor<1x4x3x3xui8>, %b: tensor<1x4x3x3xui8>, %c: tensor<1x4x1x1xui8>) -> (tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>) {
+    %sa = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %za = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %sb = "onnx.Constant"() <{value = dense<0.07> : tensor<f32>}> : () -> tensor<f32>
+    %zb = "onnx.Constant"() <{value = dense<110> : tensor<ui8>}> : () -> tensor<ui8>
+    %sy = "onnx.Constant"() <{value = dense<0.09> : tensor<f32>}> : () -> tensor<f32>
+    %zy = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+    %da = "onnx.DequantizeLinear"(%a, %sa, %za) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
+    %db = "onnx.DequantizeLinear"(%b, %sb, %zb) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
+    %dc = "onnx.DequantizeLinear"(%c, %sb, %zb) : (tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x1x1xf32>
+    %s = "onnx.Add"(%da, %db) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    %r = "onnx.Relu"(%s) : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    %y = "onnx.QuantizeLinear"(%r, %sy, %zy) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+    %s2 = "onnx.Add"(%da, %db) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    %y2 = "onnx.QuantizeLinear"(%s2, %sy, %zy) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+    %s3 = "onnx.Add"(%da, %dc) : (tensor<1x4x3x3xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x3x3xf32>
+    %y3 = "onnx.QuantizeLinear"(%s3, %sy, %zy) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+    return %y, %y2, %s2, %y3 : tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>
   }
 }
