@@ -1085,9 +1085,11 @@ LogicalResult Scheduler::lowerQAdd(Operation *op) {
       return 0.0;
     return amk::onnx::getSplatValue(v);
   };
+  const bool quantOut = !isNoneValue(q.getYScale());
   auto sa = scalar(q.getAScale()), sb = scalar(q.getBScale()),
-       sy = scalar(q.getYScale()), za = scalar(q.getAZeroPoint()),
-       zb = scalar(q.getBZeroPoint()), zy = scalar(q.getYZeroPoint());
+       sy = quantOut ? scalar(q.getYScale()) : std::optional<double>(1.0),
+       za = scalar(q.getAZeroPoint()), zb = scalar(q.getBZeroPoint()),
+       zy = scalar(q.getYZeroPoint());
   if (!sa || !sb || !sy || !za || !zb || !zy)
     return unsupported(op, "its scales and zero points must be constants");
 
@@ -1112,13 +1114,14 @@ LogicalResult Scheduler::lowerQAdd(Operation *op) {
   k.rows = n;
   k.rowAlign = 64;
   k.flops = 8.0 * n;
-  k.bytes = 3.0 * n;
+  const int64_t yb = quantOut ? 1 : 4;
+  k.bytes = (2.0 + yb) * n;
   int as = *ai, bs = *bi;
   k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
     rd.push_back(span(as, r0, r1));
     rd.push_back(span(bs, r0, r1));
-    wr.push_back(span(yi, r0, r1));
+    wr.push_back(span(yi, r0 * yb, r1 * yb));
   };
   return success();
 }

@@ -157,15 +157,20 @@ LogicalResult QAddOp::verify() {
     return t && t.hasStaticShape() && t.getNumElements() == 1 &&
            (!f32 || t.getElementType().isF32());
   };
+  const bool quantOut = !isa<NoneType>(getYScale().getType());
   if (!isInt8(getA().getType()) || !isInt8(getB().getType()) ||
-      !isInt8(getY().getType()))
-    return emitOpError("A, B and Y must be 8-bit integers");
+      (quantOut ? !isInt8(getY().getType())
+                : !getY().getType().getElementType().isF32()))
+    return emitOpError("A and B must be 8-bit integers, Y one with Y_scale "
+                       "and float32 without");
   if (getA().getType() != getB().getType() ||
       getA().getType().getShape() != getY().getType().getShape())
     return emitOpError("A, B and Y must have the same shape");
   if (!scalar(getAScale(), true) || !scalar(getBScale(), true) ||
-      !scalar(getYScale(), true))
+      (quantOut && !scalar(getYScale(), true)))
     return emitOpError("the scales must be one float32 value each");
+  if (!quantOut && !isa<NoneType>(getYZeroPoint().getType()))
+    return emitOpError("a float result has no Y_zero_point");
   for (auto [zp, q] : {std::pair<Value, Value>{getAZeroPoint(), getA()},
                        std::pair<Value, Value>{getBZeroPoint(), getB()},
                        std::pair<Value, Value>{getYZeroPoint(), getY()}})

@@ -225,8 +225,10 @@ def AMK_QAddOp : AMK_Op<"qadd", [Pure]> {
     on the 8-bit tensors themselves: each element is dequantized, the two
     are added in float, `activation` ("none" or "relu") applied, and the
     sum quantized (rounding half to even, saturating), the QDQ graph's
-    values exactly. A and B have the same shape; every scale and zero
-    point is one value (per tensor). `amk-lower-qdq` builds it.
+    values exactly. Without Y_scale the float sum is the result (a
+    residual Add whose reader is float, such as a LayerNorm). A and B have
+    the same shape; every scale and zero point is one value (per tensor).
+    `amk-lower-qdq` builds it.
   }];
   let arguments = (ins
     AnyRankedTensor:$A,
@@ -235,8 +237,8 @@ def AMK_QAddOp : AMK_Op<"qadd", [Pure]> {
     AnyRankedTensor:$B,
     AnyRankedTensor:$B_scale,
     AMK_OptTensor:$B_zero_point,
-    AnyRankedTensor:$Y_scale,
-    AnyRankedTensor:$Y_zero_point,
+    AMK_OptTensor:$Y_scale,
+    AMK_OptTensor:$Y_zero_point,
     DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation
   );
   let results = (outs AnyRankedTensor:$Y);

@@ -334,6 +334,10 @@ LogicalResult qaddK(KernelContext &ctx) {
     if (failed(sum))
       return failure();
   }
+  if (!ctx.has(6)) {
+    ctx.set(0, *sum);
+    return success();
+  }
   auto q = callKernel(ctx, "QuantizeLinear",
                       {RValue(*sum), ctx.value(6), ctx.value(7)});
   if (failed(q))

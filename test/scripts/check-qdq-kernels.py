@@ -129,10 +129,12 @@ def maxpool_model(path, C, H, W, k, stride, pads, signed=False,
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
-def add_model(path, shape, relu, signed=False, b_scale=0.07, y_scale=0.09):
+def add_model(path, shape, relu, signed=False, b_scale=0.07, y_scale=0.09,
+              quant_out=True):
     """A residual Add in ONNX Runtime's QDQ layout: two quantized tensors
     (a 1x1 QDQ convolution's result and the block input) dequantized,
-    added, optionally through Relu, and quantized again."""
+    added, optionally through Relu, and quantized again (or, quant_out
+    False, left float, as before a LayerNorm in AMK's own QDQ graphs)."""
     nodes, inits = [], []
     C = shape[1]
     x = qdq(nodes, inits, "x", "xa", 0.03, 7 if signed else 131, signed)
@@ -144,7 +146,8 @@ def add_model(path, shape, relu, signed=False, b_scale=0.07, y_scale=0.09):
     if relu:
         nodes.append(h.make_node("Relu", ["s"], ["r"]))
         src = "r"
-    out = qdq(nodes, inits, src, "y", y_scale, 3 if signed else 17, signed)
+    out = (qdq(nodes, inits, src, "y", y_scale, 3 if signed else 17, signed)
+           if quant_out else src)
     g = h.make_graph(nodes, "g",
                      [h.make_tensor_value_info("x", T.FLOAT, list(shape))],
                      [h.make_tensor_value_info(out, T.FLOAT, list(shape))],
@@ -317,12 +320,14 @@ CASES = [
     # DequantizeLinear -> Add [-> Relu] -> QuantizeLinear (the residual
     # Add of ONNX Runtime's QDQ ResNet and MobileNet) on the bytes ("qadd":
     # QUANTIZE variant 2): uint8 with Relu over 2 x 8 x 37 x 5 elements (a
-    # 16-lane tail), int8 without, on a scale that saturates.
+    # 16-lane tail), int8 without, on a scale that saturates; a float sum.
     ("residual_add_u8_relu", "qadd",
      lambda p: add_model(p, (2, 8, 37, 5), relu=True)),
     ("residual_add_i8_saturating", "qadd",
      lambda p: add_model(p, (1, 6, 7, 9), relu=False, signed=True,
                          y_scale=0.02)),
+    ("residual_add_u8_float_out", "qadd",
+     lambda p: add_model(p, (2, 5, 11, 7), relu=False, quant_out=False)),
     ("matmul_odd", "qgemm", lambda p: gemm_model(p, (2, 7, 37), 45)),
     ("matmul_i8_float", "qgemm",
      lambda p: gemm_model(p, (3, 11, 20), 33, signed=True, quant_out=False)),

@@ -266,10 +266,11 @@ private:
     return success();
   }
 
-  /// DequantizeLinear(A) + DequantizeLinear(B) [-> Relu] -> QuantizeLinear,
+  /// DequantizeLinear(A) + DequantizeLinear(B) [-> Relu] [-> QuantizeLinear],
   /// all per tensor and A, B of the sum's shape (a residual Add in ONNX
-  /// Runtime's QDQ layout), is amk.qadd: one pass over the bytes instead
-  /// of two float tensors and a float sum (docs/quantization.md).
+  /// Runtime's QDQ layout, or before a LayerNorm in AMK's), is amk.qadd:
+  /// one pass over the bytes instead of two float tensors and a float sum
+  /// (docs/quantization.md).
   LogicalResult rewriteAdd(onnx::AddOp add) {
     auto a = perTensorDQ(add.getA()), b = perTensorDQ(add.getB());
     auto yt = dyn_cast<RankedTensorType>(add.getC().getType());
@@ -286,18 +287,33 @@ private:
       if (auto r = dyn_cast<onnx::ReluOp>(*sum.getUsers().begin()))
         relu = r, sum = r.getY();
     auto q = absorbedQuantize(sum);
-    if (!q)
+    // A float sum (AMK's own QDQ graphs: the residual before a LayerNorm)
+    // reads the 8-bit tensors instead of quantizing float ones again, when
+    // they exist anyway: an integer op's result, or a QuantizeLinear that
+    // other ops read too.
+    auto existing = [](Value v) {
+      auto qop = v.getDefiningOp<onnx::QuantizeLinearOp>();
+      return !qop || !v.hasOneUse();
+    };
+    if (!q && (!existing((*a)[0]) || !existing((*b)[0])))
       return failure();
-    OpBuilder bld(q);
+    OpBuilder bld(q ? q.getOperation() : sum.getDefiningOp());
+    if (!q)
+      bld.setInsertionPointAfter(sum.getDefiningOp());
+    Value none = amk::getNoneValue(bld, add.getLoc());
     OperationState st(add.getLoc(), amk::fused::QAddOp::getOperationName());
     st.addOperands({(*a)[0], (*a)[1], (*a)[2], (*b)[0], (*b)[1], (*b)[2],
-                    q.getYScale(), q.getYZeroPoint()});
-    st.addTypes(q.getY().getType());
+                    q ? q.getYScale() : none, q ? q.getYZeroPoint() : none});
+    st.addTypes(q ? q.getY().getType() : sum.getType());
     if (relu)
       st.addAttribute("activation", bld.getStringAttr("relu"));
     Operation *n = bld.create(st);
-    q.getY().replaceAllUsesWith(n->getResult(0));
-    q->erase();
+    if (q) {
+      q.getY().replaceAllUsesWith(n->getResult(0));
+      q->erase();
+    } else {
+      sum.replaceAllUsesWith(n->getResult(0));
+    }
     if (relu)
       relu->erase();
     add->erase();

@@ -469,8 +469,9 @@ enum {
 };
 /* Variant 2 (amk.qadd): Y = saturate(roundeven(act((A - za) * sa +
  * (B - zb) * sb) / sy) + zy), each step a float operation as the QDQ
- * graph's (no fused multiply-add). Buffers A, B (x_dtype, 8-bit), unused,
- * Y (y_dtype, 8-bit). iparams: x_dtype, y_dtype, 1, n, then za, zb, zy,
+ * graph's (no fused multiply-add); with y_dtype float32 Y is the float
+ * sum itself. Buffers A, B (x_dtype, 8-bit), unused, Y (y_dtype, 8-bit
+ * or float32). iparams: x_dtype, y_dtype, 1, n, then za, zb, zy,
  * act (0 none, 1 relu); fparams: sa, sb, sy. */
 enum {
   AMK_QADD_ZA = AMK_QUANT_NUM_IPARAMS,

@@ -97,7 +97,7 @@ template <typename TA, typename TY>
 void qaddPortable(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
                   int32_t za, int32_t zb, float zy, bool relu, int64_t begin,
                   int64_t end) {
-  const float lo = std::numeric_limits<TY>::min(),
+  const float lo = std::numeric_limits<TY>::lowest(),
               hi = std::numeric_limits<TY>::max();
   for (int64_t i = begin; i < end; ++i) {
     float fa = (float)((int32_t)a[i] - za);
@@ -107,6 +107,10 @@ void qaddPortable(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
     float v = fa + fb;
     if (relu)
       v = v < 0.f ? 0.f : v;
+    if constexpr (std::is_same_v<TY, float>) {
+      y[i] = v;
+      continue;
+    }
     float r = __builtin_roundevenf(v / sy);
     r = r + zy;
     y[i] = static_cast<TY>(std::min(std::max(r, lo), hi));
@@ -134,7 +138,7 @@ qaddAvx512(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
            int64_t end) {
   const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb),
                vsy = _mm512_set1_ps(sy), vzy = _mm512_set1_ps(zy),
-               lo = _mm512_set1_ps(std::numeric_limits<TY>::min()),
+               lo = _mm512_set1_ps(std::numeric_limits<TY>::lowest()),
                hi = _mm512_set1_ps(std::numeric_limits<TY>::max()),
                zero = _mm512_setzero_ps();
   const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
@@ -152,6 +156,10 @@ qaddAvx512(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
     __m512 v = _mm512_add_ps(fa, fb);
     if (relu)
       v = _mm512_max_ps(v, zero);
+    if constexpr (std::is_same_v<TY, float>) {
+      _mm512_mask_storeu_ps(y + i, m, v);
+      continue;
+    }
     __m512 r = _mm512_add_ps(
         _mm512_roundscale_ps(_mm512_div_ps(v, vsy),
                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
@@ -219,8 +227,10 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::run(const KernelCall &call,
     auto byY = [&](auto ta) {
       if (ip[AMK_QUANT_Y_DTYPE] == AMK_RT_U8)
         run(ta, uint8_t());
-      else
+      else if (ip[AMK_QUANT_Y_DTYPE] == AMK_RT_I8)
         run(ta, int8_t());
+      else
+        run(ta, float());
     };
     if (ip[AMK_QUANT_X_DTYPE] == AMK_RT_U8)
       byY(uint8_t());
@@ -260,9 +270,11 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::check(const amk_rt_kernel &k,
     auto is8 = [](int64_t d) { return d == AMK_RT_U8 || d == AMK_RT_I8; };
     if (!hasParams(k, AMK_QADD_NUM_IPARAMS, AMK_QADD_NUM_FPARAMS, error))
       return false;
-    if (!is8(ip[AMK_QUANT_X_DTYPE]) || !is8(ip[AMK_QUANT_Y_DTYPE])) {
+    if (!is8(ip[AMK_QUANT_X_DTYPE]) ||
+        (!is8(ip[AMK_QUANT_Y_DTYPE]) && ip[AMK_QUANT_Y_DTYPE] != AMK_RT_F32)) {
       error = "kernel '" + std::string(k.name ? k.name : "") +
-              "': a quantized add takes and makes 8-bit integers";
+              "': a quantized add takes 8-bit integers and makes 8-bit "
+              "integers or float32";
       return false;
     }
     return true;

@@ -388,16 +388,22 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 // -----
 
 // A residual Add in ONNX Runtime's QDQ layout, per tensor and of one
-// shape, through Relu, is amk.qadd on the bytes; the DequantizeLinear ops
-// go. An Add whose sum has a second reader, or one that broadcasts, stays.
+// shape, through Relu, is amk.qadd on the bytes; so is one whose sum stays
+// float (before a LayerNorm in AMK's own graphs) when its 8-bit inputs
+// exist anyway (here also the sum with a second reader, whose
+// QuantizeLinear then reads the float result). An Add that broadcasts,
+// and a float one whose input would be quantized for it alone, stay.
 // CHECK-LABEL: func.func @residual_add(
-// CHECK: %[[Y:.*]] = "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "relu"}> : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+// CHECK: "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "relu"}> : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+// CHECK: %[[S2:.*]] = "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : ({{.*}}, none, none) -> tensor<1x4x3x3xf32>
+// CHECK: "onnx.QuantizeLinear"(%[[S2]]
 // CHECK: "onnx.Add"
+// CHECK: "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, none, none) -> tensor<1x4x3x3xf32>
 // CHECK: "onnx.Add"
 // STATS: LowerQDQ
-// STATS-NEXT: (S) 1 adds
+// STATS-NEXT: (S) 3 adds
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
-  func.func @residual_add(%a: tensor<1x4x3x3xui8>, %b: tensor<1x4x3x3xui8>, %c: tensor<1x4x1x1xui8>) -> (tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>) {
+  func.func @residual_add(%a: tensor<1x4x3x3xui8>, %b: tensor<1x4x3x3xui8>, %c: tensor<1x4x1x1xui8>, %x: tensor<1x4x3x3xf32>) -> (tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) {
     %sa = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
     %za = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
     %sb = "onnx.Constant"() <{value = dense<0.07> : tensor<f32>}> : () -> tensor<f32>
@@ -414,6 +420,10 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     %y2 = "onnx.QuantizeLinear"(%s2, %sy, %zy) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
     %s3 = "onnx.Add"(%da, %dc) : (tensor<1x4x3x3xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x3x3xf32>
     %y3 = "onnx.QuantizeLinear"(%s3, %sy, %zy) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
-    return %y, %y2, %s2, %y3 : tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>
+    %s4 = "onnx.Add"(%da, %db) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    %qx = "onnx.QuantizeLinear"(%x, %sb, %zb) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+    %dx = "onnx.DequantizeLinear"(%qx, %sb, %zb) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
+    %s5 = "onnx.Add"(%da, %dx) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    return %y, %y2, %s2, %y3, %s4, %s5 : tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>
   }
 }
