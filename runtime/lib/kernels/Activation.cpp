@@ -27,10 +27,9 @@ template <int Op> static void unaryLoopV(float *x, int64_t n, float alpha) {
       return sigmoidV(v);
     else if constexpr (Op == AMK_OP_TANH)
       return fastTanhV(v);
-    else if constexpr (Op == AMK_OP_GELU) {
-      V16 e = erfAbsV(__builtin_elementwise_abs(v) * 0.70710678f);
-      return 0.5f * v * (1.f + (v < 0.f ? -e : e));
-    } else if constexpr (Op == AMK_OP_GELU_TANH)
+    else if constexpr (Op == AMK_OP_GELU)
+      return geluV(v);
+    else if constexpr (Op == AMK_OP_GELU_TANH)
       return 0.5f * v *
              (1.f + fastTanhV(0.7978845608f * (v + 0.044715f * v * v * v)));
     else if constexpr (Op == AMK_OP_QUICK_GELU)
