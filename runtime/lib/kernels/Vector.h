@@ -90,8 +90,9 @@ inline V16 erfAbsV(V16 a) {
 
 /// GELU(x) = x/2 (1 + erf(x / sqrt 2)) with erf(u) as u P(u^2) / Q(u^2),
 /// |u| clamped to 3.925 (where erf is 1 to float precision): a rational
-/// fit of degrees 11 and 10 made for AMK (absolute error 2e-8 in exact
-/// arithmetic, about 4e-7 in float), 20 operations a vector against the
+/// fit of degrees 11 and 10 made for AMK by utils/fit/erf_rational.py
+/// (absolute error 2e-8 in exact arithmetic, about 4e-7 in float), 20
+/// operations a vector against the
 /// 35 of the reciprocal-and-exponential form, and no exponential to
 /// underflow. erf's own kernel (fastErfV) keeps the relative accuracy near
 /// 0 that GELU, which adds it to 1, does not need.
