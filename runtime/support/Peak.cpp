@@ -116,16 +116,21 @@ __attribute__((noinline, target("avx2"))) int32_t avx2Int8Loop(uint64_t iters,
   return s;
 }
 
-// Four independent tdpbusd (two A tiles x two B tiles, the integer
-// kernels' blocking), each 16 x 16 x 64 = 16,384 multiply-adds; the tiles
-// are loaded once, so the loop measures the tile unit alone.
-__attribute__((noinline, target("amx-tile,amx-int8"))) int32_t
+// Four independent tile products (two A tiles x two B tiles, the
+// kernels' blocking): tdpbusd, 16 x 16 x 64 = 16,384 int8 multiply-adds
+// each, or (Bf16) tdpbf16ps, 16 x 16 x 32 = 8,192 bf16 ones into float,
+// the weight-only products' bf16 mode. The tiles are loaded once, so the
+// loop measures the tile unit alone; the inputs are 1.0 and its bf16
+// neighbours, or small integers, so nothing overflows.
+template <bool Bf16>
+__attribute__((noinline, target("amx-tile,amx-int8,amx-bf16"))) int32_t
 amxLoop(uint64_t iters, int32_t seed) {
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
-  alignas(64) int8_t buf[1024];
-  for (int i = 0; i < 1024; ++i)
-    buf[i] = (int8_t)(i * 7 + seed);
+  alignas(64) uint16_t buf[512];
+  for (int i = 0; i < 512; ++i)
+    buf[i] = Bf16 ? (uint16_t)(0x3F80 + (i + seed) % 8)
+                  : (uint16_t)((i * 7 + seed) & 0x3F3F);
   _tile_loadd(4, buf, 64);
   _tile_loadd(5, buf, 64);
   _tile_loadd(6, buf, 64);
@@ -135,43 +140,22 @@ amxLoop(uint64_t iters, int32_t seed) {
   _tile_zero(2);
   _tile_zero(3);
   for (uint64_t it = 0; it < iters; ++it) {
-    _tile_dpbusd(0, 4, 6);
-    _tile_dpbusd(1, 4, 7);
-    _tile_dpbusd(2, 5, 6);
-    _tile_dpbusd(3, 5, 7);
+    if constexpr (Bf16) {
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    } else {
+      _tile_dpbusd(0, 4, 6);
+      _tile_dpbusd(1, 4, 7);
+      _tile_dpbusd(2, 5, 6);
+      _tile_dpbusd(3, 5, 7);
+    }
   }
   alignas(64) int32_t out[256];
   _tile_stored(0, out, 64);
   _tile_release();
   return out[0] + out[255];
-}
-// The same blocking with tdpbf16ps: each 16 x 16 x 32 = 8,192 bf16
-// multiply-adds into float (the weight-only products' bf16 mode).
-__attribute__((noinline, target("amx-tile,amx-bf16"))) int32_t
-amxBf16Loop(uint64_t iters, int32_t seed) {
-  AmxConfig cfg;
-  _tile_loadconfig(&cfg);
-  alignas(64) uint16_t buf[512];
-  for (int i = 0; i < 512; ++i)
-    buf[i] = (uint16_t)(0x3F80 + (i + seed) % 8); // 1.0 and its neighbours
-  _tile_loadd(4, buf, 64);
-  _tile_loadd(5, buf, 64);
-  _tile_loadd(6, buf, 64);
-  _tile_loadd(7, buf, 64);
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
-  for (uint64_t it = 0; it < iters; ++it) {
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
-  }
-  alignas(64) float out[256];
-  _tile_stored(0, out, 64);
-  _tile_release();
-  return (int32_t)(out[0] + out[255]);
 }
 #endif
 
@@ -252,7 +236,7 @@ double measureAmxBf16Peak(unsigned threads, uint64_t iters, int reps) {
   if (hasAmxBf16())
     return bestRateSum(
         threads, iters, reps, 4.0 * 16 * 16 * 32,
-        [&](unsigned t) { sink.store(amxBf16Loop(iters, (int32_t)t)); });
+        [&](unsigned t) { sink.store(amxLoop<true>(iters, (int32_t)t)); });
 #endif
   return 0;
 }
@@ -263,7 +247,7 @@ double measureAmxPeak(unsigned threads, uint64_t iters, int reps) {
   if (hasAmx())
     return bestRateSum(
         threads, iters, reps, 4.0 * 16 * 16 * 64,
-        [&](unsigned t) { sink.store(amxLoop(iters, (int32_t)t)); });
+        [&](unsigned t) { sink.store(amxLoop<false>(iters, (int32_t)t)); });
 #endif
   return 0;
 }

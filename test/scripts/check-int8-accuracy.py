@@ -32,6 +32,24 @@ import numpy as np
 MODELS = ["digits_resnet", "digits_mobilenet", "digits_transformer"]
 
 
+def judge(rows, name, method, kind, labels, f, q, enforced):
+    """Appends the row of quantized logits `q` against the float ones `f`
+    (the floors: accuracy within 1 point, cosine >= 0.99) and prints it;
+    returns whether it is an enforced failure."""
+    facc = float((f.argmax(1) == labels).mean())
+    qacc = float((q.argmax(1) == labels).mean())
+    cos = cosine(f, q)
+    ok = qacc >= facc - 0.01 and cos >= 0.99
+    rows.append({"model": name, "method": method, "float_accuracy": facc,
+                 "int8_accuracy": qacc, "cosine": cos, "ok": ok,
+                 "enforced": enforced})
+    print(f"int8-accuracy {name} {method}: float {100 * facc:.2f}%, "
+          f"{kind} {100 * qacc:.2f}%, cosine {cos:.6f} "
+          + ("ok" if ok else "BELOW FLOOR")
+          + ("" if enforced else " (reported, not enforced)"), flush=True)
+    return enforced and not ok
+
+
 def logits(amk_run, model, data, out, extra):
     out.mkdir(parents=True, exist_ok=True)
     r = subprocess.run([amk_run, str(model), "--threads", "2", "--input",
@@ -78,19 +96,8 @@ def main():
                         f"config={cfg} data-dir={calib}}},amk-insert-qdq,"
                         "amk-lower-qdq,amk-emulate-qdq,amk-group-elementwise,"
                         "canonicalize,amk-schedule-megakernel{workers=2})"])
-            qacc = float((q.argmax(1) == labels).mean())
-            cos = cosine(f, q)
-            ok = qacc >= facc - 0.01 and cos >= 0.99
-            enforced = method in a.enforce.split(",")
-            failed += enforced and not ok
-            rows.append({"model": name, "method": method,
-                         "float_accuracy": facc, "int8_accuracy": qacc,
-                         "cosine": cos, "ok": ok, "enforced": enforced})
-            print(f"int8-accuracy {name} {method}: float {100 * facc:.2f}%, "
-                  f"int8 {100 * qacc:.2f}%, cosine {cos:.5f} "
-                  + ("ok" if ok else "BELOW FLOOR")
-                  + ("" if enforced else " (reported, not enforced)"),
-                  flush=True)
+            failed += judge(rows, name, method, "int8", labels, f, q,
+                            method in a.enforce.split(","))
         # Weight-only int8 (no calibration): the default (bf16 activations
         # in products of 6 rows or more, every product here) is held to
         # the same floors; float activations are reported beside it.
@@ -101,19 +108,8 @@ def main():
                   "precision=w8 activation-bits=0},"
                   "amk-schedule-megakernel{workers=2})"])):
             w = logits(amk_run, model, data, work / sub, extra)
-            wacc = float((w.argmax(1) == labels).mean())
-            cos = cosine(f, w)
-            ok = wacc >= facc - 0.01 and cos >= 0.99
-            enforced = "bf16" in label
-            failed += enforced and not ok
-            rows.append({"model": name, "method": label,
-                         "float_accuracy": facc, "int8_accuracy": wacc,
-                         "cosine": cos, "ok": ok, "enforced": enforced})
-            print(f"int8-accuracy {name} {label}: float {100 * facc:.2f}%, "
-                  f"w8 {100 * wacc:.2f}%, cosine {cos:.6f} "
-                  + ("ok" if ok else "BELOW FLOOR")
-                  + ("" if enforced else " (reported, not enforced)"),
-                  flush=True)
+            failed += judge(rows, name, label, "w8", labels, f, w,
+                            "bf16" in label)
         m = logits(amk_run, model, data, work / "mixed",
                    ["--precision", "mixed", "--calibration-data", str(calib),
                     "--sensitivity-target", "30"])

@@ -80,9 +80,18 @@ inline bool hasAvx2() {
 }
 
 #if defined(__x86_64__) && defined(__linux__)
-/// Asks Linux for the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM for
-/// XTILEDATA): without it the first tile instruction faults. Idempotent.
-inline bool amxTileGranted() {
+/// Whether the CPU reports AMX-TILE and the AMX product feature at bit
+/// `feature` of CPUID.(7, 0).EDX (25 AMX-INT8, 22 AMX-BF16), AMK_NO_AMX is
+/// unset (the tests' way to the other paths on an AMX machine), and Linux
+/// grants the process the tile state (arch_prctl ARCH_REQ_XCOMP_PERM for
+/// XTILEDATA; without it the first tile instruction faults).
+inline bool amxUsable(unsigned feature) {
+  if (std::getenv("AMK_NO_AMX"))
+    return false;
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) ||
+      !(d & (1u << feature)))
+    return false;
   constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
   return syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
 }
@@ -90,24 +99,11 @@ inline bool amxTileGranted() {
 
 /// Whether to run the AMX tile products (tdpbusd: a 16 x 64-byte u8 tile
 /// times a 16 x 64-byte s8 tile into 16 x 16 int32, 16,384 multiply-adds
-/// per instruction): the CPU reports AMX-TILE and AMX-INT8, VNNI is chosen
-/// (the kernels' epilogues and tails are its AVX-512 code), the kernel
-/// grants the process the tile state (Linux arch_prctl
-/// ARCH_REQ_XCOMP_PERM for XTILEDATA; without it the first tile
-/// instruction faults), and AMK_NO_AMX is unset (the tests' way to the
-/// VNNI path on an AMX machine).
+/// per instruction): AMX-INT8 is usable (amxUsable) and VNNI is chosen
+/// (the kernels' epilogues and tails are its AVX-512 code).
 inline bool hasAmx() {
 #if defined(__x86_64__) && defined(__linux__)
-  static const bool has = [] {
-    if (!hasVnni() || std::getenv("AMK_NO_AMX"))
-      return false;
-    unsigned a, b, c, d;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-      return false;
-    if (!(d & (1u << 24)) || !(d & (1u << 25))) // AMX-TILE, AMX-INT8
-      return false;
-    return amxTileGranted();
-  }();
+  static const bool has = hasVnni() && amxUsable(25);
   return has;
 #else
   return false;
@@ -116,21 +112,11 @@ inline bool hasAmx() {
 
 /// Whether to run AMX's bfloat16 tile products (tdpbf16ps: 16 x 32 bf16
 /// times 32 x 16 bf16 into 16 x 16 float, the weight-only product's
-/// bf16-activation mode): the CPU reports AMX-TILE and AMX-BF16, the
-/// conversions' AVX-512 path is chosen, the process holds the tile state
-/// (as above), and AMK_NO_AMX is unset.
+/// bf16-activation mode): AMX-BF16 is usable and the conversions' AVX-512
+/// path is chosen.
 inline bool hasAmxBf16() {
 #if defined(__x86_64__) && defined(__linux__)
-  static const bool has = [] {
-    if (!hasAvx512() || std::getenv("AMK_NO_AMX"))
-      return false;
-    unsigned a, b, c, d;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-      return false;
-    if (!(d & (1u << 24)) || !(d & (1u << 22))) // AMX-TILE, AMX-BF16
-      return false;
-    return amxTileGranted();
-  }();
+  static const bool has = hasAvx512() && amxUsable(22);
   return has;
 #else
   return false;
