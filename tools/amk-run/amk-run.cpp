@@ -122,7 +122,8 @@ static cl::opt<std::string> precision(
              "dynamic | w8 | w4 (int8/mixed: calibrated QDQ from "
              "--calibration-data, as amk-compile does; dynamic: int8 "
              "weights, activations quantized at run time; w8/w4: "
-             "weight-only int8 per column with float activations, or "
+             "weight-only int8 per column (the activations of products "
+             "of 6 rows or more rounded to bfloat16), or "
              "uint4 with a zero point per block of 32 with a token's "
              "activations in int8; dynamic, w8 and w4 need no data)"),
     cl::init("fp32"), cl::cat(runCat));
