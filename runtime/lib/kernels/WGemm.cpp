@@ -759,12 +759,12 @@ packPanelBf16(const uint8_t *w, int64_t k, int64_t kp, uint16_t *dst) {
 
 /// A tile of a bf16-activation product on AMX. The tile's rows are
 /// rounded to bfloat16 once, into blocks of 32 rows laid out [k step][32
-/// rows][32 k] (the two A tiles of a step 2 KB in a row); each panel is
-/// packed once per session (bf16Tile). Per half panel (32 columns) and
-/// chunk of kChunkSteps k steps (B's 32 KB stay in L1 while every block of
-/// rows streams past them), 32 rows x 32 columns accumulate in four tiles,
-/// carried between chunks in `acc`. The sums are float; the column's scale
-/// (and zero point through the row's sum) comes after, as in the float
+/// rows][32 k] (the two A tiles of a step 2 KB in a row); `packed` holds
+/// every panel in packPanelBf16's layout (bf16Tile). Per half panel (32
+/// columns) and chunk of kChunkSteps k steps (B's 32 KB stay in L1 while every
+/// block of rows streams past them), 32 rows x 32 columns accumulate in four
+/// tiles, carried between chunks in `acc`. The sums are float; the column's
+/// scale (and zero point through the row's sum) comes after, as in the float
 /// path.
 constexpr int64_t kChunkSteps = 16;
 
@@ -774,11 +774,9 @@ amxBf16Tile(const WParams &g, const WBuffers &bf, const int64_t *tile,
   const int64_t r0 = tile[0], rows = tile[1] - tile[0];
   const int64_t kp = (g.k + 31) / 32 * 32, steps = kp / 32;
   const int64_t blocks = (rows + 31) / 32, blockElems = steps * 32 * 32;
-  thread_local std::vector<uint16_t> apack, bpack;
+  thread_local std::vector<uint16_t> apack;
   thread_local std::vector<float> asum, acc;
   growScratch(apack, blocks * blockElems);
-  if (!packed)
-    growScratch(bpack, kp * kP);
   growScratch(asum, blocks * 32);
   growScratch(acc, blocks * 32 * kP);
   for (int64_t r = 0; r < blocks * 32; ++r) {
@@ -796,9 +794,7 @@ amxBf16Tile(const WParams &g, const WBuffers &bf, const int64_t *tile,
   constexpr int64_t ldc = kP * sizeof(float);
   for (int64_t n0 = tile[2]; n0 < tile[3]; n0 += kP) {
     const int64_t nb = std::min(kP, tile[3] - n0), p = n0 / kP;
-    const uint16_t *panel = packed ? packed + p * kp * kP : bpack.data();
-    if (!packed)
-      packPanelBf16(g.panel(bf.w, p), g.k, kp, bpack.data());
+    const uint16_t *panel = packed + p * kp * kP;
     for (int64_t h = 0; h < 2; ++h) {
       for (int64_t c0 = 0; c0 < steps; c0 += kChunkSteps) {
         const int64_t c1 = std::min(steps, c0 + kChunkSteps);
@@ -989,19 +985,25 @@ bool bf16Tile(const KernelCall &call, const WParams &g, WBuffers bf,
   if (hasAmxBf16()) {
     // Every panel in AMX's bf16 layout once per session (2 bytes a
     // weight beside the program's int8 copy), so that tiles split by
-    // rows do not each convert the same panels.
-    const uint16_t *packed = nullptr;
+    // rows do not each convert the same panels. A direct call without a
+    // session (unit tests) packs into its own buffer.
+    const int64_t kp = (g.k + 31) / 32 * 32, panels = (g.n + kP - 1) / kP;
+    auto pack = [&](std::vector<int8_t> &bytes) {
+      bytes.resize(panels * kp * kP * sizeof(uint16_t));
+      auto *dst = reinterpret_cast<uint16_t *>(bytes.data());
+      for (int64_t p = 0; p < panels; ++p)
+        packPanelBf16(g.panel(bf.w, p), g.k, kp, dst + p * kp * kP);
+    };
+    thread_local std::vector<int8_t> own;
+    std::vector<int8_t> *bytes = &own;
     if (call.scratch) {
-      const int64_t kp = (g.k + 31) / 32 * 32, panels = (g.n + kP - 1) / kP;
-      std::call_once(call.scratch->once, [&] {
-        call.scratch->bytes.resize(panels * kp * kP * sizeof(uint16_t));
-        auto *dst = reinterpret_cast<uint16_t *>(call.scratch->bytes.data());
-        for (int64_t p = 0; p < panels; ++p)
-          packPanelBf16(g.panel(bf.w, p), g.k, kp, dst + p * kp * kP);
-      });
-      packed = reinterpret_cast<const uint16_t *>(call.scratch->bytes.data());
+      std::call_once(call.scratch->once, [&] { pack(call.scratch->bytes); });
+      bytes = &call.scratch->bytes;
+    } else {
+      pack(own);
     }
-    amxBf16Tile(g, bf, tile, ldy, packed);
+    amxBf16Tile(g, bf, tile, ldy,
+                reinterpret_cast<const uint16_t *>(bytes->data()));
     return true;
   }
 #endif
