@@ -82,10 +82,11 @@ vnniLoop(uint64_t iters, int32_t seed) {
                    "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
                    "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
   }
-  int32_t s = 0;
+  // The sums wrap (a sink for the optimizer, not a result): unsigned.
+  uint32_t s = 0;
   for (int i = 0; i < 12; ++i)
-    s += _mm512_reduce_add_epi32(acc[i]);
-  return s;
+    s += (uint32_t)_mm512_reduce_add_epi32(acc[i]);
+  return (int32_t)s;
 }
 
 // The AVX2 kernels' inner step: vpmaddwd (16 multiply-adds of 16-bit
@@ -106,14 +107,14 @@ __attribute__((noinline, target("avx2"))) int32_t avx2Int8Loop(uint64_t iters,
                    "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]),
                    "+v"(acc[8]), "+v"(acc[9]), "+v"(acc[10]), "+v"(acc[11]));
   }
-  int32_t s = 0;
+  uint32_t s = 0;
   alignas(32) int32_t l[8];
   for (int i = 0; i < 12; ++i) {
     _mm256_store_si256((__m256i *)l, acc[i]);
     for (int j = 0; j < 8; ++j)
-      s += l[j];
+      s += (uint32_t)l[j];
   }
-  return s;
+  return (int32_t)s;
 }
 
 // Four independent tile products (two A tiles x two B tiles, the
@@ -155,7 +156,7 @@ amxLoop(uint64_t iters, int32_t seed) {
   alignas(64) int32_t out[256];
   _tile_stored(0, out, 64);
   _tile_release();
-  return out[0] + out[255];
+  return (int32_t)((uint32_t)out[0] + (uint32_t)out[255]);
 }
 #endif
 
