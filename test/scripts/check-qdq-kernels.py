@@ -292,7 +292,8 @@ CASES = [
      lambda p: conv_model(p, 16, 16, 19, 23, 5, stride=2, group=16)),
     # Channels in the vector lanes (qconvDepthwiseLanes): groups of 16
     # channels with a tail of 8 and tiles that split them, rows wider than
-    # 16 pixels with a tail, int8 input, stride 3, a 7x7 kernel.
+    # 16 pixels with a tail, int8 input, a 7x7 kernel; stride 3 takes the
+    # planes kernel below on VBMI machines.
     ("depthwise_lanes_i8", "qconv",
      lambda p: conv_model(p, 40, 40, 9, 37, 3, group=40, signed=True,
                           relu=False)),
@@ -301,6 +302,19 @@ CASES = [
     ("depthwise_lanes_7x7", "qconv",
      lambda p: conv_model(p, 33, 33, 12, 21, 7, pads=[3, 2, 3, 4],
                           group=33)),
+    # Strided depthwise with the outputs in the lanes, read in place
+    # (qconvDepthwisePlanes): 14x14 -> 7x7 puts two output rows in a vector,
+    # 20 channels leave idle slots of eight, int8 input; rows of 38 outputs
+    # (blocks of 16 with a tail) and asymmetric pads; dilation 2.
+    ("depthwise_planes_two_rows_i8", "qconv",
+     lambda p: conv_model(p, 20, 20, 14, 14, 3, stride=2, group=20,
+                          signed=True)),
+    ("depthwise_planes_wide_pads", "qconv",
+     lambda p: conv_model(p, 12, 12, 9, 75, 3, stride=2, pads=[0, 1, 2, 0],
+                          group=12)),
+    ("depthwise_planes_dil2", "qconv",
+     lambda p: conv_model(p, 9, 9, 13, 29, 3, stride=2, dil=2, group=9,
+                          relu=False)),
     ("depthwise_x2_i8", "qconv",
      lambda p: conv_model(p, 8, 16, 9, 9, 3, group=8, signed=True,
                           relu=False)),
