@@ -258,6 +258,11 @@ CASES = [
      lambda p: conv_model(p, 30, 16, 56, 57, 1, signed=True, relu=False)),
     ("conv1x1_pointwise_c6", "qconv",
      lambda p: conv_model(p, 6, 24, 13, 9, 1)),
+    # The epilogue in registers (vnniPointwiseRequant): 20 output channels
+    # end inside an 8-channel block, 23x23 positions leave a one-position
+    # register tile.
+    ("conv1x1_pointwise_fused_oc20", "qconv",
+     lambda p: conv_model(p, 12, 20, 23, 23, 1)),
     ("conv1x1_amx_wide", "qconv",
      lambda p: conv_model(p, 72, 40, 9, 9, 1)),
     # Stride-2 rows wider than 64 outputs: the even-byte gather's whole
