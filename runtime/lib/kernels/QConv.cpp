@@ -49,6 +49,9 @@ namespace {
 constexpr int64_t kMR = AMK_QCONV_OC_BLOCK; // output channels per tile
 constexpr int64_t kNR = 48;                 // pixels per register tile
 constexpr int64_t kPixelBlock = 96;         // pixels packed at once
+// Rows a register tile's positions may fall in for the epilogue in
+// registers (vnniDirectRequant): rows of kNR / 6 = 8 positions or more.
+constexpr int64_t kMaxTileRuns = 7;
 
 struct QParams {
   Spatial s;
@@ -553,37 +556,50 @@ struct TileRequant {
   bool u8;
 };
 
-/// vnniDirectTile for one tap (1x1 convolutions read in place) with the
-/// requantizing epilogue applied to the sums in registers: the bytes of
+/// A run of a register tile's positions that lands on consecutive outputs
+/// of a row: bytes [first, ...) of the tile's 64 (those in `keep`) go to
+/// output position `p` onwards of each channel's plane.
+struct TileRun {
+  int64_t p, first;
+  __mmask64 keep;
+};
+
+/// vnniDirectTile with the requantizing epilogue applied to the sums in
+/// registers. TAPS 1 (1x1 convolutions read in place): the bytes of
 /// channels [rlo, rhi) of the block, positions [lo, hi) of the tile, go
-/// to `y` + r * `P`. Storing
-/// the sums and reading them back for the epilogue took a third of a 1x1
-/// convolution over 16 input channels (MobileNetV2's 112x112 expansion,
-/// 0.2 ms of 2.6). The sums start at minus the correction; the result is
+/// to `y` + r * `P`. TAPS 0 (any kernel, `taps` read at run time, the
+/// tile's positions crossing rows with dropped columns): one masked store
+/// per run of `runs`. Storing the sums and reading them back for the
+/// epilogue took a third of a 1x1 convolution over 16 input channels
+/// (MobileNetV2's 112x112 expansion, 0.2 ms of 2.6) and a fifth of the
+/// RGB stems. The sums start at minus the correction; the result is
 /// epilogueAvx512's, bit for bit.
-template <int NV>
+template <int NV, int TAPS>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void
-vnniPointwiseRequant(const uint8_t *xb, int64_t plane, const int8_t *w,
-                     int64_t c4s, const TileRequant &rq, int64_t rlo,
-                     int64_t rhi, uint8_t *y, int64_t P, int64_t lo,
-                     int64_t hi) {
+vnniDirectRequant(const uint8_t *xb, int64_t plane, const int64_t *offs,
+                  int64_t taps, const int8_t *w, int64_t c4s,
+                  const TileRequant &rq, int64_t rlo, int64_t rhi, uint8_t *y,
+                  int64_t P, int64_t lo, int64_t hi, const TileRun *runs,
+                  int64_t nruns) {
   __m512i c[kMR][NV];
   for (int64_t r = 0; r < kMR; ++r)
     for (int v = 0; v < NV; ++v)
       c[r][v] = _mm512_set1_epi32(-rq.wz[r]);
   for (int64_t c4 = 0; c4 < c4s; ++c4) {
-    const uint8_t *a = xb + c4 * plane * 4;
-    __m512i x[NV];
-    for (int v = 0; v < NV; ++v)
-      x[v] = _mm512_loadu_si512(a + 64 * v);
-    const int32_t *b = reinterpret_cast<const int32_t *>(w);
-#pragma clang loop unroll(full)
-    for (int64_t r = 0; r < kMR; ++r) {
-      __m512i wb = _mm512_set1_epi32(b[r]);
+    for (int64_t t = 0; t < (TAPS ? TAPS : taps); ++t) {
+      const uint8_t *a = xb + (c4 * plane + (TAPS == 1 ? 0 : offs[t])) * 4;
+      __m512i x[NV];
       for (int v = 0; v < NV; ++v)
-        c[r][v] = _mm512_dpbusd_epi32(c[r][v], x[v], wb);
+        x[v] = _mm512_loadu_si512(a + 64 * v);
+      const int32_t *b = reinterpret_cast<const int32_t *>(w);
+#pragma clang loop unroll(full)
+      for (int64_t r = 0; r < kMR; ++r) {
+        __m512i wb = _mm512_set1_epi32(b[r]);
+        for (int v = 0; v < NV; ++v)
+          c[r][v] = _mm512_dpbusd_epi32(c[r][v], x[v], wb);
+      }
+      w += kMR * 4;
     }
-    w += kMR * 4;
   }
   const __m512 vlo = _mm512_set1_ps(rq.lo), vhi = _mm512_set1_ps(rq.hi);
   // Two rounds of packs leave each 128-bit lane holding 4 bytes of each
@@ -592,6 +608,17 @@ vnniPointwiseRequant(const uint8_t *xb, int64_t plane, const int8_t *w,
       _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   const __mmask64 keep = (hi >= 64 ? ~0ull : (1ull << hi) - 1) &
                          ~(lo >= 64 ? ~0ull : (1ull << lo) - 1);
+  // Byte i of a run goes to the run's address + i - first: the base may
+  // lie before the plane, but only the kept bytes are written. Read into
+  // locals once (the stores may alias `runs`).
+  uintptr_t base[kMaxTileRuns];
+  __mmask64 keeps[kMaxTileRuns];
+  if constexpr (TAPS != 1)
+    for (int64_t k = 0; k < nruns; ++k) {
+      base[k] =
+          reinterpret_cast<uintptr_t>(y + runs[k].p) - (uintptr_t)runs[k].first;
+      keeps[k] = runs[k].keep;
+    }
 #pragma clang loop unroll(full)
   for (int64_t r = 0; r < kMR; ++r) {
     if (r < rlo || r >= rhi)
@@ -607,9 +634,15 @@ vnniPointwiseRequant(const uint8_t *xb, int64_t plane, const int8_t *w,
     const __m512i w01 = _mm512_packs_epi32(iv[0], iv[1]),
                   w23 = _mm512_packs_epi32(iv[2], iv[3]);
     const __m512i bytes =
-        rq.u8 ? _mm512_packus_epi16(w01, w23) : _mm512_packs_epi16(w01, w23);
-    _mm512_mask_storeu_epi8(y + r * P, keep,
-                            _mm512_permutexvar_epi32(order, bytes));
+        _mm512_permutexvar_epi32(order, rq.u8 ? _mm512_packus_epi16(w01, w23)
+                                              : _mm512_packs_epi16(w01, w23));
+    if constexpr (TAPS == 1) {
+      _mm512_mask_storeu_epi8(y + r * P, keep, bytes);
+    } else {
+      for (int64_t k = 0; k < nruns; ++k)
+        _mm512_mask_storeu_epi8(reinterpret_cast<void *>(base[k] + r * P),
+                                keeps[k], bytes);
+    }
   }
 }
 
@@ -897,14 +930,31 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   thread_local std::vector<int32_t> ws;
 #endif
   // 1x1 convolutions read in place whose outputs are requantized without
-  // a residual take their epilogue in registers (vnniPointwiseRequant).
+  // a residual take their epilogue in registers (vnniDirectRequant).
   const int act = (int)s.mode;
   const bool fusedRequant =
       vnni && taps == 1 && phases == 1 && s.ph == 0 && s.pw == 0 && wp == s.w &&
       s.oh == s.h && !bf.z && (q.yType == AMK_RT_U8 || q.yType == AMK_RT_I8) &&
       (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP);
+  // The other convolutions too where a register tile's positions fall in
+  // at most kMaxTileRuns rows (rows of 8 positions or more).
+  const bool fusedRuns =
+      vnni && !fusedRequant && !bf.z && wp >= kNR / (kMaxTileRuns - 1) &&
+      (q.yType == AMK_RT_U8 || q.yType == AMK_RT_I8) &&
+      (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP);
   float lo8 = 0.f, hi8 = 0.f;
   requantBounds(q, lo8, hi8);
+  auto tileRequant = [&](int64_t m0) {
+    TileRequant rq;
+    rq.lo = lo8, rq.hi = hi8, rq.u8 = q.yType == AMK_RT_U8;
+    for (int64_t rr = 0; rr < kMR; ++rr) {
+      const int64_t oc = std::min(m0 + rr, s.oc - 1);
+      rq.wz[rr] = bf.wz[oc] * bf.wzMul;
+      rq.m2[rr] = bf.m[oc] * q.invYScale;
+      rq.b2[rr] = bf.b[oc] * q.invYScale + (float)q.yzp;
+    }
+    return rq;
+  };
   alignas(64) int32_t acc[kMR][kNR];
   for (int64_t r = tile[0]; r < tile[1];) {
     int64_t img = r / s.oc, mStart = r % s.oc;
@@ -1052,14 +1102,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 #endif
 #if AMK_QCONV_X86
       if (fusedRequant) {
-        TileRequant rq;
-        rq.lo = lo8, rq.hi = hi8, rq.u8 = q.yType == AMK_RT_U8;
-        for (int64_t rr = 0; rr < kMR; ++rr) {
-          const int64_t oc = std::min(m0 + rr, s.oc - 1);
-          rq.wz[rr] = bf.wz[oc] * bf.wzMul;
-          rq.m2[rr] = bf.m[oc] * q.invYScale;
-          rq.b2[rr] = bf.b[oc] * q.invYScale + (float)q.yzp;
-        }
+        const TileRequant rq = tileRequant(m0);
         const int64_t rlo = std::max(mStart - m0, int64_t(0)),
                       rhi = std::min(mEnd - m0, kMR);
         // Position q of the blocked rows is output position oyA*OW + q.
@@ -1073,14 +1116,60 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
             continue;
           const uint8_t *a = xb.data() + q0 * 4;
           if (n > 32)
-            vnniPointwiseRequant<3>(a, quad, wb, c4s, rq, rlo, rhi, y + p0, P,
-                                    lo, hi);
+            vnniDirectRequant<3, 1>(a, quad, nullptr, 1, wb, c4s, rq, rlo, rhi,
+                                    y + p0, P, lo, hi, nullptr, 0);
           else if (n > 16)
-            vnniPointwiseRequant<2>(a, quad, wb, c4s, rq, rlo, rhi, y + p0, P,
-                                    lo, hi);
+            vnniDirectRequant<2, 1>(a, quad, nullptr, 1, wb, c4s, rq, rlo, rhi,
+                                    y + p0, P, lo, hi, nullptr, 0);
           else
-            vnniPointwiseRequant<1>(a, quad, wb, c4s, rq, rlo, rhi, y + p0, P,
-                                    lo, hi);
+            vnniDirectRequant<1, 1>(a, quad, nullptr, 1, wb, c4s, rq, rlo, rhi,
+                                    y + p0, P, lo, hi, nullptr, 0);
+        }
+        continue;
+      }
+      if (fusedRuns) {
+        const TileRequant rq = tileRequant(m0);
+        const int64_t rlo = std::max(mStart - m0, int64_t(0)),
+                      rhi = std::min(mEnd - m0, kMR);
+        uint8_t *y = static_cast<uint8_t *>(bf.y) + (img * s.oc + m0) * P;
+        // (oy, ox) of each tile's first position, kept without divisions.
+        int64_t toy = oyA, tox = 0;
+        for (int64_t q0 = 0; q0 < nq; q0 += kNR) {
+          const int64_t n = std::min(kNR, nq - q0);
+          if (q0 > 0)
+            for (tox += kNR; tox >= wp; tox -= wp)
+              ++toy;
+          // The tile's runs of valid outputs inside the task's positions,
+          // as storeRun walks them.
+          TileRun runs[kMaxTileRuns];
+          int64_t nruns = 0;
+          for (int64_t i = 0, ox = tox, oy = toy; i < n;
+               i += wp - ox, ox = 0, ++oy) {
+            if (ox >= s.ow)
+              continue;
+            const int64_t p = oy * s.ow + ox;
+            const int64_t lo = std::max(p, tile[2]),
+                          hi =
+                              std::min(p + std::min(s.ow - ox, n - i), tile[3]);
+            if (hi > lo) {
+              const int64_t a = i + (lo - p), e = i + (hi - p);
+              runs[nruns++] = {lo, a,
+                               (__mmask64)((e >= 64 ? ~0ull : (1ull << e) - 1) &
+                                           ~((1ull << a) - 1))};
+            }
+          }
+          if (!nruns)
+            continue;
+          const uint8_t *a = xb.data() + q0 * 4;
+          if (n > 32)
+            vnniDirectRequant<3, 0>(a, quad, off.data(), taps, wb, c4s, rq, rlo,
+                                    rhi, y, P, 0, 0, runs, nruns);
+          else if (n > 16)
+            vnniDirectRequant<2, 0>(a, quad, off.data(), taps, wb, c4s, rq, rlo,
+                                    rhi, y, P, 0, 0, runs, nruns);
+          else
+            vnniDirectRequant<1, 0>(a, quad, off.data(), taps, wb, c4s, rq, rlo,
+                                    rhi, y, P, 0, 0, runs, nruns);
         }
         continue;
       }
