@@ -4,6 +4,7 @@
 // Each knob changes the program: granularity, column tiles, the cost model.
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0})' | FileCheck %s --check-prefix=DEF
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tasks-per-worker=4},amk-validate-task-program)' | FileCheck %s --check-prefix=TPW
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2},amk-validate-task-program)' | FileCheck %s --check-prefix=DWCOST
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tile-cols=64},amk-validate-task-program)' | FileCheck %s --check-prefix=COLS
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
@@ -1478,3 +1479,29 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     return %y, %o : tensor<2x4xf32>, tensor<2x4xf32>
   }
 }
+
+// -----
+
+//--- depthwise_cost.mlir
+// A depthwise amk.qconv at 7x7 over 960 channels at two workers with the
+// default minimum task: its products alone (0.4 MFLOP) priced it below two
+// tasks, but the kernel spends 0.3-0.65 ns an output (64 flops each in the
+// cost model), so it is split in two on 16-channel groups.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @depthwise_cost(%x: tensor<1x960x7x7xf32>) -> tensor<1x960x7x7xf32> {
+    %none = onnx.NoValue
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+    %q = "onnx.QuantizeLinear"(%x, %s, %z) : (tensor<1x960x7x7xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x960x7x7xui8>
+    %w = "onnx.Constant"() <{value = dense<3> : tensor<960x1x3x3xi8>}> : () -> tensor<960x1x3x3xi8>
+    %ws = "onnx.Constant"() <{value = dense<0.004> : tensor<f32>}> : () -> tensor<f32>
+    %ys = "onnx.Constant"() <{value = dense<0.1> : tensor<f32>}> : () -> tensor<f32>
+    %yz = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+    %c = "amk.qconv"(%q, %s, %z, %w, %ws, %none, %none, %none, %none, %none, %ys, %yz) <{activation = "relu", group = 960 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x960x7x7xui8>, tensor<f32>, tensor<ui8>, tensor<960x1x3x3xi8>, tensor<f32>, none, none, none, none, none, tensor<f32>, tensor<ui8>) -> tensor<1x960x7x7xui8>
+    %d = "onnx.DequantizeLinear"(%c, %ys, %yz) : (tensor<1x960x7x7xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x960x7x7xf32>
+    return %d : tensor<1x960x7x7xf32>
+  }
+}
+// DWCOST-LABEL: amk_task.program @depthwise_cost
+// DWCOST: amk_task.task {{{.*}}kernel = 1 : i64{{.*}}tile = array<i64: 0, 480, 0, 1>
+// DWCOST: amk_task.task {{{.*}}kernel = 1 : i64{{.*}}tile = array<i64: 480, 960, 0, 1>
