@@ -512,22 +512,19 @@ void microKernelVnni(const uint8_t *cols, const int8_t *w, int64_t k4s,
     vnniTile<1>(a, kPixelBlock * 4, w, k4s, acc);
 }
 
-/// Variant 2's register tile: the reduction runs over channel quads and
-/// taps; each tap reads the blocked input at a fixed offset from the
-/// output position.
-template <int NV>
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void
-vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
-               int64_t taps, const int8_t *w, int64_t c4s, int32_t *out,
-               int64_t ld) {
-  __m512i c[kMR][NV];
-  for (int64_t r = 0; r < kMR; ++r)
-    for (int v = 0; v < NV; ++v)
-      c[r][v] = _mm512_setzero_si512();
+/// The products of variant 2's register tile, added to `c`: the reduction
+/// runs over channel quads and taps (TAPS 1: one tap at offset 0; 0: `taps`
+/// read at run time); each tap reads the blocked input at a fixed offset
+/// from the output position.
+template <int NV, int TAPS>
+__attribute__((always_inline,
+               target("avx512f,avx512bw,avx512vl,avx512vnni"))) inline void
+vnniTileSums(const uint8_t *xb, int64_t plane, const int64_t *offs,
+             int64_t taps, const int8_t *w, int64_t c4s,
+             __m512i (&c)[kMR][NV]) {
   for (int64_t c4 = 0; c4 < c4s; ++c4) {
-    const uint8_t *xc = xb + c4 * plane * 4;
-    for (int64_t t = 0; t < taps; ++t) {
-      const uint8_t *a = xc + offs[t] * 4;
+    for (int64_t t = 0; t < (TAPS ? TAPS : taps); ++t) {
+      const uint8_t *a = xb + (c4 * plane + (TAPS == 1 ? 0 : offs[t])) * 4;
       __m512i x[NV];
       for (int v = 0; v < NV; ++v)
         x[v] = _mm512_loadu_si512(a + 64 * v);
@@ -541,6 +538,20 @@ vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
       w += kMR * 4;
     }
   }
+}
+
+/// Variant 2's register tile (vnniTileSums), the sums stored `ld` apart
+/// per channel for the epilogue.
+template <int NV>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void
+vnniDirectTile(const uint8_t *xb, int64_t plane, const int64_t *offs,
+               int64_t taps, const int8_t *w, int64_t c4s, int32_t *out,
+               int64_t ld) {
+  __m512i c[kMR][NV];
+  for (int64_t r = 0; r < kMR; ++r)
+    for (int v = 0; v < NV; ++v)
+      c[r][v] = _mm512_setzero_si512();
+  vnniTileSums<NV, 0>(xb, plane, offs, taps, w, c4s, c);
   for (int64_t r = 0; r < kMR; ++r)
     for (int v = 0; v < NV; ++v)
       _mm512_storeu_si512(out + r * ld + 16 * v, c[r][v]);
@@ -585,22 +596,7 @@ vnniDirectRequant(const uint8_t *xb, int64_t plane, const int64_t *offs,
   for (int64_t r = 0; r < kMR; ++r)
     for (int v = 0; v < NV; ++v)
       c[r][v] = _mm512_set1_epi32(-rq.wz[r]);
-  for (int64_t c4 = 0; c4 < c4s; ++c4) {
-    for (int64_t t = 0; t < (TAPS ? TAPS : taps); ++t) {
-      const uint8_t *a = xb + (c4 * plane + (TAPS == 1 ? 0 : offs[t])) * 4;
-      __m512i x[NV];
-      for (int v = 0; v < NV; ++v)
-        x[v] = _mm512_loadu_si512(a + 64 * v);
-      const int32_t *b = reinterpret_cast<const int32_t *>(w);
-#pragma clang loop unroll(full)
-      for (int64_t r = 0; r < kMR; ++r) {
-        __m512i wb = _mm512_set1_epi32(b[r]);
-        for (int v = 0; v < NV; ++v)
-          c[r][v] = _mm512_dpbusd_epi32(c[r][v], x[v], wb);
-      }
-      w += kMR * 4;
-    }
-  }
+  vnniTileSums<NV, TAPS>(xb, plane, offs, taps, w, c4s, c);
   const __m512 vlo = _mm512_set1_ps(rq.lo), vhi = _mm512_set1_ps(rq.hi);
   // Two rounds of packs leave each 128-bit lane holding 4 bytes of each
   // vector; one dword permute puts them in order (epilogueAvx512).
