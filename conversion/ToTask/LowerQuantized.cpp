@@ -1028,10 +1028,26 @@ LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
       !st || !st.getElementType().isF32())
     return unsupported(op, "only float32 with 8-, 16- and 32-bit integers "
                            "and float32 scales is implemented");
-  if (intAttr(op, "block_size", 0) != 0)
-    return unsupported(op, "blocked quantization is not implemented");
+  const int64_t block = intAttr(op, "block_size", 0);
   int64_t axisDim = 1, inner = 1;
-  if (st.getNumElements() != 1 || st.getRank() > 1) {
+  if (block != 0) {
+    // Opset 21: the scale has X's shape with the axis cut into blocks.
+    int64_t rank = xt.getRank(), axis = intAttr(op, "axis", 1);
+    if (axis < 0)
+      axis += rank;
+    bool fits = block > 0 && axis >= 0 && axis < rank && st.getRank() == rank &&
+                xt.hasStaticShape();
+    for (int64_t d = 0; fits && d < rank; ++d)
+      fits = st.getDimSize(d) == (d == axis
+                                      ? (xt.getDimSize(d) + block - 1) / block
+                                      : xt.getDimSize(d));
+    if (!fits)
+      return unsupported(op, "its block size and scale shape do not match "
+                             "the tensor");
+    axisDim = xt.getDimSize(axis);
+    for (int64_t d = axis + 1; d < rank; ++d)
+      inner *= xt.getDimSize(d);
+  } else if (st.getNumElements() != 1 || st.getRank() > 1) {
     int64_t rank = xt.getRank(), axis = intAttr(op, "axis", 1);
     if (axis < 0)
       axis += rank;
@@ -1043,7 +1059,7 @@ LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
     for (int64_t d = axis + 1; d < rank; ++d)
       inner *= xt.getDimSize(d);
   }
-  if (axisDim == 1) // per tensor: one run over everything
+  if (axisDim == 1 && block == 0) // per tensor: one run over everything
     inner = std::max<int64_t>(xt.getNumElements(), 1);
   auto xi = getTensor(x, op), si = getTensor(s, op);
   if (failed(xi) || failed(si))
@@ -1054,6 +1070,10 @@ LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
         iType)
       return unsupported(op, "the zero point's type differs from the "
                              "integer tensor's");
+    if (block != 0 &&
+        cast<RankedTensorType>(z.getType()).getShape() != st.getShape())
+      return unsupported(op, "its zero point's shape differs from its "
+                             "blocked scale's");
     auto r = getTensor(z, op);
     if (failed(r))
       return failure();
@@ -1065,6 +1085,8 @@ LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
   k.slots = {*xi, *si, zi, yi};
   k.ip = {runtimeDtype(xt.getElementType()), runtimeDtype(yt.getElementType()),
           axisDim, inner};
+  if (block != 0)
+    k.ip.push_back(block); // AMK_QUANT_BLOCK
   int64_t n = xt.getNumElements();
   int64_t xb = tensors[*xi].bytes / std::max<int64_t>(n, 1),
           yb = tensors[yi].bytes / std::max<int64_t>(n, 1);

@@ -104,6 +104,35 @@ def conv_model(path, C, OC, H, W, k, stride=1, dil=1, pads=None, group=1,
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
+def blocked_qdq_model(path):
+    """Opset 21's blocked QuantizeLinear and DequantizeLinear as standalone
+    ops (QUANTIZE's block size): uint8 over axis 0 of [7, 3, 5] in blocks
+    of 3 (a tail block of 1) as an output of its own, and int8 over the
+    last axis in blocks of 2 (a tail of 1) dequantized again."""
+    x = h.make_tensor_value_info("x", T.FLOAT, [7, 3, 5])
+    s0 = nh.from_array(RNG.uniform(0.01, 0.05, (3, 3, 5)).astype(np.float32),
+                       "s0")
+    z0 = nh.from_array(RNG.integers(100, 156, (3, 3, 5)).astype(np.uint8),
+                       "z0")
+    s1 = nh.from_array(RNG.uniform(0.01, 0.05, (7, 3, 3)).astype(np.float32),
+                       "s1")
+    z1 = nh.from_array(RNG.integers(-20, 20, (7, 3, 3)).astype(np.int8), "z1")
+    nodes = [
+        h.make_node("QuantizeLinear", ["x", "s0", "z0"], ["q0"], axis=0,
+                    block_size=3),
+        h.make_node("QuantizeLinear", ["x", "s1", "z1"], ["q1"], axis=-1,
+                    block_size=2),
+        h.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["d1"], axis=-1,
+                    block_size=2),
+    ]
+    g = h.make_graph(nodes, "g", [x], [
+        h.make_tensor_value_info("q0", T.UINT8, [7, 3, 5]),
+        h.make_tensor_value_info("d1", T.FLOAT, [7, 3, 5])], [s0, z0, s1, z1])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 21)])
+    m.ir_version = 10
+    onnx.save(m, path)
+
+
 def maxpool_model(path, C, H, W, k, stride, pads, signed=False,
                   same_scale=True, dil=1):
     """A 1x1 QDQ convolution, then DequantizeLinear -> MaxPool ->
@@ -323,6 +352,8 @@ CASES = [
     ("depthwise_x2_i8", "qconv",
      lambda p: conv_model(p, 8, 16, 9, 9, 3, group=8, signed=True,
                           relu=False)),
+    # Blocked QuantizeLinear / DequantizeLinear on QUANTIZE, exact.
+    ("blocked_qdq", "quantize", blocked_qdq_model),
     # DequantizeLinear -> MaxPool -> QuantizeLinear on the bytes ("pool8":
     # POOL variant 1 or 2): ResNet's 3x3 stride-2 stem pool, a row
     # narrower than a vector, int8 with a new scale after the pool, stride

@@ -462,6 +462,12 @@ enum { AMK_GE_RANK, AMK_GE_AXIS, AMK_GE_ELEM_BYTES, AMK_GE_IDX_DTYPE,
  * Rows: flat elements. */
 enum { AMK_QUANT_X_DTYPE, AMK_QUANT_Y_DTYPE, AMK_QUANT_AXIS_DIM,
        AMK_QUANT_INNER, AMK_QUANT_NUM_IPARAMS };
+/* Variants 0 and 1, optional fifth iparam: the block size of blocked
+ * quantization (opset 21), 0 or absent for none. S and Z then have X's
+ * shape with the axis cut into ceil(axis_dim / block) blocks: element i
+ * at outer o, axis index a, inner j uses entry
+ * (o * ceil(axis_dim / block) + a / block) * inner + j. */
+enum { AMK_QUANT_BLOCK = AMK_QUANT_NUM_IPARAMS };
 enum {
   AMK_QUANT_VARIANT_Q = 0,
   AMK_QUANT_VARIANT_DQ = 1,

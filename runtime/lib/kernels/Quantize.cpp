@@ -74,6 +74,44 @@ void quantize(const float *x, const float *s, const void *z, int64_t zType,
   }
 }
 
+/// The scale and zero point entry of element i under blocked quantization
+/// (AMK_QUANT_BLOCK).
+inline int64_t blockEntry(int64_t i, int64_t axisDim, int64_t inner,
+                          int64_t block) {
+  const int64_t blocks = (axisDim + block - 1) / block;
+  const int64_t o = i / (axisDim * inner), a = (i / inner) % axisDim,
+                j = i % inner;
+  return (o * blocks + a / block) * inner + j;
+}
+
+/// QuantizeLinear with blocked scales: one scale per element, so a plain
+/// loop (opset 21's blocked form is rare outside weights, which the
+/// weight-only kernels take before they get here).
+template <typename T>
+void quantizeBlocked(const float *x, const float *s, const void *z,
+                     int64_t zType, T *y, int64_t axisDim, int64_t inner,
+                     int64_t block, int64_t begin, int64_t end) {
+  using C = std::conditional_t<sizeof(T) <= 2, float, double>;
+  const C lo = std::numeric_limits<T>::min(),
+          hi = std::numeric_limits<T>::max();
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t e = blockEntry(i, axisDim, inner, block);
+    C v = (C)__builtin_roundevenf(x[i] / s[e]) +
+          (z ? (C)intAt(z, zType, e) : C(0));
+    y[i] = static_cast<T>(std::min(std::max(v, lo), hi));
+  }
+}
+
+template <typename T>
+void dequantizeBlocked(const T *x, const float *s, const void *z, int64_t zType,
+                       float *y, int64_t axisDim, int64_t inner, int64_t block,
+                       int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t e = blockEntry(i, axisDim, inner, block);
+    y[i] = (float)((int64_t)x[i] - (z ? intAt(z, zType, e) : 0)) * s[e];
+  }
+}
+
 template <typename T>
 void dequantize(const T *x, const float *s, const void *z, int64_t zType,
                 float *y, int64_t axisDim, int64_t inner, int64_t begin,
@@ -238,21 +276,31 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::run(const KernelCall &call,
       byY(int8_t());
     return true;
   }
+  const int64_t block =
+      call.kernel->num_iparams > AMK_QUANT_BLOCK ? ip[AMK_QUANT_BLOCK] : 0;
   if (call.kernel->variant == AMK_QUANT_VARIANT_Q) {
     int64_t yType = ip[AMK_QUANT_Y_DTYPE];
     ok = byIntType(yType, [&](auto t) {
       using T = decltype(t);
-      quantize<T>(static_cast<const float *>(call.buffers[0]), s, z, yType,
-                  static_cast<T *>(call.buffers[3]), axisDim, inner, tile[0],
-                  tile[1]);
+      const float *x = static_cast<const float *>(call.buffers[0]);
+      T *y = static_cast<T *>(call.buffers[3]);
+      if (block > 0)
+        quantizeBlocked<T>(x, s, z, yType, y, axisDim, inner, block, tile[0],
+                           tile[1]);
+      else
+        quantize<T>(x, s, z, yType, y, axisDim, inner, tile[0], tile[1]);
     });
   } else {
     int64_t xType = ip[AMK_QUANT_X_DTYPE];
     ok = byIntType(xType, [&](auto t) {
       using T = decltype(t);
-      dequantize<T>(static_cast<const T *>(call.buffers[0]), s, z, xType,
-                    static_cast<float *>(call.buffers[3]), axisDim, inner,
-                    tile[0], tile[1]);
+      const T *x = static_cast<const T *>(call.buffers[0]);
+      float *y = static_cast<float *>(call.buffers[3]);
+      if (block > 0)
+        dequantizeBlocked<T>(x, s, z, xType, y, axisDim, inner, block, tile[0],
+                             tile[1]);
+      else
+        dequantize<T>(x, s, z, xType, y, axisDim, inner, tile[0], tile[1]);
     });
   }
   if (!ok)
@@ -284,10 +332,12 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::check(const amk_rt_kernel &k,
   int64_t floatType = q ? ip[AMK_QUANT_X_DTYPE] : ip[AMK_QUANT_Y_DTYPE];
   if (k.variant > AMK_QUANT_VARIANT_DQ || !quantType(intType) ||
       floatType != AMK_RT_F32 || ip[AMK_QUANT_AXIS_DIM] < 1 ||
-      ip[AMK_QUANT_INNER] < 1) {
+      ip[AMK_QUANT_INNER] < 1 ||
+      (k.num_iparams > AMK_QUANT_BLOCK && ip[AMK_QUANT_BLOCK] < 0)) {
     error = "kernel '" + std::string(k.name ? k.name : "") +
             "': quantize needs float32 and an 8-, 16- or 32-bit integer "
-            "type, and a positive axis size and inner size";
+            "type, a positive axis size and inner size, and a block size "
+            "of 0 or more";
     return false;
   }
   return true;

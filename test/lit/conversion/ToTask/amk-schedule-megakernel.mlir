@@ -379,14 +379,29 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // -----
 
 //--- quantize_blocked.mlir
-// QuantizeLinear with block_size (opset 21): the runtime's QUANTIZE has
-// per-tensor and per-axis scales only.
+// QuantizeLinear with block_size (opset 21): the block size is QUANTIZE's
+// fifth iparam (x f32, y i8, axis 4, inner 1, block 2).
 module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
   func.func @quantize_blocked(%x: tensor<2x4xf32>) -> tensor<2x4xi8> {
     %s = "onnx.Constant"() <{value = dense<0.5> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
     %z = "onnx.Constant"() <{value = dense<0> : tensor<2x2xi8>}> : () -> tensor<2x2xi8>
-    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.QuantizeLinear': blocked quantization is not implemented}}
     %y = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 1 : i64, block_size = 2 : i64}> : (tensor<2x4xf32>, tensor<2x2xf32>, tensor<2x2xi8>) -> tensor<2x4xi8>
+    return %y : tensor<2x4xi8>
+  }
+}
+// CHECK-LABEL: amk_task.program @quantize_blocked
+// CHECK: amk_task.kernel quantize {{{.*}}iparams = array<i64: 1, 3, 4, 1, 2>, {{.*}}op = "onnx.QuantizeLinear"}
+
+// -----
+
+//--- quantize_blocked_bad_scale.mlir
+// A blocked scale whose blocked axis does not hold ceil(4 / 2) entries.
+module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @quantize_blocked_bad_scale(%x: tensor<2x4xf32>) -> tensor<2x4xi8> {
+    %s = "onnx.Constant"() <{value = dense<0.5> : tensor<2x3xf32>}> : () -> tensor<2x3xf32>
+    %z = "onnx.Constant"() <{value = dense<0> : tensor<2x3xi8>}> : () -> tensor<2x3xi8>
+    // expected-error @+1 {{amk-schedule-megakernel: the runtime has no kernel for op 'onnx.QuantizeLinear': its block size and scale shape do not match the tensor}}
+    %y = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 1 : i64, block_size = 2 : i64}> : (tensor<2x4xf32>, tensor<2x3xf32>, tensor<2x3xi8>) -> tensor<2x4xi8>
     return %y : tensor<2x4xi8>
   }
 }
