@@ -1108,32 +1108,79 @@ LogicalResult Scheduler::lowerQuantizeLinear(Operation *op) {
   return success();
 }
 
-/// amk.qadd on QUANTIZE variant 2: the per-tensor scales and zero points
-/// become parameters, the sum one pass over the bytes.
+/// amk.qadd and amk.qmul on QUANTIZE: the per-tensor scales and zero
+/// points become parameters, the result one pass over the bytes; variant
+/// 2 for a sum of one shape, variant 3 with broadcast strides otherwise.
 LogicalResult Scheduler::lowerQAdd(Operation *op) {
-  auto q = cast<fused::QAddOp>(op);
+  const bool mul = isa<fused::QMulOp>(op);
+  Value A = op->getOperand(0), B = op->getOperand(3), Y = op->getResult(0);
+  Value sA = op->getOperand(1), zA = op->getOperand(2), sB = op->getOperand(4),
+        zB = op->getOperand(5), sY = op->getOperand(6), zY = op->getOperand(7);
+  auto activation = op->getAttrOfType<StringAttr>("activation");
   auto scalar = [&](Value v) -> std::optional<double> {
     if (isNoneValue(v))
       return 0.0;
     return amk::onnx::getSplatValue(v);
   };
-  const bool quantOut = !isNoneValue(q.getYScale());
-  auto sa = scalar(q.getAScale()), sb = scalar(q.getBScale()),
-       sy = quantOut ? scalar(q.getYScale()) : std::optional<double>(1.0),
-       za = scalar(q.getAZeroPoint()), zb = scalar(q.getBZeroPoint()),
-       zy = scalar(q.getYZeroPoint());
+  const bool quantOut = !isNoneValue(sY);
+  auto sa = scalar(sA), sb = scalar(sB),
+       sy = quantOut ? scalar(sY) : std::optional<double>(1.0), za = scalar(zA),
+       zb = scalar(zB), zy = scalar(zY);
   if (!sa || !sb || !sy || !za || !zb || !zy)
     return unsupported(op, "its scales and zero points must be constants");
 
-  auto at = q.getA().getType(), yt = q.getY().getType();
-  auto ai = getTensor(q.getA(), op), bi = getTensor(q.getB(), op);
+  auto at = cast<RankedTensorType>(A.getType()),
+       bt = cast<RankedTensorType>(B.getType()),
+       yt = cast<RankedTensorType>(Y.getType());
+  if (!at.hasStaticShape() || !bt.hasStaticShape() || !yt.hasStaticShape())
+    return unsupported(op, "its shapes must be static");
+  const bool broadcast =
+      mul || at.getShape() != yt.getShape() || bt.getShape() != yt.getShape();
+  // Broadcast strides over Y's dims, then adjacent dims merged where both
+  // operands step through them as one.
+  SmallVector<int64_t> dims, strideA, strideB;
+  if (broadcast) {
+    auto strides = [&](RankedTensorType t) {
+      SmallVector<int64_t> st(yt.getRank(), 0);
+      int64_t off = yt.getRank() - t.getRank(), step = 1;
+      for (int64_t d = t.getRank() - 1; d >= 0; --d) {
+        st[d + off] = t.getDimSize(d) == 1 ? 0 : step;
+        step *= t.getDimSize(d);
+      }
+      return st;
+    };
+    SmallVector<int64_t> sa0 = strides(at), sb0 = strides(bt);
+    for (int64_t d = 0; d < yt.getRank(); ++d) {
+      int64_t n = yt.getDimSize(d);
+      if (n == 1)
+        continue;
+      if (!dims.empty() && strideA.back() == sa0[d] * n &&
+          strideB.back() == sb0[d] * n) {
+        dims.back() *= n;
+        strideA.back() = sa0[d];
+        strideB.back() = sb0[d];
+        continue;
+      }
+      dims.push_back(n);
+      strideA.push_back(sa0[d]);
+      strideB.push_back(sb0[d]);
+    }
+    if (dims.empty())
+      dims = {1}, strideA = {0}, strideB = {0};
+    if ((int64_t)dims.size() > AMK_QBIN_MAX_RANK)
+      return unsupported(op, "its broadcast needs more than " +
+                                 Twine(AMK_QBIN_MAX_RANK) +
+                                 " dimensions after merging");
+  }
+
+  auto ai = getTensor(A, op), bi = getTensor(B, op);
   if (failed(ai) || failed(bi))
     return failure();
-  int yi = defineOutput(q.getY());
+  int yi = defineOutput(Y);
   KOp &k = newKOp(op, AMK_RT_K_QUANTIZE);
-  k.variant = AMK_QUANT_VARIANT_ADD;
+  k.variant = broadcast ? AMK_QUANT_VARIANT_BINARY : AMK_QUANT_VARIANT_ADD;
   k.slots = {*ai, *bi, -1, yi};
-  const int64_t n = std::max<int64_t>(at.getNumElements(), 1);
+  const int64_t n = std::max<int64_t>(yt.getNumElements(), 1);
   k.ip = {runtimeDtype(at.getElementType()),
           runtimeDtype(yt.getElementType()),
           1,
@@ -1141,19 +1188,62 @@ LogicalResult Scheduler::lowerQAdd(Operation *op) {
           (int64_t)*za,
           (int64_t)*zb,
           (int64_t)*zy,
-          q.getActivation() == "relu" ? 1 : 0};
+          activation && activation.getValue() == "relu" ? 1 : 0};
+  if (broadcast) {
+    k.ip.push_back(mul ? AMK_QBIN_MUL : AMK_QBIN_ADD);
+    k.ip.push_back((int64_t)dims.size());
+    k.ip.append(dims.begin(), dims.end());
+    k.ip.append(strideA.begin(), strideA.end());
+    k.ip.append(strideB.begin(), strideB.end());
+  }
   k.fp = {(float)*sa, (float)*sb, (float)*sy};
   k.rows = n;
   k.rowAlign = 64;
   k.flops = 8.0 * n;
   const int64_t yb = quantOut ? 1 : 4;
-  k.bytes = (2.0 + yb) * n;
+  const int64_t aBytes = at.getNumElements(), bBytes = bt.getNumElements();
+  k.bytes = (double)aBytes + bBytes + yb * n;
   int as = *ai, bs = *bi;
   k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
                  SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
-    rd.push_back(span(as, r0, r1));
-    rd.push_back(span(bs, r0, r1));
+    if (broadcast) {
+      rd.push_back(whole(as, aBytes));
+      rd.push_back(whole(bs, bBytes));
+    } else {
+      rd.push_back(span(as, r0, r1));
+      rd.push_back(span(bs, r0, r1));
+    }
     wr.push_back(span(yi, r0 * yb, r1 * yb));
+  };
+  return success();
+}
+
+/// amk.qtable on QUANTIZE variant 4: a byte lookup per element.
+LogicalResult Scheduler::lowerQTable(Operation *op) {
+  auto t = cast<fused::QTableOp>(op);
+  auto xt = t.getX().getType(), yt = t.getY().getType();
+  if (!xt.hasStaticShape())
+    return unsupported(op, "its shape must be static");
+  auto xi = getTensor(t.getX(), op), ti = getTensor(t.getTable(), op);
+  if (failed(xi) || failed(ti))
+    return failure();
+  int yi = defineOutput(t.getY());
+  KOp &k = newKOp(op, AMK_RT_K_QUANTIZE);
+  k.variant = AMK_QUANT_VARIANT_TABLE;
+  k.slots = {*xi, *ti, -1, yi};
+  const int64_t n = std::max<int64_t>(xt.getNumElements(), 1);
+  k.ip = {runtimeDtype(xt.getElementType()), runtimeDtype(yt.getElementType()),
+          1, n};
+  k.rows = n;
+  k.rowAlign = 64;
+  k.flops = 2.0 * n;
+  k.bytes = 2.0 * n;
+  int xs = *xi, ts = *ti;
+  k.access = [=](int64_t r0, int64_t r1, int64_t, int64_t,
+                 SmallVectorImpl<TAccess> &rd, SmallVectorImpl<TAccess> &wr) {
+    rd.push_back(span(xs, r0, r1));
+    rd.push_back(whole(ts, 256));
+    wr.push_back(span(yi, r0, r1));
   };
   return success();
 }

@@ -288,7 +288,9 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       })
       .Case<onnx::QuantizeLinearOp, onnx::DequantizeLinearOp>(
           [&](Operation *op) { return lowerQuantizeLinear(op); })
-      .Case<fused::QAddOp>([&](Operation *op) { return lowerQAdd(op); })
+      .Case<fused::QAddOp, fused::QMulOp>(
+          [&](Operation *op) { return lowerQAdd(op); })
+      .Case<fused::QTableOp>([&](Operation *op) { return lowerQTable(op); })
       .Case<onnx::GemmOp, fused::GemmOp, onnx::MatMulOp>(
           [&](Operation *op) { return lowerGemm(op); })
       .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,

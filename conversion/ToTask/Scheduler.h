@@ -245,6 +245,7 @@ private:
   LogicalResult lowerDynamicQuantize(Operation *op);
   LogicalResult lowerQuantizeLinear(Operation *op);
   LogicalResult lowerQAdd(Operation *op);
+  LogicalResult lowerQTable(Operation *op);
   LogicalResult lowerConvTranspose(Operation *op);
   LogicalResult lowerGemm(Operation *op);
   LogicalResult lowerPool(Operation *op);

@@ -8,6 +8,7 @@
 
 #include "dialect/ONNX/ONNXDialect.h"
 
+#include "mlir/Dialect/Traits.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -147,7 +148,9 @@ LogicalResult QConvOp::verify() {
   return verifyActivation(*this, getActivation());
 }
 
-LogicalResult QAddOp::verify() {
+/// amk.qadd and amk.qmul: 8-bit operands of one type broadcasting to Y,
+/// one scale and zero point each.
+template <typename OpT> static LogicalResult verifyQBinary(OpT op) {
   auto isInt8 = [](Type t) {
     auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));
     return i && i.getWidth() == 8;
@@ -157,31 +160,57 @@ LogicalResult QAddOp::verify() {
     return t && t.hasStaticShape() && t.getNumElements() == 1 &&
            (!f32 || t.getElementType().isF32());
   };
-  const bool quantOut = !isa<NoneType>(getYScale().getType());
-  if (!isInt8(getA().getType()) || !isInt8(getB().getType()) ||
-      (quantOut ? !isInt8(getY().getType())
-                : !getY().getType().getElementType().isF32()))
-    return emitOpError("A and B must be 8-bit integers, Y one with Y_scale "
-                       "and float32 without");
-  if (getA().getType() != getB().getType() ||
-      getA().getType().getShape() != getY().getType().getShape())
-    return emitOpError("A, B and Y must have the same shape");
-  if (!scalar(getAScale(), true) || !scalar(getBScale(), true) ||
-      (quantOut && !scalar(getYScale(), true)))
-    return emitOpError("the scales must be one float32 value each");
-  if (!quantOut && !isa<NoneType>(getYZeroPoint().getType()))
-    return emitOpError("a float result has no Y_zero_point");
-  for (auto [zp, q] : {std::pair<Value, Value>{getAZeroPoint(), getA()},
-                       std::pair<Value, Value>{getBZeroPoint(), getB()},
-                       std::pair<Value, Value>{getYZeroPoint(), getY()}})
+  const bool quantOut = !isa<NoneType>(op.getYScale().getType());
+  if (!isInt8(op.getA().getType()) || !isInt8(op.getB().getType()) ||
+      (quantOut ? !isInt8(op.getY().getType())
+                : !op.getY().getType().getElementType().isF32()))
+    return op.emitOpError("A and B must be 8-bit integers, Y one with "
+                          "Y_scale and float32 without");
+  SmallVector<int64_t> shape;
+  if (op.getA().getType().getElementType() !=
+      op.getB().getType().getElementType())
+    return op.emitOpError("A and B must have one element type");
+  if (!OpTrait::util::getBroadcastedShape(op.getA().getType().getShape(),
+                                          op.getB().getType().getShape(),
+                                          shape) ||
+      ArrayRef<int64_t>(shape) != op.getY().getType().getShape())
+    return op.emitOpError("A and B must broadcast to Y's shape");
+  if (!scalar(op.getAScale(), true) || !scalar(op.getBScale(), true) ||
+      (quantOut && !scalar(op.getYScale(), true)))
+    return op.emitOpError("the scales must be one float32 value each");
+  if (!quantOut && !isa<NoneType>(op.getYZeroPoint().getType()))
+    return op.emitOpError("a float result has no Y_zero_point");
+  for (auto [zp, q] : {std::pair<Value, Value>{op.getAZeroPoint(), op.getA()},
+                       std::pair<Value, Value>{op.getBZeroPoint(), op.getB()},
+                       std::pair<Value, Value>{op.getYZeroPoint(), op.getY()}})
     if (!isa<NoneType>(zp.getType()) &&
         (!scalar(zp, false) || mlir::getElementTypeOrSelf(zp.getType()) !=
                                    mlir::getElementTypeOrSelf(q.getType())))
-      return emitOpError("each zero point must be one value of its tensor's "
-                         "type");
-  if (getActivation() != "none" && getActivation() != "relu")
-    return emitOpError() << "activation must be none or relu, not '"
-                         << getActivation() << "'";
+      return op.emitOpError("each zero point must be one value of its "
+                            "tensor's type");
+  if (op.getActivation() != "none" && op.getActivation() != "relu")
+    return op.emitOpError() << "activation must be none or relu, not '"
+                            << op.getActivation() << "'";
+  return success();
+}
+
+LogicalResult QAddOp::verify() { return verifyQBinary(*this); }
+
+LogicalResult QMulOp::verify() { return verifyQBinary(*this); }
+
+LogicalResult QTableOp::verify() {
+  auto is8 = [](Type t) {
+    auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));
+    return i && i.getWidth() == 8;
+  };
+  auto x = getX().getType(), t = getTable().getType(), y = getY().getType();
+  if (!is8(x) || !is8(y))
+    return emitOpError("X and Y must be 8-bit integers");
+  if (x.getShape() != y.getShape())
+    return emitOpError("Y must have X's shape");
+  if (t.getRank() != 1 || t.getDimSize(0) != 256 ||
+      t.getElementType() != y.getElementType())
+    return emitOpError("table must hold 256 values of Y's element type");
   return success();
 }
 

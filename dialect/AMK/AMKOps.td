@@ -227,7 +227,36 @@ def AMK_QAddOp : AMK_Op<"qadd", [Pure]> {
     sum quantized (rounding half to even, saturating), the QDQ graph's
     values exactly. Without Y_scale the float sum is the result (a
     residual Add whose reader is float, such as a LayerNorm). A and B have
-    the same shape; every scale and zero point is one value (per tensor).
+    shapes that broadcast (ONNX's multidirectional rule) to Y's; every
+    scale and zero point is one value (per tensor). `amk-lower-qdq`
+    builds it.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$A,
+    AnyRankedTensor:$A_scale,
+    AMK_OptTensor:$A_zero_point,
+    AnyRankedTensor:$B,
+    AnyRankedTensor:$B_scale,
+    AMK_OptTensor:$B_zero_point,
+    AMK_OptTensor:$Y_scale,
+    AMK_OptTensor:$Y_zero_point,
+    DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_QMulOp : AMK_Op<"qmul", [Pure]> {
+  let summary = "Quantized Mul: QuantizeLinear(act(DequantizeLinear(A) * "
+                "DequantizeLinear(B)))";
+  let description = [{
+    Mul in a QDQ network (a squeeze-and-excitation scale, a gate, ONNX
+    Runtime's QLinearMul) on the 8-bit tensors: each element is
+    dequantized, the two multiplied in float, `activation` ("none" or
+    "relu") applied, and the product quantized (rounding half to even,
+    saturating), the QDQ graph's values exactly. Without Y_scale the float
+    product is the result. A and B have one 8-bit type and shapes that
+    broadcast to Y's; every scale and zero point is one value.
     `amk-lower-qdq` builds it.
   }];
   let arguments = (ins
@@ -240,6 +269,26 @@ def AMK_QAddOp : AMK_Op<"qadd", [Pure]> {
     AMK_OptTensor:$Y_scale,
     AMK_OptTensor:$Y_zero_point,
     DefaultValuedOptionalAttr<StrAttr, "\"none\"">:$activation
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def AMK_QTableOp : AMK_Op<"qtable", [Pure]> {
+  let summary = "An 8-bit tensor mapped through a 256-entry table";
+  let description = [{
+    Y[i] = table[X[i] - lowest(X)]: any function of one 8-bit value, such
+    as DequantizeLinear -> (elementwise float ops with constant scalar
+    operands) -> QuantizeLinear, tabulated at compile time by the
+    reference interpreter (so exactly the QDQ graph's values), or a
+    requantization from one scale and zero point to another. X is uint8 or
+    int8; table is a constant of 256 values of Y's element type (uint8 or
+    int8), indexed from X's lowest value; Y has X's shape. `amk-lower-qdq`
+    builds it.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AnyRankedTensor:$table
   );
   let results = (outs AnyRankedTensor:$Y);
   let hasVerifier = 1;

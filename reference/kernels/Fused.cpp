@@ -312,9 +312,9 @@ LogicalResult wgemmK(KernelContext &ctx) {
   return success();
 }
 
-/// amk.qadd: QuantizeLinear(act(DequantizeLinear(A) + DequantizeLinear(B)))
-/// through the ONNX kernels themselves.
-LogicalResult qaddK(KernelContext &ctx) {
+/// amk.qadd and amk.qmul: QuantizeLinear(act(DequantizeLinear(A) op
+/// DequantizeLinear(B))) through the ONNX kernels themselves.
+LogicalResult qbinaryK(KernelContext &ctx, llvm::StringRef opType) {
   auto a = callKernel(ctx, "DequantizeLinear",
                       {ctx.value(0), ctx.value(1), ctx.value(2)});
   if (failed(a))
@@ -323,7 +323,7 @@ LogicalResult qaddK(KernelContext &ctx) {
                       {ctx.value(3), ctx.value(4), ctx.value(5)});
   if (failed(b))
     return failure();
-  auto sum = callKernel(ctx, "Add", {RValue(*a), RValue(*b)});
+  auto sum = callKernel(ctx, opType, {RValue(*a), RValue(*b)});
   if (failed(sum))
     return failure();
   std::string act = ctx.getString("activation", "none");
@@ -343,6 +343,30 @@ LogicalResult qaddK(KernelContext &ctx) {
   if (failed(q))
     return failure();
   ctx.set(0, *q);
+  return success();
+}
+
+LogicalResult qaddK(KernelContext &ctx) { return qbinaryK(ctx, "Add"); }
+
+LogicalResult qmulK(KernelContext &ctx) { return qbinaryK(ctx, "Mul"); }
+
+/// amk.qtable: Y[i] = table[X[i] - lowest].
+LogicalResult qtableK(KernelContext &ctx) {
+  const Tensor &x = ctx.in(0), &t = ctx.in(1);
+  if ((x.dtype() != DataType::UINT8 && x.dtype() != DataType::INT8) ||
+      (t.dtype() != DataType::UINT8 && t.dtype() != DataType::INT8) ||
+      t.numel() != 256)
+    return ctx.error("X must be 8-bit and table 256 8-bit values");
+  Tensor y(t.dtype(), x.shape());
+  const uint8_t *xb = reinterpret_cast<const uint8_t *>(x.raw());
+  const uint8_t *tb = reinterpret_cast<const uint8_t *>(t.raw());
+  uint8_t *yb = reinterpret_cast<uint8_t *>(y.raw());
+  // int8's lowest value, -128, is the byte 0x80: flipping the top bit
+  // makes either type's value an offset from its lowest.
+  const uint8_t flip = x.dtype() == DataType::INT8 ? 0x80 : 0;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    yb[i] = tb[xb[i] ^ flip];
+  ctx.set(0, y);
   return success();
 }
 
@@ -570,6 +594,8 @@ void registerFusedKernels(KernelRegistry &r) {
   r.add("qgemm", qgemmK, "amk");
   r.add("wgemm", wgemmK, "amk");
   r.add("qadd", qaddK, "amk");
+  r.add("qmul", qmulK, "amk");
+  r.add("qtable", qtableK, "amk");
   r.add("gemm", gemmK, "amk");
   r.add("gelu", geluK, "amk");
   r.add("layer_norm", layerNormK, "amk");

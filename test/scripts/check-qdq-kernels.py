@@ -184,6 +184,157 @@ def add_model(path, shape, relu, signed=False, b_scale=0.07, y_scale=0.09,
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
+def save_model(path, nodes, inits, ins, outs, opset=17):
+    g = h.make_graph(nodes, "g",
+                     [h.make_tensor_value_info(n, T.FLOAT, list(sh))
+                      for n, sh in ins],
+                     [h.make_tensor_value_info(n, T.FLOAT, list(sh))
+                      for n, sh in outs], inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", opset)]),
+              path)
+
+
+def concat_model(path, signed=False, same=False):
+    """DequantizeLinear -> Concat -> QuantizeLinear (ONNX Runtime's QDQ
+    layout): two 1x1 QDQ convolutions and the block input along channels,
+    each with its own scale and zero point (requantized by tables) or all
+    with the output's (the bytes copied)."""
+    nodes, inits = [], []
+    C, H, W = 3, 9, 13
+    zp = (lambda z: z - 128) if signed else (lambda z: z)
+    x = qdq(nodes, inits, "x", "xa", 0.03 if not same else 0.05, zp(120),
+            signed)
+    outs = [x]
+    for i, (oc, s, z) in enumerate([(5, 0.05, 118), (4, 0.021, 140)]):
+        wd = weight(nodes, inits, (oc, C, 1, 1), 0, True)
+        wd_name = f"wd{i}"
+        nodes[-1].output[0] = wd_name
+        for init in inits[-3:]:
+            init.name = init.name + str(i)
+        nodes[-1].input[:] = [n + str(i) for n in nodes[-1].input]
+        nodes.append(h.make_node("Conv", [x, wd_name], [f"c{i}"],
+                                 kernel_shape=[1, 1]))
+        outs.append(qdq(nodes, inits, f"c{i}", f"ca{i}",
+                        0.05 if same else s, zp(120 if same else z),
+                        signed))
+    nodes.append(h.make_node("Concat", outs, ["cat"], axis=1))
+    out = qdq(nodes, inits, "cat", "y", 0.05, zp(120), signed)
+    save_model(path, nodes, inits, [("x", (2, C, H, W))],
+               [(out, (2, C + 9, H, W))])
+
+
+def mul_model(path, a_shape, b_shape, signed=False, relu=False,
+              y_scale=0.004):
+    """DequantizeLinear(A) * DequantizeLinear(B) [-> Relu] ->
+    QuantizeLinear, B broadcasting (a squeeze-and-excitation scale
+    [N, C, 1, 1], a spatial gate [N, 1, H, W]) or of A's shape."""
+    nodes, inits = [], []
+    zp = (lambda z: z - 128) if signed else (lambda z: z)
+    a = qdq(nodes, inits, "a", "aq", 0.03, zp(120), signed)
+    b = qdq(nodes, inits, "b", "bq", 0.01, zp(100), signed)
+    nodes.append(h.make_node("Mul", [a, b], ["m"]))
+    src = "m"
+    if relu:
+        nodes.append(h.make_node("Relu", ["m"], ["r"]))
+        src = "r"
+    out = qdq(nodes, inits, src, "y", y_scale, zp(60), signed)
+    shape = np.broadcast_shapes(a_shape, b_shape)
+    save_model(path, nodes, inits, [("a", a_shape), ("b", b_shape)],
+               [(out, shape)])
+
+
+def resize_model(path, shape, scales=None, sizes=None, signed=False,
+                 same=True, nearest_mode="round_prefer_floor",
+                 coord="asymmetric"):
+    """DequantizeLinear -> nearest Resize -> QuantizeLinear (an FPN or
+    YOLO upsampling in ONNX Runtime's QDQ layout): the same quantization
+    on both sides, or a new one (a table before an upsampling, after a
+    downsampling)."""
+    nodes, inits = [], []
+    zp = (lambda z: z - 128) if signed else (lambda z: z)
+    x = qdq(nodes, inits, "x", "xa", 0.03, zp(120), signed)
+    ins = [x, "", "", ""]
+    if scales is not None:
+        inits.append(nh.from_array(np.array(scales, np.float32), "scales"))
+        ins[2] = "scales"
+        out_shape = [int(np.floor(d * s)) for d, s in zip(shape, scales)]
+    else:
+        inits.append(nh.from_array(np.array(sizes, np.int64), "sizes"))
+        ins[3] = "sizes"
+        out_shape = list(sizes)
+    nodes.append(h.make_node("Resize", ins, ["r"], mode="nearest",
+                             nearest_mode=nearest_mode,
+                             coordinate_transformation_mode=coord))
+    out = qdq(nodes, inits, "r", "y", 0.03 if same else 0.041,
+              zp(120 if same else 101), signed)
+    save_model(path, nodes, inits, [("x", shape)], [(out, out_shape)], 19)
+
+
+def shape_ops_model(path, signed=False):
+    """Shape ops between DequantizeLinear and QuantizeLinear as ONNX
+    Runtime's quantizer writes them (the same quantization on both sides):
+    Transpose, Reshape, Flatten; and a Transpose into a new scale."""
+    nodes, inits = [], []
+    zp = (lambda z: z - 128) if signed else (lambda z: z)
+    x = qdq(nodes, inits, "x", "xa", 0.03, zp(120), signed)
+    nodes.append(h.make_node("Transpose", [x], ["t"], perm=[0, 2, 3, 1]))
+    t = qdq(nodes, inits, "t", "ta", 0.03, zp(120), signed)
+    inits.append(nh.from_array(np.array([2, -1, 6], np.int64), "shape"))
+    nodes.append(h.make_node("Reshape", [t, "shape"], ["r"]))
+    r = qdq(nodes, inits, "r", "ra", 0.03, zp(120), signed)
+    nodes.append(h.make_node("Flatten", [r], ["f"], axis=1))
+    f = qdq(nodes, inits, "f", "fa", 0.03, zp(120), signed)
+    nodes.append(h.make_node("Transpose", [x], ["t2"], perm=[0, 1, 3, 2]))
+    t2 = qdq(nodes, inits, "t2", "t2a", 0.05, zp(90), signed)
+    save_model(path, nodes, inits, [("x", (2, 6, 5, 7))],
+               [(f, (2, 210)), (t2, (2, 6, 7, 5))])
+
+
+def table_model(path, kind, signed=False):
+    """QuantizeLinear of float elementwise ops of one DequantizeLinear
+    (amk.qtable): Sigmoid, Swish x * sigmoid(x), HardSwish written out as
+    tf2onnx does (x * Relu6(x + 3) / 6), LeakyRelu, and a bare pair that
+    requantizes int8 to uint8."""
+    nodes, inits = [], []
+    zp = (lambda z: z - 128) if signed else (lambda z: z)
+    x = qdq(nodes, inits, "x", "xa", 0.05, zp(128), signed)
+    inits += [nh.from_array(np.array(v, np.float32), n) for n, v in
+              [("three", 3.0), ("zero", 0.0), ("six", 6.0)]]
+    if kind == "sigmoid":
+        nodes.append(h.make_node("Sigmoid", [x], ["o"]))
+    elif kind == "swish":
+        nodes += [h.make_node("Sigmoid", [x], ["sg"]),
+                  h.make_node("Mul", [x, "sg"], ["o"])]
+    elif kind == "hardswish":
+        nodes += [h.make_node("Add", [x, "three"], ["p3"]),
+                  h.make_node("Clip", ["p3", "zero", "six"], ["c6"]),
+                  h.make_node("Mul", [x, "c6"], ["xm"]),
+                  h.make_node("Div", ["xm", "six"], ["o"])]
+    elif kind == "leaky":
+        nodes.append(h.make_node("LeakyRelu", [x], ["o"], alpha=0.1))
+    else:  # a bare pair into the other 8-bit type: a requantization
+        out = qdq(nodes, inits, x, "y", 0.031, 131 if signed else 3,
+                  not signed)
+        save_model(path, nodes, inits, [("x", (2, 4, 9, 11))],
+                   [(out, (2, 4, 9, 11))])
+        return
+    out = qdq(nodes, inits, "o", "y", 0.021, zp(40), signed)
+    save_model(path, nodes, inits, [("x", (2, 4, 9, 11))],
+               [(out, (2, 4, 9, 11))])
+
+
+def add_bcast_model(path):
+    """A broadcasting Add of two quantized tensors (a per-channel shift
+    that is itself an activation): amk.qadd with broadcast strides."""
+    nodes, inits = [], []
+    a = qdq(nodes, inits, "a", "aq", 0.03, 120, False)
+    b = qdq(nodes, inits, "b", "bq", 0.02, 90, False)
+    nodes.append(h.make_node("Add", [a, b], ["s"]))
+    out = qdq(nodes, inits, "s", "y", 0.05, 100, False)
+    save_model(path, nodes, inits, [("a", (2, 6, 5, 33)), ("b", (6, 1, 33))],
+               [(out, (2, 6, 5, 33))])
+
+
 def gemm_model(path, shape, N, op="MatMul", transB=0, signed=False,
                per_channel=True, bias=True, quant_out=True, alpha=1.0,
                beta=1.0):
@@ -378,6 +529,44 @@ CASES = [
                          y_scale=0.02)),
     ("residual_add_u8_float_out", "qadd",
      lambda p: add_model(p, (2, 5, 11, 7), relu=False, quant_out=False)),
+    # Concat, Mul, Resize, the shape ops and elementwise chains between a
+    # DequantizeLinear and a QuantizeLinear, on the bytes. "bytes:Op": Op
+    # runs on 8-bit tensors (no float copy); "qbin": QUANTIZE variant 3
+    # (amk.qadd/amk.qmul with broadcasting); "qtable": variant 4.
+    ("concat_u8_requant", "bytes:Concat",
+     lambda p: concat_model(p)),
+    ("concat_i8_same", "bytes:Concat",
+     lambda p: concat_model(p, signed=True, same=True)),
+    ("mul_se_u8", "qbin",
+     lambda p: mul_model(p, (2, 24, 9, 13), (2, 24, 1, 1))),
+    ("mul_gate_i8_relu", "qbin",
+     lambda p: mul_model(p, (2, 1, 7, 19), (2, 5, 7, 19), signed=True,
+                         relu=True, y_scale=0.002)),
+    ("mul_same_u8_saturating", "qbin",
+     lambda p: mul_model(p, (3, 37), (3, 37), y_scale=0.0005)),
+    ("add_broadcast_u8", "qbin",
+     lambda p: add_bcast_model(p)),
+    ("resize_up2_u8", "bytes:Resize",
+     lambda p: resize_model(p, (1, 3, 7, 9), scales=[1, 1, 2, 2])),
+    ("resize_up_i8_rescaled", "bytes:Resize",
+     lambda p: resize_model(p, (2, 2, 5, 6), sizes=[2, 2, 11, 13],
+                            signed=True, same=False,
+                            coord="half_pixel", nearest_mode="round_prefer_ceil")),
+    ("resize_down_u8_rescaled", "bytes:Resize",
+     lambda p: resize_model(p, (1, 4, 12, 10), scales=[1, 1, 0.5, 0.5],
+                            same=False)),
+    ("shape_ops_u8", "bytes:Transpose",
+     lambda p: shape_ops_model(p)),
+    ("shape_ops_i8", "bytes:Reshape",
+     lambda p: shape_ops_model(p, signed=True)),
+    ("table_sigmoid_u8", "qtable", lambda p: table_model(p, "sigmoid")),
+    ("table_swish_i8", "qtable",
+     lambda p: table_model(p, "swish", signed=True)),
+    ("table_hardswish_u8", "qtable", lambda p: table_model(p, "hardswish")),
+    ("table_leaky_i8", "qtable",
+     lambda p: table_model(p, "leaky", signed=True)),
+    ("table_requant_i8_to_u8", "qtable",
+     lambda p: table_model(p, "requant", signed=True)),
     ("matmul_odd", "qgemm", lambda p: gemm_model(p, (2, 7, 37), 45)),
     ("matmul_i8_float", "qgemm",
      lambda p: gemm_model(p, (3, 11, 20), 33, signed=True, quant_out=False)),
@@ -663,6 +852,22 @@ def main():
         elif kernel == "qadd":
             if not re.search(r"kernel quantize \{[^\n]*variant = 2 ", ir):
                 problems.append("no quantized add kernel in the program")
+        elif kernel == "qbin":
+            if not re.search(r"kernel quantize \{[^\n]*variant = 3 ", ir):
+                problems.append("no quantized add or mul kernel in the "
+                                "program")
+        elif kernel == "qtable":
+            if not re.search(r"kernel quantize \{[^\n]*variant = 4 ", ir):
+                problems.append("no table kernel in the program")
+        elif kernel.startswith("bytes:"):
+            op = kernel.removeprefix("bytes:")
+            lowered = run([amk_opt, str(model),
+                           "--pass-pipeline=builtin.module(amk-graph-opt)"])
+            if (not re.search(rf'"onnx\.{op}"[^\n]*-> tensor<[0-9x]*u?i8>',
+                              lowered) or
+                    re.search(rf'"onnx\.{op}"[^\n]*-> tensor<[0-9x]*f32>',
+                              lowered)):
+                problems.append(f"{op} does not run on the 8-bit tensors")
         elif f"kernel {kernel} " not in ir:
             problems.append(f"no {kernel} kernel in the program")
         if int8_acts and "activation_bits = 8" not in run(

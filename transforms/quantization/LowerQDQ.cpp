@@ -12,8 +12,12 @@
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
+#include "reference/Interpreter.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace amk {
 #define GEN_PASS_DEF_LOWERQDQ
@@ -166,16 +170,39 @@ public:
                             onnx::describeOp(op) + ": " + why);
       }
     }
-    int64_t adds = 0;
-    SmallVector<onnx::AddOp> addOps;
-    getOperation().walk([&](onnx::AddOp a) { addOps.push_back(a); });
-    for (onnx::AddOp a : addOps)
-      adds += succeeded(rewriteAdd(a));
+    int64_t adds = 0, muls = 0;
+    SmallVector<Operation *> binaries;
+    getOperation().walk([&](Operation *op) {
+      if (isa<onnx::AddOp, onnx::MulOp>(op))
+        binaries.push_back(op);
+    });
+    for (Operation *op : binaries) {
+      bool mul = isa<onnx::MulOp>(op);
+      if (succeeded(rewriteBinary(op, mul)))
+        ++(mul ? muls : adds);
+    }
     int64_t pools = 0;
     SmallVector<onnx::MaxPoolOp> maxPools;
     getOperation().walk([&](onnx::MaxPoolOp m) { maxPools.push_back(m); });
     for (onnx::MaxPoolOp m : maxPools)
       pools += succeeded(rewriteMaxPool(m));
+    int64_t concats = 0, moves = 0, tables = 0;
+    SmallVector<Operation *> movers;
+    getOperation().walk([&](Operation *op) {
+      if (isa<onnx::ConcatOp>(op) || movesBytes(op))
+        movers.push_back(op);
+    });
+    for (Operation *op : movers) {
+      if (auto c = dyn_cast<onnx::ConcatOp>(op))
+        concats += succeeded(rewriteConcat(c));
+      else
+        moves += succeeded(rewriteMove(op));
+    }
+    // Last: what the rewrites above consumed is no longer a candidate.
+    SmallVector<onnx::QuantizeLinearOp> quants;
+    getOperation().walk([&](onnx::QuantizeLinearOp q) { quants.push_back(q); });
+    for (onnx::QuantizeLinearOp q : quants)
+      tables += succeeded(rewriteTable(q));
     // The DequantizeLinear ops the new ops bypass have no reader left.
     SmallVector<Operation *> dead;
     getOperation().walk([&](onnx::DequantizeLinearOp dq) {
@@ -190,6 +217,10 @@ public:
     numQOut = qout;
     numMaxPools = pools;
     numAdds = adds;
+    numMuls = muls;
+    numConcats = concats;
+    numMoves = moves;
+    numTables = tables;
     numWeightOnly = weightOnlyDone;
     amk::PassCounters::add(this, "weight-only", weightOnlyDone,
                            "of the matrix products rewritten to amk.wgemm "
@@ -201,6 +232,19 @@ public:
     amk::PassCounters::add(this, "adds", adds,
                            "DequantizeLinear -> Add -> [Relu ->] "
                            "QuantizeLinear run on the 8-bit values");
+    amk::PassCounters::add(this, "muls", muls,
+                           "DequantizeLinear -> Mul -> [Relu ->] "
+                           "QuantizeLinear run on the 8-bit values");
+    amk::PassCounters::add(this, "concats", concats,
+                           "DequantizeLinear -> Concat -> QuantizeLinear "
+                           "run on the 8-bit values");
+    amk::PassCounters::add(this, "data-movement", moves,
+                           "shape ops and nearest Resize between "
+                           "DequantizeLinear and QuantizeLinear run on the "
+                           "8-bit values");
+    amk::PassCounters::add(this, "tables", tables,
+                           "DequantizeLinear -> elementwise ops -> "
+                           "QuantizeLinear run as 256-entry tables");
     amk::PassCounters::add(this, "max-pools", pools,
                            "DequantizeLinear -> MaxPool -> QuantizeLinear "
                            "run on the 8-bit values");
@@ -266,23 +310,28 @@ private:
     return success();
   }
 
-  /// DequantizeLinear(A) + DequantizeLinear(B) [-> Relu] [-> QuantizeLinear],
-  /// all per tensor and A, B of the sum's shape (a residual Add in ONNX
-  /// Runtime's QDQ layout, or before a LayerNorm in AMK's), is amk.qadd:
-  /// one pass over the bytes instead of two float tensors and a float sum
-  /// (docs/quantization.md).
-  LogicalResult rewriteAdd(onnx::AddOp add) {
-    auto a = perTensorDQ(add.getA()), b = perTensorDQ(add.getB());
-    auto yt = dyn_cast<RankedTensorType>(add.getC().getType());
-    if (!a || !b || !yt || !yt.hasStaticShape())
+  /// DequantizeLinear(A) op DequantizeLinear(B) [-> Relu] [->
+  /// QuantizeLinear], op Add or Mul, all per tensor, A and B of one 8-bit
+  /// type broadcasting to the result (a residual Add in ONNX Runtime's QDQ
+  /// layout, or before a LayerNorm in AMK's; a squeeze-and-excitation
+  /// scale), is amk.qadd / amk.qmul: one pass over the bytes instead of two
+  /// float tensors and a float result (docs/quantization.md).
+  LogicalResult rewriteBinary(Operation *op, bool mul) {
+    auto a = perTensorDQ(op->getOperand(0)), b = perTensorDQ(op->getOperand(1));
+    auto yt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!a || !b || !yt || !yt.hasStaticShape() || !yt.getElementType().isF32())
       return failure();
-    for (Value q : {(*a)[0], (*b)[0]}) {
-      auto t = dyn_cast<RankedTensorType>(q.getType());
-      if (!t || t.getShape() != yt.getShape())
-        return failure();
-    }
+    auto at = dyn_cast<RankedTensorType>((*a)[0].getType()),
+         bt = dyn_cast<RankedTensorType>((*b)[0].getType());
+    SmallVector<int64_t> shape;
+    if (!at || !bt || at.getElementType() != bt.getElementType() ||
+        !at.hasStaticShape() || !bt.hasStaticShape() ||
+        !OpTrait::util::getBroadcastedShape(at.getShape(), bt.getShape(),
+                                            shape) ||
+        ArrayRef<int64_t>(shape) != yt.getShape())
+      return failure();
     Operation *relu = nullptr;
-    Value sum = add.getC();
+    Value sum = op->getResult(0);
     if (sum.hasOneUse())
       if (auto r = dyn_cast<onnx::ReluOp>(*sum.getUsers().begin()))
         relu = r, sum = r.getY();
@@ -300,8 +349,10 @@ private:
     OpBuilder bld(q ? q.getOperation() : sum.getDefiningOp());
     if (!q)
       bld.setInsertionPointAfter(sum.getDefiningOp());
-    Value none = amk::getNoneValue(bld, add.getLoc());
-    OperationState st(add.getLoc(), amk::fused::QAddOp::getOperationName());
+    Value none = amk::getNoneValue(bld, op->getLoc());
+    OperationState st(op->getLoc(),
+                      mul ? amk::fused::QMulOp::getOperationName()
+                          : amk::fused::QAddOp::getOperationName());
     st.addOperands({(*a)[0], (*a)[1], (*a)[2], (*b)[0], (*b)[1], (*b)[2],
                     q ? q.getYScale() : none, q ? q.getYZeroPoint() : none});
     st.addTypes(q ? q.getY().getType() : sum.getType());
@@ -316,7 +367,320 @@ private:
     }
     if (relu)
       relu->erase();
-    add->erase();
+    op->erase();
+    return success();
+  }
+
+  /// Ops that only move or select elements: on the bytes of a per-tensor
+  /// quantized tensor they give what quantizing their float result would
+  /// (with the same scale and zero point; a table maps them otherwise).
+  /// Nearest Resize is one; tf_crop_and_resize may write a float
+  /// extrapolation value, which has no byte.
+  static bool movesBytes(Operation *op) {
+    if (auto r = dyn_cast<onnx::ResizeOp>(op))
+      return r.getMode() == "nearest" &&
+             r.getCoordinateTransformationMode() != "tf_crop_and_resize";
+    return isa<onnx::ReshapeOp, onnx::TransposeOp, onnx::FlattenOp,
+               onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::SliceOp,
+               onnx::GatherOp, onnx::ExpandOp, onnx::TileOp, onnx::IdentityOp,
+               onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(op);
+  }
+
+  /// Whether QuantizeLinear `q` gives back the bytes DequantizeLinear `dq`
+  /// read: the same type, scale and zero point ((v - z) s / s rounds back
+  /// to v - z for every 8-bit v).
+  static bool sameQuantization(onnx::DequantizeLinearOp dq,
+                               onnx::QuantizeLinearOp q) {
+    auto zero = [](Value z) {
+      return amk::isNone(z) ? std::optional<double>(0) : onnx::getSplatValue(z);
+    };
+    auto sx = onnx::getSplatValue(dq.getXScale()),
+         sy = onnx::getSplatValue(q.getYScale());
+    auto zx = zero(dq.getXZeroPoint()), zy = zero(q.getYZeroPoint());
+    return getElementTypeOrSelf(dq.getX().getType()) ==
+               getElementTypeOrSelf(q.getY().getType()) &&
+           sx && sy && zx && zy && *sx == *sy && *zx == *zy;
+  }
+
+  /// The values of QuantizeLinear `q` applied to `ops` (elementwise, in
+  /// program order) of DequantizeLinear `dq`, for each of the 256 values of
+  /// dq's 8-bit input from the lowest: the reference interpreter's own
+  /// kernels evaluate them, so a table lookup gives the QDQ graph's values
+  /// bit for bit. `last` is the float value q quantizes.
+  static std::optional<amk::ref::Tensor> tabulate(onnx::DequantizeLinearOp dq,
+                                                  ArrayRef<Operation *> ops,
+                                                  Value last,
+                                                  onnx::QuantizeLinearOp q) {
+    namespace ref = amk::ref;
+    auto dt = onnx::getDataType(getElementTypeOrSelf(dq.getX().getType()));
+    if (!dt || (*dt != ref::DataType::UINT8 && *dt != ref::DataType::INT8))
+      return std::nullopt;
+    ref::Tensor in(*dt, {256});
+    for (int i = 0; i < 256; ++i) {
+      if (*dt == ref::DataType::INT8)
+        in.data<int8_t>()[i] = static_cast<int8_t>(i - 128);
+      else
+        in.data<uint8_t>()[i] = static_cast<uint8_t>(i);
+    }
+    llvm::DenseMap<Value, ref::RValue> env;
+    auto operand = [&](Value v) -> std::optional<ref::RValue> {
+      if (amk::isNone(v))
+        return ref::RValue::none();
+      if (auto it = env.find(v); it != env.end())
+        return it->second;
+      if (auto c = amk::getConstantTensor(v))
+        return ref::RValue(std::move(*c));
+      return std::nullopt;
+    };
+    auto eval = [&](Operation *op, ArrayRef<std::optional<ref::RValue>> ins)
+        -> std::optional<ref::RValue> {
+      std::vector<ref::RValue> inputs;
+      for (const auto &v : ins) {
+        if (!v)
+          return std::nullopt;
+        inputs.push_back(*v);
+      }
+      auto out = ref::Interpreter::evaluate(op, inputs);
+      if (failed(out) || out->size() != 1 || !(*out)[0].isTensor() ||
+          (*out)[0].getTensor().numel() != 256)
+        return std::nullopt;
+      return (*out)[0];
+    };
+    auto d = eval(dq, {ref::RValue(in), operand(dq.getXScale()),
+                       operand(dq.getXZeroPoint())});
+    if (!d)
+      return std::nullopt;
+    env[dq.getY()] = *d;
+    for (Operation *op : ops) {
+      SmallVector<std::optional<ref::RValue>> ins;
+      for (Value v : op->getOperands())
+        ins.push_back(operand(v));
+      auto r = eval(op, ins);
+      if (!r)
+        return std::nullopt;
+      env[op->getResult(0)] = *r;
+    }
+    auto y = eval(
+        q, {operand(last), operand(q.getYScale()), operand(q.getYZeroPoint())});
+    if (!y)
+      return std::nullopt;
+    return y->getTensor();
+  }
+
+  /// amk.qtable of `x` with `table`, shaped as x, elements of the table's
+  /// type.
+  static Value buildTable(OpBuilder &b, Location loc, Value x,
+                          const amk::ref::Tensor &table) {
+    Value t = amk::createConstant(b, loc, table);
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto yt =
+        RankedTensorType::get(xt.getShape(), getElementTypeOrSelf(t.getType()));
+    OperationState st(loc, amk::fused::QTableOp::getOperationName());
+    st.addOperands({x, t});
+    st.addTypes(yt);
+    return b.create(st)->getResult(0);
+  }
+
+  /// The 8-bit tensor behind per-tensor DequantizeLinear `dq`, requantized
+  /// to `q`'s scale, zero point and type when they differ.
+  static FailureOr<Value> requantized(OpBuilder &b, Location loc,
+                                      onnx::DequantizeLinearOp dq,
+                                      onnx::QuantizeLinearOp q) {
+    if (sameQuantization(dq, q))
+      return dq.getX();
+    auto table = tabulate(dq, {}, dq.getY(), q);
+    if (!table)
+      return failure();
+    return buildTable(b, loc, dq.getX(), *table);
+  }
+
+  /// DequantizeLinear -> Concat -> QuantizeLinear, per tensor: Concat of
+  /// the bytes, each input with the output's scale and zero point already
+  /// or requantized to them by a table (ONNX Runtime's QLinearConcat).
+  LogicalResult rewriteConcat(onnx::ConcatOp c) {
+    auto q = absorbedQuantize(c.getResult());
+    if (!q)
+      return failure();
+    SmallVector<onnx::DequantizeLinearOp> dqs;
+    for (Value v : c.getInputs()) {
+      if (!perTensorDQ(v))
+        return failure();
+      dqs.push_back(v.getDefiningOp<onnx::DequantizeLinearOp>());
+    }
+    OpBuilder b(c);
+    SmallVector<Value> ins;
+    for (onnx::DequantizeLinearOp dq : dqs) {
+      auto x = requantized(b, c.getLoc(), dq, q);
+      if (failed(x))
+        return failure();
+      ins.push_back(*x);
+    }
+    OperationState st(c.getLoc(), c->getName());
+    st.addOperands(ins);
+    st.addAttributes(c->getAttrs());
+    st.addTypes(q.getY().getType());
+    Value y = b.create(st)->getResult(0);
+    q.getY().replaceAllUsesWith(y);
+    q->erase();
+    c->erase();
+    return success();
+  }
+
+  /// DequantizeLinear -> a shape op or nearest Resize -> QuantizeLinear,
+  /// per tensor: the op on the bytes, with a table requantizing them
+  /// (before the op when it does not shrink the tensor, after otherwise)
+  /// when the two sides differ.
+  LogicalResult rewriteMove(Operation *op) {
+    if (op->getNumResults() != 1 || op->getNumOperands() < 1 ||
+        !perTensorDQ(op->getOperand(0)))
+      return failure();
+    auto dq = op->getOperand(0).getDefiningOp<onnx::DequantizeLinearOp>();
+    auto q = absorbedQuantize(op->getResult(0));
+    auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    auto xt = cast<RankedTensorType>(dq.getX().getType());
+    if (!q || !rt || !xt.hasStaticShape() || !rt.hasStaticShape())
+      return failure();
+    OpBuilder b(op);
+    bool same = sameQuantization(dq, q);
+    bool tableFirst = !same && xt.getNumElements() <= rt.getNumElements();
+    std::optional<amk::ref::Tensor> table;
+    if (!same && !(table = tabulate(dq, {}, dq.getY(), q)))
+      return failure();
+    Value x =
+        tableFirst ? buildTable(b, op->getLoc(), dq.getX(), *table) : dq.getX();
+    OperationState st(op->getLoc(), op->getName());
+    st.addOperands(x);
+    st.addOperands(op->getOperands().drop_front());
+    st.addAttributes(op->getAttrs());
+    st.addTypes(RankedTensorType::get(rt.getShape(),
+                                      getElementTypeOrSelf(x.getType())));
+    Value y = b.create(st)->getResult(0);
+    if (!same && !tableFirst)
+      y = buildTable(b, op->getLoc(), y, *table);
+    q.getY().replaceAllUsesWith(y);
+    q->erase();
+    op->erase();
+    return success();
+  }
+
+  /// The float elementwise ops a table may absorb: one result per element
+  /// of the input, from that element alone (with constant scalars).
+  static bool tabulable(Operation *op) {
+    static const llvm::StringSet<> names = {"onnx.Relu",
+                                            "onnx.LeakyRelu",
+                                            "onnx.PRelu",
+                                            "onnx.Sigmoid",
+                                            "onnx.HardSigmoid",
+                                            "onnx.HardSwish",
+                                            "onnx.Tanh",
+                                            "onnx.Clip",
+                                            "onnx.Elu",
+                                            "onnx.Selu",
+                                            "onnx.Celu",
+                                            "onnx.Softplus",
+                                            "onnx.Softsign",
+                                            "onnx.Mish",
+                                            "onnx.Gelu",
+                                            "onnx.Erf",
+                                            "onnx.Exp",
+                                            "onnx.Log",
+                                            "onnx.Sqrt",
+                                            "onnx.Abs",
+                                            "onnx.Neg",
+                                            "onnx.Reciprocal",
+                                            "onnx.ThresholdedRelu",
+                                            "onnx.Shrink",
+                                            "onnx.Floor",
+                                            "onnx.Ceil",
+                                            "onnx.Round",
+                                            "onnx.Sign",
+                                            "onnx.Sin",
+                                            "onnx.Cos",
+                                            "onnx.Identity",
+                                            "onnx.Add",
+                                            "onnx.Sub",
+                                            "onnx.Mul",
+                                            "onnx.Div",
+                                            "onnx.Pow",
+                                            "onnx.Max",
+                                            "onnx.Min",
+                                            "amk.gelu"};
+    return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+           names.contains(op->getName().getStringRef());
+  }
+
+  /// QuantizeLinear of elementwise float ops (constant scalar operands)
+  /// of one per-tensor DequantizeLinear of an 8-bit tensor, or of the
+  /// DequantizeLinear itself: the whole chain is a function of one byte,
+  /// an amk.qtable (ONNX Runtime's lookup tables for QLinearSigmoid and
+  /// QLinearLeakyRelu, for any such chain: Swish's x * sigmoid(x),
+  /// HardSwish written out, a requantization). With the same type, scale
+  /// and zero point on both sides of a bare pair, the bytes themselves.
+  LogicalResult rewriteTable(onnx::QuantizeLinearOp q) {
+    if (!isInt8(q.getY().getType()) || !isScalarConst(q.getYScale()) ||
+        !isScalarConst(q.getYZeroPoint()))
+      return failure();
+    onnx::DequantizeLinearOp dq;
+    llvm::SmallPtrSet<Operation *, 8> cone;
+    SmallVector<Value> work = {q.getX()};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (perTensorDQ(v)) {
+        auto d = v.getDefiningOp<onnx::DequantizeLinearOp>();
+        if (dq && dq != d)
+          return failure();
+        dq = d;
+        continue;
+      }
+      Operation *op = v.getDefiningOp();
+      if (!op || !tabulable(op) || cone.size() > 32)
+        return failure();
+      if (!cone.insert(op).second)
+        continue;
+      for (Value operand : op->getOperands()) {
+        auto t = dyn_cast<RankedTensorType>(operand.getType());
+        if (amk::isNone(operand) ||
+            (t && t.hasStaticShape() && t.getNumElements() == 1 &&
+             amk::isReadableConstant(operand)))
+          continue;
+        work.push_back(operand);
+      }
+    }
+    if (!dq || amk::isReadableConstant(dq.getX()))
+      return failure();
+    auto xt = cast<RankedTensorType>(dq.getX().getType());
+    if (!xt.hasStaticShape() ||
+        q.getY().getType() !=
+            RankedTensorType::get(xt.getShape(),
+                                  getElementTypeOrSelf(q.getY().getType())))
+      return failure();
+    // Every value inside has the input's shape and no reader outside.
+    for (Operation *op : cone) {
+      auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+      if (!t || t.getShape() != xt.getShape() || !t.getElementType().isF32() ||
+          op->getBlock() != q->getBlock())
+        return failure();
+      for (Operation *user : op->getResult(0).getUsers())
+        if (user != q && !cone.contains(user))
+          return failure();
+    }
+    SmallVector<Operation *> ops(cone.begin(), cone.end());
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    OpBuilder b(q);
+    Value y;
+    if (ops.empty() && sameQuantization(dq, q)) {
+      y = dq.getX();
+    } else {
+      auto table = tabulate(dq, ops, q.getX(), q);
+      if (!table)
+        return failure();
+      y = buildTable(b, q.getLoc(), dq.getX(), *table);
+    }
+    q.getY().replaceAllUsesWith(y);
+    q->erase();
+    for (Operation *op : llvm::reverse(ops))
+      op->erase();
     return success();
   }
 

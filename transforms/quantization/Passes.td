@@ -201,6 +201,23 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
       whose kernel dequantizes the weights in its inner loop (no rounding
       of the activations: the values are the QDQ graph's up to summation
       order);
+    - DequantizeLinear(A) + or * DequantizeLinear(B) [-> Relu] [->
+      QuantizeLinear], per tensor, A and B of one 8-bit type broadcasting
+      to the result: `amk.qadd` / `amk.qmul` on the bytes;
+    - DequantizeLinear -> Concat -> QuantizeLinear, per tensor: Concat of
+      the bytes, each input whose scale, zero point or type differs from
+      the output's requantized by an `amk.qtable`;
+    - DequantizeLinear -> a shape op (Reshape, Transpose, Flatten,
+      Squeeze, Unsqueeze, Slice, Gather, Expand, Tile, Identity,
+      DepthToSpace, SpaceToDepth) or a nearest Resize -> QuantizeLinear:
+      the op on the bytes, with an `amk.qtable` where the two sides'
+      quantizations differ;
+    - QuantizeLinear of float elementwise ops (constant scalar operands)
+      of one per-tensor DequantizeLinear of an 8-bit activation, or of the
+      DequantizeLinear itself: an `amk.qtable` of 256 entries tabulated by
+      the reference interpreter (a Sigmoid, Swish, HardSwish written out,
+      a requantization); a bare pair with one quantization on both sides
+      is the bytes themselves;
     - DequantizeLinear -> MaxPool -> QuantizeLinear with the same
       per-tensor scale and zero point on both sides: MaxPool on the 8-bit
       tensor (exact: dequantization is increasing and quantizing a
@@ -237,6 +254,18 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
               "of them with the QuantizeLinear of their result absorbed">,
     Statistic<"numMaxPools", "max-pools",
               "DequantizeLinear -> MaxPool -> QuantizeLinear run on the 8-bit values">,
+    Statistic<"numMuls", "muls",
+              "DequantizeLinear -> Mul -> [Relu ->] QuantizeLinear rewritten "
+              "to amk.qmul">,
+    Statistic<"numConcats", "concats",
+              "DequantizeLinear -> Concat -> QuantizeLinear run on the 8-bit "
+              "values">,
+    Statistic<"numMoves", "data-movement",
+              "shape ops and nearest Resize between DequantizeLinear and "
+              "QuantizeLinear run on the 8-bit values">,
+    Statistic<"numTables", "tables",
+              "QuantizeLinear of elementwise ops of a DequantizeLinear "
+              "rewritten to amk.qtable">,
   ];
 }
 

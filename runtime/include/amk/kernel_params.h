@@ -471,7 +471,9 @@ enum { AMK_QUANT_BLOCK = AMK_QUANT_NUM_IPARAMS };
 enum {
   AMK_QUANT_VARIANT_Q = 0,
   AMK_QUANT_VARIANT_DQ = 1,
-  AMK_QUANT_VARIANT_ADD = 2
+  AMK_QUANT_VARIANT_ADD = 2,
+  AMK_QUANT_VARIANT_BINARY = 3,
+  AMK_QUANT_VARIANT_TABLE = 4
 };
 /* Variant 2 (amk.qadd): Y = saturate(roundeven(act((A - za) * sa +
  * (B - zb) * sb) / sy) + zy), each step a float operation as the QDQ
@@ -487,6 +489,16 @@ enum {
   AMK_QADD_NUM_IPARAMS
 };
 enum { AMK_QADD_SA, AMK_QADD_SB, AMK_QADD_SY, AMK_QADD_NUM_FPARAMS };
+/* Variant 3 (amk.qadd and amk.qmul with broadcasting): variant 2's
+ * parameters, with the sum or the product (op 0 add, 1 mul), then rank
+ * (1 to AMK_QBIN_MAX_RANK), Y's dims, A's and B's element strides over
+ * them (0 along a broadcast axis). Rows: Y's flat elements. */
+enum { AMK_QBIN_OP = AMK_QADD_NUM_IPARAMS, AMK_QBIN_RANK, AMK_QBIN_DIMS };
+enum { AMK_QBIN_ADD = 0, AMK_QBIN_MUL = 1 };
+#define AMK_QBIN_MAX_RANK 6
+/* Variant 4 (amk.qtable): Y[i] = T[X[i] - lowest]. Buffers X (8-bit), T
+ * (256 bytes), unused, Y (8-bit). iparams: x_dtype, y_dtype, 1, n. Rows:
+ * flat elements. */
 
 /* QCONV: integer convolution (amk.qconv), NCHW, X uint8 or int8 (int8 is
  * read as uint8 + 128, with the zero point moved with it), W int8 packed

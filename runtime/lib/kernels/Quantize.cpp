@@ -208,6 +208,149 @@ qaddAvx512(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
 }
 #endif
 
+/// One row of variant 3 (quantized Add or Mul with broadcasting): n
+/// outputs reading A and B at element strides sa and sb (0: one value
+/// repeated). The float steps are variant 2's.
+template <typename TA, typename TY>
+void qbinaryRowPortable(const TA *a, int64_t sa, const TA *b, int64_t sb, TY *y,
+                        int64_t n, const float *fp, const int64_t *ip,
+                        bool mul) {
+  const float lo = std::numeric_limits<TY>::lowest(),
+              hi = std::numeric_limits<TY>::max();
+  const int32_t za = (int32_t)ip[AMK_QADD_ZA], zb = (int32_t)ip[AMK_QADD_ZB];
+  const float zy = (float)ip[AMK_QADD_ZY];
+  const bool relu = ip[AMK_QADD_RELU] != 0;
+  for (int64_t i = 0; i < n; ++i) {
+    float fa = (float)((int32_t)a[i * sa] - za);
+    fa = fa * fp[AMK_QADD_SA];
+    float fb = (float)((int32_t)b[i * sb] - zb);
+    fb = fb * fp[AMK_QADD_SB];
+    float v;
+    if (mul)
+      v = fa * fb;
+    else
+      v = fa + fb;
+    if (relu)
+      v = v < 0.f ? 0.f : v;
+    if constexpr (std::is_same_v<TY, float>) {
+      y[i] = v;
+      continue;
+    }
+    float r = __builtin_roundevenf(v / fp[AMK_QADD_SY]);
+    r = r + zy;
+    y[i] = static_cast<TY>(std::min(std::max(r, lo), hi));
+  }
+}
+
+#if defined(__x86_64__)
+/// The same on 16 lanes, for unit or zero strides.
+template <typename TA, typename TY>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+qbinaryRowAvx512(const TA *a, int64_t sa, const TA *b, int64_t sb, TY *y,
+                 int64_t n, const float *fp, const int64_t *ip, bool mul) {
+  const __m512 vsa = _mm512_set1_ps(fp[AMK_QADD_SA]),
+               vsb = _mm512_set1_ps(fp[AMK_QADD_SB]),
+               vsy = _mm512_set1_ps(fp[AMK_QADD_SY]),
+               vzy = _mm512_set1_ps((float)ip[AMK_QADD_ZY]),
+               lo = _mm512_set1_ps(std::numeric_limits<TY>::lowest()),
+               hi = _mm512_set1_ps(std::numeric_limits<TY>::max()),
+               zero = _mm512_setzero_ps();
+  const __m512i vza = _mm512_set1_epi32((int32_t)ip[AMK_QADD_ZA]),
+                vzb = _mm512_set1_epi32((int32_t)ip[AMK_QADD_ZB]);
+  const bool relu = ip[AMK_QADD_RELU] != 0;
+  // A repeated operand is dequantized once.
+  const __m512 fa0 = _mm512_mul_ps(
+      _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(a[0]), vza)), vsa);
+  const __m512 fb0 = _mm512_mul_ps(
+      _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(b[0]), vzb)), vsb);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+    __m512 fa =
+        sa == 0 ? fa0
+                : _mm512_mul_ps(
+                      _mm512_cvtepi32_ps(_mm512_sub_epi32(
+                          widenBytes<TA>(_mm_maskz_loadu_epi8(m, a + i)), vza)),
+                      vsa);
+    __m512 fb =
+        sb == 0 ? fb0
+                : _mm512_mul_ps(
+                      _mm512_cvtepi32_ps(_mm512_sub_epi32(
+                          widenBytes<TA>(_mm_maskz_loadu_epi8(m, b + i)), vzb)),
+                      vsb);
+    __m512 v = mul ? _mm512_mul_ps(fa, fb) : _mm512_add_ps(fa, fb);
+    if (relu)
+      v = _mm512_max_ps(v, zero);
+    if constexpr (std::is_same_v<TY, float>) {
+      _mm512_mask_storeu_ps(y + i, m, v);
+      continue;
+    }
+    __m512 r = _mm512_add_ps(
+        _mm512_roundscale_ps(_mm512_div_ps(v, vsy),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+        vzy);
+    r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
+    _mm_mask_storeu_epi8(y + i, m, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
+  }
+}
+
+/// Table lookup (variant 4) of 64 bytes a step: two two-source byte
+/// permutes cover the table's halves, the index's top bit picks one.
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void
+tableVbmi(const uint8_t *x, const uint8_t *t, uint8_t *y, uint8_t flip,
+          int64_t begin, int64_t end) {
+  const __m512i t0 = _mm512_loadu_si512(t), t1 = _mm512_loadu_si512(t + 64),
+                t2 = _mm512_loadu_si512(t + 128),
+                t3 = _mm512_loadu_si512(t + 192),
+                vf = _mm512_set1_epi8((char)flip);
+  for (int64_t i = begin; i < end; i += 64) {
+    const __mmask64 m =
+        end - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (end - i)) - 1);
+    __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + i), vf);
+    __m512i lo = _mm512_permutex2var_epi8(t0, v, t1);
+    __m512i hi = _mm512_permutex2var_epi8(t2, v, t3);
+    _mm512_mask_storeu_epi8(
+        y + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), lo, hi));
+  }
+}
+#endif
+
+/// Variant 3 over Y's flat elements [begin, end): row by row of Y's last
+/// (merged) dimension.
+template <typename TA, typename TY>
+void qbinary(const TA *a, const TA *b, TY *y, const float *fp,
+             const int64_t *ip, int64_t begin, int64_t end) {
+  const int64_t rank = ip[AMK_QBIN_RANK];
+  const int64_t *dims = ip + AMK_QBIN_DIMS, *stA = dims + rank,
+                *stB = stA + rank;
+  const bool mul = ip[AMK_QBIN_OP] == AMK_QBIN_MUL;
+  const int64_t inner = dims[rank - 1], sa = stA[rank - 1], sb = stB[rank - 1];
+#if defined(__x86_64__)
+  const bool vec = hasAvx512() && (sa == 0 || sa == 1) && (sb == 0 || sb == 1);
+#endif
+  for (int64_t e = begin; e < end;) {
+    int64_t rem = e, offA = 0, offB = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t idx = rem % dims[d];
+      rem /= dims[d];
+      offA += idx * stA[d];
+      offB += idx * stB[d];
+    }
+    const int64_t len = std::min(inner - e % inner, end - e);
+#if defined(__x86_64__)
+    if (vec) {
+      qbinaryRowAvx512<TA, TY>(a + offA, sa, b + offB, sb, y + e, len, fp, ip,
+                               mul);
+      e += len;
+      continue;
+    }
+#endif
+    qbinaryRowPortable<TA, TY>(a + offA, sa, b + offB, sb, y + e, len, fp, ip,
+                               mul);
+    e += len;
+  }
+}
+
 template <typename F> bool byIntType(int64_t dtype, F &&f) {
   switch (dtype) {
   case AMK_RT_U8:
@@ -240,8 +383,25 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::run(const KernelCall &call,
   const void *z = call.buffers[2];
   int64_t axisDim = ip[AMK_QUANT_AXIS_DIM], inner = ip[AMK_QUANT_INNER];
   bool ok;
-  if (call.kernel->variant == AMK_QUANT_VARIANT_ADD) {
+  if (call.kernel->variant == AMK_QUANT_VARIANT_TABLE) {
+    const uint8_t *x = static_cast<const uint8_t *>(call.buffers[0]);
+    const uint8_t *t = static_cast<const uint8_t *>(call.buffers[1]);
+    uint8_t *y = static_cast<uint8_t *>(call.buffers[3]);
+    const uint8_t flip = ip[AMK_QUANT_X_DTYPE] == AMK_RT_I8 ? 0x80 : 0;
+#if defined(__x86_64__)
+    if (hasVbmi()) {
+      tableVbmi(x, t, y, flip, tile[0], tile[1]);
+      return true;
+    }
+#endif
+    for (int64_t i = tile[0]; i < tile[1]; ++i)
+      y[i] = t[x[i] ^ flip];
+    return true;
+  }
+  if (call.kernel->variant == AMK_QUANT_VARIANT_ADD ||
+      call.kernel->variant == AMK_QUANT_VARIANT_BINARY) {
     const float *fp = call.fp;
+    const bool broadcast = call.kernel->variant == AMK_QUANT_VARIANT_BINARY;
     auto run = [&](auto ta, auto ty) {
       using TA = decltype(ta);
       using TY = decltype(ty);
@@ -252,6 +412,10 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::run(const KernelCall &call,
                     zb = (int32_t)ip[AMK_QADD_ZB];
       const float zy = (float)ip[AMK_QADD_ZY];
       const bool relu = ip[AMK_QADD_RELU] != 0;
+      if (broadcast) {
+        qbinary<TA, TY>(a, b, y, fp, ip, tile[0], tile[1]);
+        return;
+      }
 #if defined(__x86_64__)
       if (hasAvx512()) {
         qaddAvx512<TA, TY>(a, b, y, fp[AMK_QADD_SA], fp[AMK_QADD_SB],
@@ -314,10 +478,32 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::check(const amk_rt_kernel &k,
                                           std::string &error) {
   if (!hasParams(k, AMK_QUANT_NUM_IPARAMS, 0, error) || k.num_buffers < 4)
     return false;
-  if (k.variant == AMK_QUANT_VARIANT_ADD) {
-    auto is8 = [](int64_t d) { return d == AMK_RT_U8 || d == AMK_RT_I8; };
+  auto is8 = [](int64_t d) { return d == AMK_RT_U8 || d == AMK_RT_I8; };
+  if (k.variant == AMK_QUANT_VARIANT_TABLE) {
+    if (!is8(ip[AMK_QUANT_X_DTYPE]) || !is8(ip[AMK_QUANT_Y_DTYPE])) {
+      error = "kernel '" + std::string(k.name ? k.name : "") +
+              "': a table maps 8-bit integers to 8-bit integers";
+      return false;
+    }
+    return true;
+  }
+  if (k.variant == AMK_QUANT_VARIANT_ADD ||
+      k.variant == AMK_QUANT_VARIANT_BINARY) {
     if (!hasParams(k, AMK_QADD_NUM_IPARAMS, AMK_QADD_NUM_FPARAMS, error))
       return false;
+    if (k.variant == AMK_QUANT_VARIANT_BINARY) {
+      const int64_t rank =
+          k.num_iparams > AMK_QBIN_RANK ? ip[AMK_QBIN_RANK] : 0;
+      if (rank < 1 || rank > AMK_QBIN_MAX_RANK ||
+          k.num_iparams < (uint32_t)(AMK_QBIN_DIMS + 3 * rank) ||
+          ip[AMK_QBIN_DIMS + rank - 1] < 1) {
+        error = "kernel '" + std::string(k.name ? k.name : "") +
+                "': a broadcast quantized add or mul needs a rank of 1 to " +
+                std::to_string(AMK_QBIN_MAX_RANK) +
+                " with its dims and strides";
+        return false;
+      }
+    }
     if (!is8(ip[AMK_QUANT_X_DTYPE]) ||
         (!is8(ip[AMK_QUANT_Y_DTYPE]) && ip[AMK_QUANT_Y_DTYPE] != AMK_RT_F32)) {
       error = "kernel '" + std::string(k.name ? k.name : "") +

@@ -394,6 +394,28 @@ module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21
 
 // -----
 
+//--- quantized_mul_table.mlir
+// amk.qmul on QUANTIZE variant 3: Y's dims merged where both operands
+// step through them as one ([4, 15]; A's strides 15, 1; B's 1, 0), after
+// the zero points, relu and op 1 (mul). amk.qtable on variant 4.
+module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @quantized_mul_table(%a: tensor<1x4x3x5xui8>, %g: tensor<1x4x1x1xui8>) -> (tensor<1x4x3x5xui8>, tensor<1x4x3x5xi8>) {
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %za = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %zb = "onnx.Constant"() <{value = dense<100> : tensor<ui8>}> : () -> tensor<ui8>
+    %zy = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+    %t = "onnx.Constant"() <{value = dense<7> : tensor<256xi8>}> : () -> tensor<256xi8>
+    %y = "amk.qmul"(%a, %s, %za, %g, %s, %zb, %s, %zy) : (tensor<1x4x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x5xui8>
+    %y2 = "amk.qtable"(%y, %t) : (tensor<1x4x3x5xui8>, tensor<256xi8>) -> tensor<1x4x3x5xi8>
+    return %y, %y2 : tensor<1x4x3x5xui8>, tensor<1x4x3x5xi8>
+  }
+}
+// CHECK-LABEL: amk_task.program @quantized_mul_table
+// CHECK: amk_task.kernel quantize {{{.*}}iparams = array<i64: 2, 2, 1, 60, 120, 100, 3, 0, 1, 2, 4, 15, 15, 1, 1, 0>, {{.*}}op = "amk.qmul", variant = 3 : i64}
+// CHECK: amk_task.kernel quantize {{{.*}}iparams = array<i64: 2, 3, 1, 60>, {{.*}}op = "amk.qtable", variant = 4 : i64}
+
+// -----
+
 //--- quantize_blocked_bad_scale.mlir
 // A blocked scale whose blocked axis does not hold ceil(4 / 2) entries.
 module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {

@@ -179,7 +179,7 @@ func.func @rope_type(%x: tensor<2x8xf32>, %c: tensor<2x8xf16>) -> tensor<2x8xf32
 // -----
 
 func.func @qadd_shapes(%a: tensor<4xui8>, %b: tensor<2x2xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4xui8> {
-  // expected-error @+1 {{A, B and Y must have the same shape}}
+  // expected-error @+1 {{A and B must broadcast to Y's shape}}
   %y = "amk.qadd"(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<2x2xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
   return %y : tensor<4xui8>
 }
@@ -197,5 +197,37 @@ func.func @qadd_activation(%a: tensor<4xui8>, %s: tensor<f32>, %z: tensor<ui8>) 
 func.func @qadd_zero_point_type(%a: tensor<4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<i8>) -> tensor<4xui8> {
   // expected-error @+1 {{each zero point must be one value of its tensor's type}}
   %y = "amk.qadd"(%a, %s, %zi, %a, %s, %z, %s, %z) : (tensor<4xui8>, tensor<f32>, tensor<i8>, tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  return %y : tensor<4xui8>
+}
+
+// -----
+
+func.func @qmul_broadcast(%a: tensor<2x3xui8>, %b: tensor<3x1xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<2x3xui8> {
+  // expected-error @+1 {{A and B must broadcast to Y's shape}}
+  %y = "amk.qmul"(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  return %y : tensor<2x3xui8>
+}
+
+// -----
+
+func.func @qmul_mixed_types(%a: tensor<4xui8>, %b: tensor<4xi8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<i8>) -> tensor<4xui8> {
+  // expected-error @+1 {{A and B must have one element type}}
+  %y = "amk.qmul"(%a, %s, %z, %b, %s, %zi, %s, %z) : (tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  return %y : tensor<4xui8>
+}
+
+// -----
+
+func.func @qtable_size(%x: tensor<4xui8>, %t: tensor<128xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{table must hold 256 values of Y's element type}}
+  %y = "amk.qtable"(%x, %t) : (tensor<4xui8>, tensor<128xui8>) -> tensor<4xui8>
+  return %y : tensor<4xui8>
+}
+
+// -----
+
+func.func @qtable_float(%x: tensor<4xf32>, %t: tensor<256xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{X and Y must be 8-bit integers}}
+  %y = "amk.qtable"(%x, %t) : (tensor<4xf32>, tensor<256xui8>) -> tensor<4xui8>
   return %y : tensor<4xui8>
 }

@@ -12,45 +12,66 @@
 // Each split's statistics, in order.
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 2 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 1 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 0 quantized-outputs
 
 // The input's DequantizeLinear, the weight's (per channel) and the bias's
@@ -279,10 +300,14 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // NOWO: "onnx.Gemm"
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 0 quantized-outputs
+// STATS-NEXT: (S) 0 tables
 // STATS-NEXT: (S) 2 weight-only
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
   func.func @weight_only(%x: tensor<3x64xf32>) -> tensor<3x5xf32> {
@@ -358,16 +383,17 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : 
 
 // DequantizeLinear -> MaxPool -> QuantizeLinear: the pool runs on the
 // 8-bit tensor. With the same scale and zero point on both sides the pair
-// goes; with a new scale the DequantizeLinear moves after the pool.
+// goes; with a new scale the pair after the pool is a requantizing table.
 // CHECK-LABEL: func.func @max_pools(
 // CHECK: %[[P:.*]], %{{.*}} = "onnx.MaxPool"(%arg0) <{kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xui8>) -> (tensor<1x2x4x4xui8>, none)
 // CHECK: %[[P2:.*]], %{{.*}} = "onnx.MaxPool"(%arg0) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xui8>) -> (tensor<1x2x4x4xui8>, none)
-// CHECK: %[[D:.*]] = "onnx.DequantizeLinear"(%[[P2]],
-// CHECK: "onnx.QuantizeLinear"(%[[D]],
-// CHECK: return %[[P]],
+// CHECK: %[[T:.*]] = "amk.qtable"(%[[P2]], %{{.*}}) : (tensor<1x2x4x4xui8>, tensor<256xui8>) -> tensor<1x2x4x4xui8>
+// CHECK: return %[[P]], %[[T]]
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 data-movement
 // STATS-NEXT: (S) 0 gemms
 // STATS-NEXT: (S) 2 max-pools
 module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
@@ -391,17 +417,17 @@ module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
 // shape, through Relu, is amk.qadd on the bytes; so is one whose sum stays
 // float (before a LayerNorm in AMK's own graphs) when its 8-bit inputs
 // exist anyway (here also the sum with a second reader, whose
-// QuantizeLinear then reads the float result). An Add that broadcasts,
-// and a float one whose input would be quantized for it alone, stay.
+// QuantizeLinear then reads the float result), and one that broadcasts.
+// A float one whose input would be quantized for it alone stays.
 // CHECK-LABEL: func.func @residual_add(
 // CHECK: "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "relu"}> : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
 // CHECK: %[[S2:.*]] = "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : ({{.*}}, none, none) -> tensor<1x4x3x3xf32>
 // CHECK: "onnx.QuantizeLinear"(%[[S2]]
-// CHECK: "onnx.Add"
+// CHECK: "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg2, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
 // CHECK: "amk.qadd"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, none, none) -> tensor<1x4x3x3xf32>
 // CHECK: "onnx.Add"
 // STATS: LowerQDQ
-// STATS-NEXT: (S) 3 adds
+// STATS-NEXT: (S) 4 adds
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
   func.func @residual_add(%a: tensor<1x4x3x3xui8>, %b: tensor<1x4x3x3xui8>, %c: tensor<1x4x1x1xui8>, %x: tensor<1x4x3x3xf32>) -> (tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) {
     %sa = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
@@ -425,5 +451,143 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     %dx = "onnx.DequantizeLinear"(%qx, %sb, %zb) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
     %s5 = "onnx.Add"(%da, %dx) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
     return %y, %y2, %s2, %y3, %s4, %s5 : tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xui8>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>
+  }
+}
+
+// -----
+
+// Mul of two per-tensor quantized tensors, broadcasting (a
+// squeeze-and-excitation scale) and through Relu: amk.qmul. One of mixed
+// 8-bit types stays float.
+// CHECK-LABEL: func.func @muls(
+// CHECK: "amk.qmul"(%arg0, %{{.*}}, %{{.*}}, %arg1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "relu"}> : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+// CHECK: "onnx.Mul"
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
+// STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 0 data-movement
+// STATS-NEXT: (S) 0 gemms
+// STATS-NEXT: (S) 0 max-pools
+// STATS-NEXT: (S) 1 muls
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @muls(%a: tensor<1x4x3x3xui8>, %g: tensor<1x4x1x1xui8>, %c: tensor<1x4x3x3xi8>) -> (tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>) {
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %zi = "onnx.Constant"() <{value = dense<3> : tensor<i8>}> : () -> tensor<i8>
+    %da = "onnx.DequantizeLinear"(%a, %s, %z) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
+    %dg = "onnx.DequantizeLinear"(%g, %s, %z) : (tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x1x1xf32>
+    %dc = "onnx.DequantizeLinear"(%c, %s, %zi) : (tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x3x3xf32>
+    %m = "onnx.Mul"(%da, %dg) : (tensor<1x4x3x3xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x3x3xf32>
+    %r = "onnx.Relu"(%m) : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    %y = "onnx.QuantizeLinear"(%r, %s, %z) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+    %m2 = "onnx.Mul"(%da, %dc) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    %y2 = "onnx.QuantizeLinear"(%m2, %s, %z) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+    return %y, %y2 : tensor<1x4x3x3xui8>, tensor<1x4x3x3xui8>
+  }
+}
+
+// -----
+
+// Concat in ONNX Runtime's QDQ layout: the input quantized as the output
+// is read as it is, the other through a requantizing table; a Concat
+// whose result stays float is left.
+// CHECK-LABEL: func.func @concats(
+// CHECK: %[[T:.*]] = "amk.qtable"(%arg1, %{{.*}}) : (tensor<1x3x2x2xui8>, tensor<256xui8>) -> tensor<1x3x2x2xui8>
+// CHECK: %[[C:.*]] = "onnx.Concat"(%arg0, %[[T]]) <{axis = 1 : i64}> : (tensor<1x2x2x2xui8>, tensor<1x3x2x2xui8>) -> tensor<1x5x2x2xui8>
+// CHECK: "onnx.Concat"(%{{.*}}, %{{.*}}) <{axis = 1 : i64}> : (tensor<1x2x2x2xf32>, tensor<1x3x2x2xf32>) -> tensor<1x5x2x2xf32>
+// CHECK: return %[[C]],
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 1 concats
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @concats(%a: tensor<1x2x2x2xui8>, %b: tensor<1x3x2x2xui8>) -> (tensor<1x5x2x2xui8>, tensor<1x5x2x2xf32>) {
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %s2 = "onnx.Constant"() <{value = dense<0.02> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %da = "onnx.DequantizeLinear"(%a, %s, %z) : (tensor<1x2x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xf32>
+    %db = "onnx.DequantizeLinear"(%b, %s2, %z) : (tensor<1x3x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xf32>
+    %c = "onnx.Concat"(%da, %db) <{axis = 1 : i64}> : (tensor<1x2x2x2xf32>, tensor<1x3x2x2xf32>) -> tensor<1x5x2x2xf32>
+    %y = "onnx.QuantizeLinear"(%c, %s, %z) : (tensor<1x5x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x5x2x2xui8>
+    %c2 = "onnx.Concat"(%da, %db) <{axis = 1 : i64}> : (tensor<1x2x2x2xf32>, tensor<1x3x2x2xf32>) -> tensor<1x5x2x2xf32>
+    return %y, %c2 : tensor<1x5x2x2xui8>, tensor<1x5x2x2xf32>
+  }
+}
+
+// -----
+
+// Shape ops and a nearest Resize between a DequantizeLinear and a
+// QuantizeLinear run on the bytes; a new quantization (here also a new
+// type) is a table before an op that does not shrink the tensor; a linear
+// Resize stays float.
+// CHECK-LABEL: func.func @data_movement(
+// CHECK: %[[R:.*]] = "onnx.Reshape"(%arg0, %{{.*}}) : (tensor<1x2x2x3xui8>, tensor<2xi64>) -> tensor<2x6xui8>
+// CHECK: %[[T:.*]] = "amk.qtable"(%arg0, %{{.*}}) : (tensor<1x2x2x3xui8>, tensor<256xui8>) -> tensor<1x2x2x3xui8>
+// CHECK: %[[U:.*]] = "onnx.Resize"(%[[T]], %{{.*}}, %{{.*}}, %{{.*}}) <{mode = "nearest"}> : (tensor<1x2x2x3xui8>, none, tensor<4xf32>, none) -> tensor<1x2x4x6xui8>
+// CHECK: %[[PT0:.*]] = "amk.qtable"(%arg0, %{{.*}}) : (tensor<1x2x2x3xui8>, tensor<256xi8>) -> tensor<1x2x2x3xi8>
+// CHECK: %[[PT:.*]] = "onnx.Transpose"(%[[PT0]]) <{perm = array<i64: 0, 1, 3, 2>}> : (tensor<1x2x2x3xi8>) -> tensor<1x2x3x2xi8>
+// CHECK: "onnx.Resize"(%{{.*}}) <{mode = "linear"}> : (tensor<1x2x2x3xf32>, none, tensor<4xf32>, none) -> tensor<1x2x4x6xf32>
+// CHECK: return %[[R]], %[[U]], %[[PT]],
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 concats
+// STATS-NEXT: (S) 0 convs
+// STATS-NEXT: (S) 3 data-movement
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @data_movement(%x: tensor<1x2x2x3xui8>) -> (tensor<2x6xui8>, tensor<1x2x4x6xui8>, tensor<1x2x3x2xi8>, tensor<1x2x4x6xui8>) {
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %s2 = "onnx.Constant"() <{value = dense<0.02> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %zi = "onnx.Constant"() <{value = dense<-5> : tensor<i8>}> : () -> tensor<i8>
+    %shape = "onnx.Constant"() <{value = dense<[2, 6]> : tensor<2xi64>}> : () -> tensor<2xi64>
+    %scales = "onnx.Constant"() <{value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %none = onnx.NoValue
+    %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x2x2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x3xf32>
+    %r = "onnx.Reshape"(%d, %shape) : (tensor<1x2x2x3xf32>, tensor<2xi64>) -> tensor<2x6xf32>
+    %y1 = "onnx.QuantizeLinear"(%r, %s, %z) : (tensor<2x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x6xui8>
+    %u = "onnx.Resize"(%d, %none, %scales, %none) <{mode = "nearest"}> : (tensor<1x2x2x3xf32>, none, tensor<4xf32>, none) -> tensor<1x2x4x6xf32>
+    %y2 = "onnx.QuantizeLinear"(%u, %s2, %z) : (tensor<1x2x4x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x6xui8>
+    %p = "onnx.Transpose"(%d) <{perm = array<i64: 0, 1, 3, 2>}> : (tensor<1x2x2x3xf32>) -> tensor<1x2x3x2xf32>
+    %y3 = "onnx.QuantizeLinear"(%p, %s, %zi) : (tensor<1x2x3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x2xi8>
+    %l = "onnx.Resize"(%d, %none, %scales, %none) <{mode = "linear"}> : (tensor<1x2x2x3xf32>, none, tensor<4xf32>, none) -> tensor<1x2x4x6xf32>
+    %y4 = "onnx.QuantizeLinear"(%l, %s, %z) : (tensor<1x2x4x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x6xui8>
+    return %y1, %y2, %y3, %y4 : tensor<2x6xui8>, tensor<1x2x4x6xui8>, tensor<1x2x3x2xi8>, tensor<1x2x4x6xui8>
+  }
+}
+
+// -----
+
+// Elementwise chains from one DequantizeLinear to a QuantizeLinear are
+// 256-entry tables: Swish (x * sigmoid(x)) and x * 2 + 1 with scalar
+// constants; a bare pair with the same quantization is the bytes. A chain
+// with a second reader, and one reading a non-scalar constant, stay.
+// CHECK-LABEL: func.func @tables(
+// CHECK: %[[SW:.*]] = "amk.qtable"(%arg0, %[[TS:.*]]) : (tensor<1x8xui8>, tensor<256xui8>) -> tensor<1x8xui8>
+// CHECK: %[[LIN:.*]] = "amk.qtable"(%arg0, %{{.*}}) : (tensor<1x8xui8>, tensor<256xui8>) -> tensor<1x8xui8>
+// CHECK: "onnx.Sigmoid"
+// CHECK: "onnx.Mul"(%{{.*}}, %{{.*}}) : (tensor<1x8xf32>, tensor<8xf32>)
+// CHECK: return %[[SW]], %[[LIN]], %arg0,
+// STATS: LowerQDQ
+// STATS: (S) 3 tables
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @tables(%x: tensor<1x8xui8>) -> (tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xf32>, tensor<1x8xui8>) {
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %two = "onnx.Constant"() <{value = dense<2.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %one = "onnx.Constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
+    %vec = "onnx.Constant"() <{value = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>}> : () -> tensor<8xf32>
+    %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8xf32>
+    %sg = "onnx.Sigmoid"(%d) : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    %sw = "onnx.Mul"(%d, %sg) : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
+    %y1 = "onnx.QuantizeLinear"(%sw, %s, %z) : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+    %m = "onnx.Mul"(%d, %two) : (tensor<1x8xf32>, tensor<1xf32>) -> tensor<1x8xf32>
+    %a = "onnx.Add"(%m, %one) : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xf32>
+    %y2 = "onnx.QuantizeLinear"(%a, %s, %z) : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+    %y3 = "onnx.QuantizeLinear"(%d, %s, %z) : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+    %sg2 = "onnx.Sigmoid"(%d) : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    %y4 = "onnx.QuantizeLinear"(%sg2, %s, %z) : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+    %v = "onnx.Mul"(%d, %vec) : (tensor<1x8xf32>, tensor<8xf32>) -> tensor<1x8xf32>
+    %y5 = "onnx.QuantizeLinear"(%v, %s, %z) : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+    return %y1, %y2, %y3, %y4, %sg2, %y5 : tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xf32>, tensor<1x8xui8>
   }
 }
