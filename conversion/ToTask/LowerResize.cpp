@@ -13,6 +13,7 @@
 
 #include "transforms/Utils/PassUtils.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 
 #include <cmath>
@@ -85,8 +86,11 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
     return unsupported(op, "mode '" + a.mode + "' is unknown");
   if (intAttr(op, "antialias", 0))
     return unsupported(op, "antialias is not implemented");
-  bool nearest = a.mode == "nearest";
-  if (!nearest && !xt.getElementType().isF32())
+  // amk.qresize: 8-bit in and out, dequantized taps weighted in float
+  // (nearest ones too: weight 1), the sum requantized.
+  const bool quant = isa<fused::QResizeOp>(op);
+  bool nearest = a.mode == "nearest" && !quant;
+  if (!nearest && !quant && !xt.getElementType().isF32())
     return unsupported(op, "linear and cubic resizing are implemented for "
                            "float32 only");
   // Operands: X, roi, scales, sizes (opset 11+); X, scales (opset 10).
@@ -138,7 +142,7 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
   bool crop = a.transform == "tf_crop_and_resize";
   if (crop && (!roiT || roiT->numel() != 2 * (int64_t)axes.size()))
     return unsupported(op, "tf_crop_and_resize needs a constant roi");
-  int64_t taps = nearest ? 1 : a.mode == "linear" ? 2 : 4;
+  int64_t taps = a.mode == "nearest" ? 1 : a.mode == "linear" ? 2 : 4;
   bool extrapolated = false;
   SmallVector<int32_t> idx;
   SmallVector<float> wts;
@@ -235,17 +239,36 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
     return failure();
   int yi = defineOutput(op->getResult(0));
   KOp &k = newKOp(op, AMK_RT_K_RESIZE);
-  k.variant =
-      nearest ? AMK_RESIZE_VARIANT_NEAREST : AMK_RESIZE_VARIANT_WEIGHTED;
+  k.variant = quant     ? AMK_RESIZE_VARIANT_WEIGHTED_Q8
+              : nearest ? AMK_RESIZE_VARIANT_NEAREST
+                        : AMK_RESIZE_VARIANT_WEIGHTED;
   k.slots = {*xi, yi, ii, wi};
-  if (extrapolated)
+  if (extrapolated) {
+    if (quant)
+      return unsupported(op, "an extrapolated crop has no 8-bit value");
     k.fp = {floatAttr(op, "extrapolation_value", 0.f)};
+  }
   int64_t eb = elemBytes(xt.getElementType());
   k.ip = {rank, eb};
   k.ip.append(xt.getShape().begin(), xt.getShape().end());
   k.ip.append(yt.getShape().begin(), yt.getShape().end());
   k.ip.append(tapsOf.begin(), tapsOf.end());
   k.ip.append(offOf.begin(), offOf.end());
+  if (quant) {
+    auto q = cast<fused::QResizeOp>(op);
+    auto scalar = [](Value v) -> std::optional<double> {
+      return isNoneValue(v) ? std::optional<double>(0.0)
+                            : amk::onnx::getSplatValue(v);
+    };
+    auto sx = scalar(q.getXScale()), zx = scalar(q.getXZeroPoint()),
+         sy = scalar(q.getYScale()), zy = scalar(q.getYZeroPoint());
+    if (!sx || !zx || !sy || !zy)
+      return unsupported(op, "its scales and zero points must be constants");
+    k.ip.append({runtimeDtype(xt.getElementType()),
+                 runtimeDtype(yt.getElementType()), (int64_t)*zx,
+                 (int64_t)*zy});
+    k.fp = {(float)*sx, (float)*sy};
+  }
   int64_t rows = product(yt.getShape().drop_back()),
           lastOut = yt.getShape().back();
   int64_t tapProduct = 1;

@@ -364,7 +364,7 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
           [&](Operation *op) { return lowerChannelNorm(op); })
       .Case([&](onnx::ConvTransposeOp op) { return lowerConvTranspose(op); })
       .Case([&](onnx::DropoutOp op) { return lowerDropout(op); })
-      .Case<onnx::ResizeOp, onnx::UpsampleOp>(
+      .Case<onnx::ResizeOp, onnx::UpsampleOp, fused::QResizeOp>(
           [&](Operation *op) { return lowerResize(op); })
       .Case<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(
           [&](Operation *op) { return lowerDepthSpace(op); })

@@ -198,6 +198,35 @@ LogicalResult QAddOp::verify() { return verifyQBinary(*this); }
 
 LogicalResult QMulOp::verify() { return verifyQBinary(*this); }
 
+LogicalResult QResizeOp::verify() {
+  auto is8 = [](Type t) {
+    auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));
+    return i && i.getWidth() == 8;
+  };
+  auto scalar = [](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() && t.getNumElements() == 1;
+  };
+  if (!is8(getX().getType()) || !is8(getY().getType()))
+    return emitOpError("X and Y must be 8-bit integers");
+  if (getX().getType().getRank() != getY().getType().getRank())
+    return emitOpError("X and Y must have one rank");
+  if (!scalar(getXScale()) || !scalar(getYScale()) ||
+      !getXScale().getType().getElementType().isF32() ||
+      !getYScale().getType().getElementType().isF32())
+    return emitOpError("the scales must be one float32 value each");
+  for (auto [zp, q] : {std::pair<Value, Value>{getXZeroPoint(), getX()},
+                       std::pair<Value, Value>{getYZeroPoint(), getY()}})
+    if (!isa<NoneType>(zp.getType()) &&
+        (!scalar(zp) || mlir::getElementTypeOrSelf(zp.getType()) !=
+                            mlir::getElementTypeOrSelf(q.getType())))
+      return emitOpError("each zero point must be one value of its "
+                         "tensor's type");
+  if (getAntialias() != 0)
+    return emitOpError("antialias is not supported");
+  return success();
+}
+
 LogicalResult QTableOp::verify() {
   auto is8 = [](Type t) {
     auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));

@@ -274,6 +274,40 @@ def AMK_QMulOp : AMK_Op<"qmul", [Pure]> {
   let hasVerifier = 1;
 }
 
+def AMK_QResizeOp : AMK_Op<"qresize", [Pure]> {
+  let summary = "Quantized Resize: QuantizeLinear(Resize(DequantizeLinear(X)))";
+  let description = [{
+    A linear or cubic Resize in a QDQ network (an FPN's or a decoder's
+    upsampling) on the 8-bit tensors: each tap is dequantized, the taps
+    weighted and summed in float as the float Resize does, and the result
+    quantized (rounding half to even, saturating). roi, scales, sizes and
+    the attributes are Resize's, with its defaults (opset 11 and later);
+    every scale and zero point is one value. `amk-lower-qdq` builds it; a nearest Resize runs on
+    the bytes as an ONNX Resize instead.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AMK_OptTensor:$roi,
+    AMK_OptTensor:$scales,
+    AMK_OptTensor:$sizes,
+    AnyRankedTensor:$X_scale,
+    AMK_OptTensor:$X_zero_point,
+    AnyRankedTensor:$Y_scale,
+    AMK_OptTensor:$Y_zero_point,
+    DefaultValuedOptionalAttr<I64Attr, "0">:$antialias,
+    OptionalAttr<DenseI64ArrayAttr>:$axes,
+    DefaultValuedOptionalAttr<StrAttr, "\"half_pixel\"">:$coordinate_transformation_mode,
+    DefaultValuedOptionalAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
+    DefaultValuedOptionalAttr<I64Attr, "0">:$exclude_outside,
+    DefaultValuedOptionalAttr<F32Attr, "0.0f">:$extrapolation_value,
+    DefaultValuedOptionalAttr<StrAttr, "\"stretch\"">:$keep_aspect_ratio_policy,
+    DefaultValuedOptionalAttr<StrAttr, "\"nearest\"">:$mode,
+    DefaultValuedOptionalAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def AMK_QTableOp : AMK_Op<"qtable", [Pure]> {
   let summary = "An 8-bit tensor mapped through a 256-entry table";
   let description = [{

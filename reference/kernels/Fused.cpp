@@ -350,6 +350,25 @@ LogicalResult qaddK(KernelContext &ctx) { return qbinaryK(ctx, "Add"); }
 
 LogicalResult qmulK(KernelContext &ctx) { return qbinaryK(ctx, "Mul"); }
 
+/// amk.qresize: QuantizeLinear(Resize(DequantizeLinear(X))), Resize
+/// reading the fused op's attributes.
+LogicalResult qresizeK(KernelContext &ctx) {
+  auto x = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(0), ctx.value(4), ctx.value(5)});
+  if (failed(x))
+    return failure();
+  auto r = callKernel(ctx, "Resize",
+                      {RValue(*x), ctx.value(1), ctx.value(2), ctx.value(3)});
+  if (failed(r))
+    return failure();
+  auto q = callKernel(ctx, "QuantizeLinear",
+                      {RValue(*r), ctx.value(6), ctx.value(7)});
+  if (failed(q))
+    return failure();
+  ctx.set(0, *q);
+  return success();
+}
+
 /// amk.qtable: Y[i] = table[X[i] - lowest].
 LogicalResult qtableK(KernelContext &ctx) {
   const Tensor &x = ctx.in(0), &t = ctx.in(1);
@@ -596,6 +615,7 @@ void registerFusedKernels(KernelRegistry &r) {
   r.add("qadd", qaddK, "amk");
   r.add("qmul", qmulK, "amk");
   r.add("qtable", qtableK, "amk");
+  r.add("qresize", qresizeK, "amk");
   r.add("gemm", gemmK, "amk");
   r.add("gelu", geluK, "amk");
   r.add("layer_norm", layerNormK, "amk");

@@ -245,11 +245,11 @@ def mul_model(path, a_shape, b_shape, signed=False, relu=False,
 
 def resize_model(path, shape, scales=None, sizes=None, signed=False,
                  same=True, nearest_mode="round_prefer_floor",
-                 coord="asymmetric"):
-    """DequantizeLinear -> nearest Resize -> QuantizeLinear (an FPN or
-    YOLO upsampling in ONNX Runtime's QDQ layout): the same quantization
-    on both sides, or a new one (a table before an upsampling, after a
-    downsampling)."""
+                 coord="asymmetric", mode="nearest"):
+    """DequantizeLinear -> Resize -> QuantizeLinear (an FPN or YOLO
+    upsampling in ONNX Runtime's QDQ layout): nearest with the same
+    quantization on both sides, or a new one (a table before an
+    upsampling, after a downsampling); linear and cubic on amk.qresize."""
     nodes, inits = [], []
     zp = (lambda z: z - 128) if signed else (lambda z: z)
     x = qdq(nodes, inits, "x", "xa", 0.03, zp(120), signed)
@@ -262,7 +262,7 @@ def resize_model(path, shape, scales=None, sizes=None, signed=False,
         inits.append(nh.from_array(np.array(sizes, np.int64), "sizes"))
         ins[3] = "sizes"
         out_shape = list(sizes)
-    nodes.append(h.make_node("Resize", ins, ["r"], mode="nearest",
+    nodes.append(h.make_node("Resize", ins, ["r"], mode=mode,
                              nearest_mode=nearest_mode,
                              coordinate_transformation_mode=coord))
     out = qdq(nodes, inits, "r", "y", 0.03 if same else 0.041,
@@ -555,6 +555,17 @@ CASES = [
     ("resize_down_u8_rescaled", "bytes:Resize",
      lambda p: resize_model(p, (1, 4, 12, 10), scales=[1, 1, 0.5, 0.5],
                             same=False)),
+    ("resize_linear_u8", "qresize",
+     lambda p: resize_model(p, (1, 3, 7, 9), scales=[1, 1, 2, 2],
+                            mode="linear", coord="half_pixel")),
+    ("resize_linear_i8_rescaled_align", "qresize",
+     lambda p: resize_model(p, (2, 2, 5, 6), sizes=[2, 2, 9, 17],
+                            signed=True, same=False, mode="linear",
+                            coord="align_corners")),
+    ("resize_cubic_u8_down", "qresize",
+     lambda p: resize_model(p, (1, 2, 12, 10), scales=[1, 1, 0.75, 0.5],
+                            same=False, mode="cubic",
+                            coord="pytorch_half_pixel")),
     ("shape_ops_u8", "bytes:Transpose",
      lambda p: shape_ops_model(p)),
     ("shape_ops_i8", "bytes:Reshape",
@@ -856,6 +867,9 @@ def main():
             if not re.search(r"kernel quantize \{[^\n]*variant = 3 ", ir):
                 problems.append("no quantized add or mul kernel in the "
                                 "program")
+        elif kernel == "qresize":
+            if not re.search(r"kernel resize \{[^\n]*variant = 2 ", ir):
+                problems.append("no 8-bit weighted resize in the program")
         elif kernel == "qtable":
             if not re.search(r"kernel quantize \{[^\n]*variant = 4 ", ir):
                 problems.append("no table kernel in the program")

@@ -11,6 +11,7 @@
 #include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
+#include "dialect/ONNX/ONNXSchema.h"
 
 #include "reference/Interpreter.h"
 
@@ -198,6 +199,11 @@ public:
       else
         moves += succeeded(rewriteMove(op));
     }
+    int64_t resizes = 0;
+    SmallVector<onnx::ResizeOp> resizeOps;
+    getOperation().walk([&](onnx::ResizeOp r) { resizeOps.push_back(r); });
+    for (onnx::ResizeOp r : resizeOps)
+      resizes += succeeded(rewriteResize(r));
     // Last: what the rewrites above consumed is no longer a candidate.
     SmallVector<onnx::QuantizeLinearOp> quants;
     getOperation().walk([&](onnx::QuantizeLinearOp q) { quants.push_back(q); });
@@ -221,6 +227,7 @@ public:
     numConcats = concats;
     numMoves = moves;
     numTables = tables;
+    numResizes = resizes;
     numWeightOnly = weightOnlyDone;
     amk::PassCounters::add(this, "weight-only", weightOnlyDone,
                            "of the matrix products rewritten to amk.wgemm "
@@ -242,6 +249,9 @@ public:
                            "shape ops and nearest Resize between "
                            "DequantizeLinear and QuantizeLinear run on the "
                            "8-bit values");
+    amk::PassCounters::add(this, "resizes", resizes,
+                           "DequantizeLinear -> linear or cubic Resize -> "
+                           "QuantizeLinear rewritten to amk.qresize");
     amk::PassCounters::add(this, "tables", tables,
                            "DequantizeLinear -> elementwise ops -> "
                            "QuantizeLinear run as 256-entry tables");
@@ -560,6 +570,36 @@ private:
     q.getY().replaceAllUsesWith(y);
     q->erase();
     op->erase();
+    return success();
+  }
+
+  /// DequantizeLinear -> linear or cubic Resize -> QuantizeLinear, per
+  /// tensor: amk.qresize, which reads and writes the bytes and
+  /// interpolates in float as the float Resize does. Resize-10's
+  /// coordinates differ from the later versions' defaults it would read,
+  /// and a tf_crop_and_resize extrapolation value has no byte.
+  LogicalResult rewriteResize(onnx::ResizeOp r) {
+    const amk::onnx::VersionInfo *v = amk::onnx::getVersionInfo(r);
+    if (r.getMode() == "nearest" || !v || v->since < 11 ||
+        r.getAntialias() != 0 ||
+        r.getCoordinateTransformationMode() == "tf_crop_and_resize" ||
+        !perTensorDQ(r.getX()))
+      return failure();
+    auto dq = r.getX().getDefiningOp<onnx::DequantizeLinearOp>();
+    auto q = absorbedQuantize(r.getY());
+    if (!q)
+      return failure();
+    OpBuilder b(q);
+    OperationState st(r.getLoc(), amk::fused::QResizeOp::getOperationName());
+    st.addOperands({dq.getX(), r.getRoi(), r.getScales(), r.getSizes(),
+                    dq.getXScale(), dq.getXZeroPoint(), q.getYScale(),
+                    q.getYZeroPoint()});
+    st.addAttributes(r->getAttrs());
+    st.addTypes(q.getY().getType());
+    Value y = b.create(st)->getResult(0);
+    q.getY().replaceAllUsesWith(y);
+    q->erase();
+    r->erase();
     return success();
   }
 

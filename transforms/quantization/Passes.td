@@ -212,6 +212,8 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
       DepthToSpace, SpaceToDepth) or a nearest Resize -> QuantizeLinear:
       the op on the bytes, with an `amk.qtable` where the two sides'
       quantizations differ;
+    - DequantizeLinear -> linear or cubic Resize (opset 11 and later, not
+      tf_crop_and_resize) -> QuantizeLinear, per tensor: `amk.qresize`;
     - QuantizeLinear of float elementwise ops (constant scalar operands)
       of one per-tensor DequantizeLinear of an 8-bit activation, or of the
       DequantizeLinear itself: an `amk.qtable` of 256 entries tabulated by
@@ -263,6 +265,9 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
     Statistic<"numMoves", "data-movement",
               "shape ops and nearest Resize between DequantizeLinear and "
               "QuantizeLinear run on the 8-bit values">,
+    Statistic<"numResizes", "resizes",
+              "DequantizeLinear -> linear or cubic Resize -> QuantizeLinear "
+              "rewritten to amk.qresize">,
     Statistic<"numTables", "tables",
               "QuantizeLinear of elementwise ops of a DequantizeLinear "
               "rewritten to amk.qtable">,

@@ -225,7 +225,15 @@ enum { AMK_LOSS_VARIANT_NLL = 0, AMK_LOSS_VARIANT_SCE = 1 };
  * index is -1 (a tf_crop_and_resize coordinate outside the input). Rows:
  * the product of all out dims but the last. */
 enum { AMK_RESIZE_RANK, AMK_RESIZE_ELEM_BYTES, AMK_RESIZE_DIMS };
-enum { AMK_RESIZE_VARIANT_WEIGHTED = 0, AMK_RESIZE_VARIANT_NEAREST = 1 };
+/* Variant 2 (amk.qresize): variant 0's taps and weights on 8-bit X and Y:
+ * each tap read as (x - zx) * sx, the weighted sum quantized as
+ * saturate(roundeven(v / sy) + zy). iparams: variant 0's, then x_dtype,
+ * y_dtype, zx, zy; fparams: sx, sy. */
+enum {
+  AMK_RESIZE_VARIANT_WEIGHTED = 0,
+  AMK_RESIZE_VARIANT_NEAREST = 1,
+  AMK_RESIZE_VARIANT_WEIGHTED_Q8 = 2
+};
 #define AMK_RESIZE_MAX_RANK 8
 
 /* CONV_TRANSPOSE: ConvTranspose over 1 to 3 spatial dims (float32),

@@ -42,7 +42,8 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
   char *Y = static_cast<char *>(call.buffers[1]);
   const int32_t *IDX = static_cast<const int32_t *>(call.buffers[2]);
   const float *W = static_cast<const float *>(call.buffers[3]);
-  bool weighted = call.kernel->variant == AMK_RESIZE_VARIANT_WEIGHTED;
+  const bool q8 = call.kernel->variant == AMK_RESIZE_VARIANT_WEIGHTED_Q8;
+  bool weighted = call.kernel->variant == AMK_RESIZE_VARIANT_WEIGHTED || q8;
   int64_t r = p.rank, last = r - 1;
   int64_t inStride[AMK_RESIZE_MAX_RANK];
   for (int64_t d = r - 1, s = 1; d >= 0; --d) {
@@ -50,10 +51,21 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
     s *= p.in[d];
   }
   int64_t outLast = p.out[last], tapsLast = p.taps[last];
+  // Variant 2's quantization, after the tap tables' iparams.
+  const int64_t *qp = call.ip + AMK_RESIZE_DIMS + 4 * r;
+  const bool xSigned = q8 && qp[0] == AMK_RT_I8,
+             ySigned = q8 && qp[1] == AMK_RT_I8;
+  const int32_t zx = q8 ? (int32_t)qp[2] : 0;
+  const float zy = q8 ? (float)qp[3] : 0.f, sx = q8 ? call.fp[0] : 1.f,
+              sy = q8 ? call.fp[1] : 1.f, qlo = ySigned ? -128.f : 0.f,
+              qhi = ySigned ? 127.f : 255.f;
+  thread_local std::vector<float> qrow;
+  if (q8)
+    qrow.resize(outLast);
   const int32_t *idxLast = IDX + p.off[last];
   // A crop outside the input: its taps are -1. The last axis reads through
   // a copy with them at 0, and those outputs are overwritten afterwards.
-  bool extrap = call.kernel->num_fparams == 1;
+  bool extrap = !q8 && call.kernel->num_fparams == 1;
   float extrapValue = extrap ? call.fp[0] : 0.f;
   thread_local std::vector<int32_t> safeLast;
   if (extrap) {
@@ -153,55 +165,96 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
         fillOutside(reinterpret_cast<float *>(y));
       continue;
     }
-    const float *x = reinterpret_cast<const float *>(X);
-    float *y = reinterpret_cast<float *>(Y) + row * outLast;
-    auto resampled = [&](int64_t off) -> const float * {
-      for (CachedRow &c : cache)
-        if (c.off == off)
-          return c.v.data();
-      CachedRow &c = cache[nextSlot];
-      nextSlot = (nextSlot + 1) % 4;
-      c.off = off;
-      c.v.resize(outLast);
-      const float *src = x + off;
-      for (int64_t o = 0; o < outLast; ++o) {
-        float inner = 0;
-        for (int64_t k = 0; k < tapsLast; ++k)
-          inner += wLast[o * tapsLast + k] * src[idxLast[o * tapsLast + k]];
-        c.v[o] = inner;
-      }
-      return c.v.data();
-    };
-    if (offs.size() > 4) {
-      // More source rows than the cache holds (cubic over 3-D): directly.
-      for (int64_t o = 0; o < outLast; ++o) {
-        float acc = 0;
-        for (size_t i = 0; i < offs.size(); ++i) {
-          const float *src = x + offs[i];
+    float *y = q8 ? qrow.data() : reinterpret_cast<float *>(Y) + row * outLast;
+    // The weighted sums over taps read through `load` (float32, or a
+    // dequantized byte), instantiated once per input type.
+    auto weightedRow = [&](auto load) {
+      auto resampled = [&](int64_t off) -> const float * {
+        for (CachedRow &c : cache)
+          if (c.off == off)
+            return c.v.data();
+        CachedRow &c = cache[nextSlot];
+        nextSlot = (nextSlot + 1) % 4;
+        c.off = off;
+        c.v.resize(outLast);
+        for (int64_t o = 0; o < outLast; ++o) {
           float inner = 0;
           for (int64_t k = 0; k < tapsLast; ++k)
-            inner += wLast[o * tapsLast + k] * src[idxLast[o * tapsLast + k]];
-          acc += ws[i] * inner;
+            inner +=
+                wLast[o * tapsLast + k] * load(off + idxLast[o * tapsLast + k]);
+          c.v[o] = inner;
         }
+        return c.v.data();
+      };
+      if (offs.size() > 4) {
+        // More source rows than the cache holds (cubic over 3-D):
+        // directly.
+        for (int64_t o = 0; o < outLast; ++o) {
+          float acc = 0;
+          for (size_t i = 0; i < offs.size(); ++i) {
+            float inner = 0;
+            for (int64_t k = 0; k < tapsLast; ++k)
+              inner += wLast[o * tapsLast + k] *
+                       load(offs[i] + idxLast[o * tapsLast + k]);
+            acc += ws[i] * inner;
+          }
+          y[o] = acc;
+        }
+        return;
+      }
+      const float *rows[4];
+      for (size_t i = 0; i < offs.size(); ++i)
+        rows[i] = resampled(offs[i]);
+      // Same order of additions as above: sum over source rows of weight
+      // times the resampled row.
+      for (int64_t o = 0; o < outLast; ++o) {
+        float acc = 0;
+        for (size_t i = 0; i < offs.size(); ++i)
+          acc += ws[i] * rows[i][o];
         y[o] = acc;
       }
+    };
+    if (!q8) {
+      const float *x = reinterpret_cast<const float *>(X);
+      weightedRow([x](int64_t i) { return x[i]; });
       if (extrap)
         fillOutside(y);
       continue;
     }
-    const float *rows[4];
-    for (size_t i = 0; i < offs.size(); ++i)
-      rows[i] = resampled(offs[i]);
-    // Same order of additions as above: sum over source rows of weight
-    // times the resampled row.
-    for (int64_t o = 0; o < outLast; ++o) {
-      float acc = 0;
-      for (size_t i = 0; i < offs.size(); ++i)
-        acc += ws[i] * rows[i][o];
-      y[o] = acc;
+    // The QUANTIZE kernels' arithmetic: (x - z) * s in, v / s rounded to
+    // even plus z out. The taps are summed in double, as the reference
+    // Resize does, so a sum that lands on a rounding tie (a 2x bilinear
+    // upsampling's quarter steps often do) is the tie itself there and
+    // here, and the bytes are the QDQ graph's.
+    auto exactRow = [&](auto load) {
+      for (int64_t o = 0; o < outLast; ++o) {
+        double acc = 0;
+        for (size_t i = 0; i < offs.size(); ++i) {
+          double inner = 0;
+          for (int64_t k = 0; k < tapsLast; ++k)
+            inner += (double)wLast[o * tapsLast + k] *
+                     load(offs[i] + idxLast[o * tapsLast + k]);
+          acc += (double)ws[i] * inner;
+        }
+        y[o] = (float)acc;
+      }
+    };
+    if (xSigned) {
+      const int8_t *x = reinterpret_cast<const int8_t *>(X);
+      exactRow([=](int64_t i) { return (float)((int32_t)x[i] - zx) * sx; });
+    } else {
+      const uint8_t *x = reinterpret_cast<const uint8_t *>(X);
+      exactRow([=](int64_t i) { return (float)((int32_t)x[i] - zx) * sx; });
     }
-    if (extrap)
-      fillOutside(y);
+    char *yb = Y + row * outLast;
+    for (int64_t o = 0; o < outLast; ++o) {
+      float v = __builtin_roundevenf(y[o] / sy) + zy;
+      v = std::min(std::max(v, qlo), qhi);
+      if (ySigned)
+        reinterpret_cast<int8_t *>(yb)[o] = (int8_t)(int32_t)v;
+      else
+        reinterpret_cast<uint8_t *>(yb)[o] = (uint8_t)(int32_t)v;
+    }
   }
   return true;
 }
@@ -213,13 +266,19 @@ bool KernelImpl<AMK_RT_K_RESIZE>::check(const amk_rt_kernel &k,
   if (!hasParams(k, AMK_RESIZE_DIMS, 0, error))
     return false;
   int64_t rank = ip[AMK_RESIZE_RANK];
+  const bool q8 = k.variant == AMK_RESIZE_VARIANT_WEIGHTED_Q8;
+  auto is8 = [](int64_t d) { return d == AMK_RT_U8 || d == AMK_RT_I8; };
   if (rank < 1 || rank > AMK_RESIZE_MAX_RANK ||
-      k.num_iparams != (uint32_t)(AMK_RESIZE_DIMS + 4 * rank) ||
-      k.num_buffers != 4 || k.variant > AMK_RESIZE_VARIANT_NEAREST ||
-      k.num_fparams > 1 ||
-      (k.num_fparams == 1 && ip[AMK_RESIZE_ELEM_BYTES] != 4)) {
-    error = "bad resize parameters (rank 1-8, 4 buffers, variant 0 or 1, "
-            "an extrapolation value only for 4-byte data)";
+      k.num_iparams != (uint32_t)(AMK_RESIZE_DIMS + 4 * rank + (q8 ? 4 : 0)) ||
+      k.num_buffers != 4 || k.variant > AMK_RESIZE_VARIANT_WEIGHTED_Q8 ||
+      (q8 ? k.num_fparams != 2 || ip[AMK_RESIZE_ELEM_BYTES] != 1 ||
+                !is8(ip[AMK_RESIZE_DIMS + 4 * rank]) ||
+                !is8(ip[AMK_RESIZE_DIMS + 4 * rank + 1])
+          : k.num_fparams > 1 ||
+                (k.num_fparams == 1 && ip[AMK_RESIZE_ELEM_BYTES] != 4))) {
+    error = "bad resize parameters (rank 1-8, 4 buffers, variant 0, 1 or "
+            "2, an extrapolation value only for 4-byte data, 8-bit types "
+            "and two scales for variant 2)";
     return false;
   }
   const int64_t *taps = ip + AMK_RESIZE_DIMS + 2 * rank;

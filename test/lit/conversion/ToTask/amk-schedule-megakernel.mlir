@@ -416,6 +416,27 @@ module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21
 
 // -----
 
+//--- quantized_resize.mlir
+// amk.qresize on RESIZE variant 2: the weighted taps of a linear Resize,
+// then the types and zero points after the tap tables (u8 in, i8 out, 120,
+// -3); the scales are the fparams.
+module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @quantized_resize(%x: tensor<1x1x2x3xui8>) -> tensor<1x1x4x6xi8> {
+    %s = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %s2 = "onnx.Constant"() <{value = dense<0.25> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %zy = "onnx.Constant"() <{value = dense<-3> : tensor<i8>}> : () -> tensor<i8>
+    %scales = "onnx.Constant"() <{value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %none = "onnx.NoValue"() : () -> none
+    %y = "amk.qresize"(%x, %none, %scales, %none, %s, %z, %s2, %zy) <{mode = "linear"}> : (tensor<1x1x2x3xui8>, none, tensor<4xf32>, none, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>) -> tensor<1x1x4x6xi8>
+    return %y : tensor<1x1x4x6xi8>
+  }
+}
+// CHECK-LABEL: amk_task.program @quantized_resize
+// CHECK: amk_task.kernel resize {{{.*}}fparams = array<f32: 5.000000e-01, 2.500000e-01>, iparams = array<i64: 4, 1, 1, 1, 2, 3, 1, 1, 4, 6, 1, 1, 2, 2, {{.*}}, 2, 3, 120, -3>, {{.*}}op = "amk.qresize", variant = 2 : i64}
+
+// -----
+
 //--- quantize_blocked_bad_scale.mlir
 // A blocked scale whose blocked axis does not hold ceil(4 / 2) entries.
 module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {

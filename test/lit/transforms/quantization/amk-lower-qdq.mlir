@@ -307,6 +307,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // STATS-NEXT: (S) 0 max-pools
 // STATS-NEXT: (S) 0 muls
 // STATS-NEXT: (S) 0 quantized-outputs
+// STATS-NEXT: (S) 0 resizes
 // STATS-NEXT: (S) 0 tables
 // STATS-NEXT: (S) 2 weight-only
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
@@ -518,16 +519,16 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 
 // Shape ops and a nearest Resize between a DequantizeLinear and a
 // QuantizeLinear run on the bytes; a new quantization (here also a new
-// type) is a table before an op that does not shrink the tensor; a linear
-// Resize stays float.
+// type) is a table before an op that does not shrink the tensor. A linear
+// Resize is amk.qresize, with the Resize's operands and attributes.
 // CHECK-LABEL: func.func @data_movement(
 // CHECK: %[[R:.*]] = "onnx.Reshape"(%arg0, %{{.*}}) : (tensor<1x2x2x3xui8>, tensor<2xi64>) -> tensor<2x6xui8>
 // CHECK: %[[T:.*]] = "amk.qtable"(%arg0, %{{.*}}) : (tensor<1x2x2x3xui8>, tensor<256xui8>) -> tensor<1x2x2x3xui8>
 // CHECK: %[[U:.*]] = "onnx.Resize"(%[[T]], %{{.*}}, %{{.*}}, %{{.*}}) <{mode = "nearest"}> : (tensor<1x2x2x3xui8>, none, tensor<4xf32>, none) -> tensor<1x2x4x6xui8>
 // CHECK: %[[PT0:.*]] = "amk.qtable"(%arg0, %{{.*}}) : (tensor<1x2x2x3xui8>, tensor<256xi8>) -> tensor<1x2x2x3xi8>
 // CHECK: %[[PT:.*]] = "onnx.Transpose"(%[[PT0]]) <{perm = array<i64: 0, 1, 3, 2>}> : (tensor<1x2x2x3xi8>) -> tensor<1x2x3x2xi8>
-// CHECK: "onnx.Resize"(%{{.*}}) <{mode = "linear"}> : (tensor<1x2x2x3xf32>, none, tensor<4xf32>, none) -> tensor<1x2x4x6xf32>
-// CHECK: return %[[R]], %[[U]], %[[PT]],
+// CHECK: %[[L:.*]] = "amk.qresize"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{mode = "linear"}> : (tensor<1x2x2x3xui8>, none, tensor<4xf32>, none, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x6xui8>
+// CHECK: return %[[R]], %[[U]], %[[PT]], %[[L]]
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
 // STATS-NEXT: (S) 0 concats
@@ -589,5 +590,25 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
     %v = "onnx.Mul"(%d, %vec) : (tensor<1x8xf32>, tensor<8xf32>) -> tensor<1x8xf32>
     %y5 = "onnx.QuantizeLinear"(%v, %s, %z) : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
     return %y1, %y2, %y3, %y4, %sg2, %y5 : tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xui8>, tensor<1x8xf32>, tensor<1x8xui8>
+  }
+}
+
+// -----
+
+// Resize-10 reads scales as its second operand and maps coordinates
+// asymmetrically, unlike the later versions' defaults amk.qresize takes:
+// it stays float.
+// CHECK-LABEL: func.func @resize_v10(
+// CHECK: "onnx.Resize"(%{{.*}}) <{mode = "linear"}> : (tensor<1x1x2x2xf32>, none, tensor<4xf32>, none) -> tensor<1x1x4x4xf32>
+module attributes {onnx.opset_import = {ai.onnx = 10 : i64}} {
+  func.func @resize_v10(%x: tensor<1x1x2x2xui8>) -> tensor<1x1x4x4xui8> {
+    %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<120> : tensor<ui8>}> : () -> tensor<ui8>
+    %scales = "onnx.Constant"() <{value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x1x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1x2x2xf32>
+    %none = onnx.NoValue
+    %r = "onnx.Resize"(%d, %none, %scales, %none) <{mode = "linear"}> : (tensor<1x1x2x2xf32>, none, tensor<4xf32>, none) -> tensor<1x1x4x4xf32>
+    %y = "onnx.QuantizeLinear"(%r, %s, %z) : (tensor<1x1x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x1x4x4xui8>
+    return %y : tensor<1x1x4x4xui8>
   }
 }
