@@ -10,6 +10,7 @@
 #include "transforms/Utils/PassUtils.h"
 #include "transforms/Utils/Patterns.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 
@@ -51,14 +52,18 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
   // (uint8) and 2 (int8).
   auto it = dyn_cast<IntegerType>(xt.getElementType());
   int64_t variant = 0;
+  auto qavg = dyn_cast<fused::QAveragePoolOp>(op);
   if (it && it.getWidth() == 8 && isa<amk::onnx::MaxPoolOp>(op))
     variant = it.isUnsigned() ? 1 : 2;
+  if (qavg)
+    variant = AMK_POOL_VARIANT_QAVERAGE;
   if ((!xt.getElementType().isF32() && variant == 0) ||
       (xt.getRank() != 4 && xt.getRank() != 3))
     return unsupported(op, "only 1-D and 2-D float32 pooling (and 8-bit "
                            "MaxPool) is implemented");
   bool global =
-      isa<amk::onnx::GlobalAveragePoolOp, amk::onnx::GlobalMaxPoolOp>(op);
+      isa<amk::onnx::GlobalAveragePoolOp, amk::onnx::GlobalMaxPoolOp>(op) ||
+      (qavg && !qavg.getKernelShape());
   // 1-D pooling is 2-D pooling of planes one row high.
   bool oneD = xt.getRank() == 3;
   int64_t N = xt.getDimSize(0), C = xt.getDimSize(1),
@@ -103,6 +108,20 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
   k.variant = variant;
   k.slots = {*xi, yi};
   k.ip = poolParams(N, C, H, W, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, mode);
+  if (qavg) {
+    auto scalar = [](Value v) -> std::optional<double> {
+      return isNoneValue(v) ? std::optional<double>(0.0)
+                            : amk::onnx::getSplatValue(v);
+    };
+    auto sx = scalar(qavg.getXScale()), zx = scalar(qavg.getXZeroPoint()),
+         sy = scalar(qavg.getYScale()), zy = scalar(qavg.getYZeroPoint());
+    if (!sx || !zx || !sy || !zy)
+      return unsupported(op, "its scales and zero points must be constants");
+    k.ip.append({runtimeDtype(xt.getElementType()),
+                 runtimeDtype(yt.getElementType()), (int64_t)*zx,
+                 (int64_t)*zy});
+    k.fp = {(float)*sx, (float)*sy};
+  }
   k.rows = N * C;
   k.flops = 1.0 * N * C * OH * OW * KH * KW;
   const int64_t eb = variant ? 1 : 4; // element bytes

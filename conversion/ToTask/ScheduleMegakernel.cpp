@@ -294,7 +294,8 @@ LogicalResult Scheduler::lowerOp(Operation *op) {
       .Case<onnx::GemmOp, fused::GemmOp, onnx::MatMulOp>(
           [&](Operation *op) { return lowerGemm(op); })
       .Case<onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp,
-            onnx::GlobalMaxPoolOp>([&](Operation *op) { return lowerPool(op); })
+            onnx::GlobalMaxPoolOp, fused::QAveragePoolOp>(
+          [&](Operation *op) { return lowerPool(op); })
       .Case([&](onnx::TriluOp op) { return lowerTrilu(op); })
       .Case([&](onnx::GatherElementsOp op) { return lowerGatherElements(op); })
       .Case<onnx::ArgMaxOp, onnx::ArgMinOp>(

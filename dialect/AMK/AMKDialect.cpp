@@ -227,6 +227,36 @@ LogicalResult QResizeOp::verify() {
   return success();
 }
 
+LogicalResult QAveragePoolOp::verify() {
+  auto is8 = [](Type t) {
+    auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));
+    return i && i.getWidth() == 8;
+  };
+  auto scalar = [](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() && t.getNumElements() == 1;
+  };
+  if (!is8(getX().getType()) || !is8(getY().getType()))
+    return emitOpError("X and Y must be 8-bit integers");
+  int64_t rank = getX().getType().getRank();
+  if ((rank != 3 && rank != 4) || getY().getType().getRank() != rank)
+    return emitOpError("X and Y must both be 3-D or 4-D");
+  if (auto ks = getKernelShape(); ks && (int64_t)ks->size() != rank - 2)
+    return emitOpError("kernel_shape must have one entry per spatial axis");
+  if (!scalar(getXScale()) || !scalar(getYScale()) ||
+      !getXScale().getType().getElementType().isF32() ||
+      !getYScale().getType().getElementType().isF32())
+    return emitOpError("the scales must be one float32 value each");
+  for (auto [zp, q] : {std::pair<Value, Value>{getXZeroPoint(), getX()},
+                       std::pair<Value, Value>{getYZeroPoint(), getY()}})
+    if (!isa<NoneType>(zp.getType()) &&
+        (!scalar(zp) || mlir::getElementTypeOrSelf(zp.getType()) !=
+                            mlir::getElementTypeOrSelf(q.getType())))
+      return emitOpError("each zero point must be one value of its "
+                         "tensor's type");
+  return success();
+}
+
 LogicalResult QTableOp::verify() {
   auto is8 = [](Type t) {
     auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));

@@ -308,6 +308,38 @@ def AMK_QResizeOp : AMK_Op<"qresize", [Pure]> {
   let hasVerifier = 1;
 }
 
+def AMK_QAveragePoolOp : AMK_Op<"qaverage_pool", [Pure]> {
+  let summary = "Quantized average pooling: QuantizeLinear(AveragePool or "
+                "GlobalAveragePool(DequantizeLinear(X)))";
+  let description = [{
+    Average pooling in a QDQ network (ResNet's global pool before its
+    classifier, a DenseNet transition; ONNX Runtime's
+    QLinearAveragePool/QLinearGlobalAveragePool) on the 8-bit tensors:
+    each element dequantized, the window's sum taken in double (exact for
+    any window: the values share a scale) and divided by its count as the
+    reference does, the mean quantized (rounding half to even,
+    saturating). With kernel_shape the attributes are AveragePool's (1-D or
+    2-D); without it the pool is global over a 3-D or 4-D X. Every scale
+    and zero point is one value. `amk-lower-qdq` builds it.
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$X,
+    AnyRankedTensor:$X_scale,
+    AMK_OptTensor:$X_zero_point,
+    AnyRankedTensor:$Y_scale,
+    AMK_OptTensor:$Y_zero_point,
+    DefaultValuedOptionalAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+    DefaultValuedOptionalAttr<I64Attr, "0">:$ceil_mode,
+    DefaultValuedOptionalAttr<I64Attr, "0">:$count_include_pad,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations,
+    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+    OptionalAttr<DenseI64ArrayAttr>:$pads,
+    OptionalAttr<DenseI64ArrayAttr>:$strides
+  );
+  let results = (outs AnyRankedTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def AMK_QTableOp : AMK_Op<"qtable", [Pure]> {
   let summary = "An 8-bit tensor mapped through a 256-entry table";
   let description = [{

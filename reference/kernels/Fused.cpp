@@ -369,6 +369,26 @@ LogicalResult qresizeK(KernelContext &ctx) {
   return success();
 }
 
+/// amk.qaverage_pool: QuantizeLinear(AveragePool or GlobalAveragePool(
+/// DequantizeLinear(X))), the pool reading the fused op's attributes.
+LogicalResult qaveragePoolK(KernelContext &ctx) {
+  auto x = callKernel(ctx, "DequantizeLinear",
+                      {ctx.value(0), ctx.value(1), ctx.value(2)});
+  if (failed(x))
+    return failure();
+  auto p = callKernel(
+      ctx, ctx.attr("kernel_shape") ? "AveragePool" : "GlobalAveragePool",
+      {RValue(*x)});
+  if (failed(p))
+    return failure();
+  auto q = callKernel(ctx, "QuantizeLinear",
+                      {RValue(*p), ctx.value(3), ctx.value(4)});
+  if (failed(q))
+    return failure();
+  ctx.set(0, *q);
+  return success();
+}
+
 /// amk.qtable: Y[i] = table[X[i] - lowest].
 LogicalResult qtableK(KernelContext &ctx) {
   const Tensor &x = ctx.in(0), &t = ctx.in(1);
@@ -616,6 +636,7 @@ void registerFusedKernels(KernelRegistry &r) {
   r.add("qmul", qmulK, "amk");
   r.add("qtable", qtableK, "amk");
   r.add("qresize", qresizeK, "amk");
+  r.add("qaverage_pool", qaveragePoolK, "amk");
   r.add("gemm", gemmK, "amk");
   r.add("gelu", geluK, "amk");
   r.add("layer_norm", layerNormK, "amk");

@@ -335,6 +335,40 @@ def add_bcast_model(path):
                [(out, (2, 6, 5, 33))])
 
 
+def avgpool_model(path, shape, kernel=None, stride=1, pads=None,
+                  count_include_pad=0, signed=False, same=True,
+                  classifier=False):
+    """DequantizeLinear -> AveragePool or GlobalAveragePool (kernel None)
+    -> QuantizeLinear; with classifier, ResNet's tail in ONNX Runtime's
+    QDQ layout: the global pool, Flatten (on the bytes) and a QDQ Gemm."""
+    nodes, inits = [], []
+    zp = (lambda z: z - 128) if signed else (lambda z: z)
+    x = qdq(nodes, inits, "x", "xa", 0.03, zp(120), signed)
+    if kernel is None:
+        nodes.append(h.make_node("GlobalAveragePool", [x], ["p"]))
+        out_shape = list(shape[:2]) + [1] * (len(shape) - 2)
+    else:
+        sp = len(shape) - 2
+        pads = pads or [0] * (2 * sp)
+        nodes.append(h.make_node("AveragePool", [x], ["p"],
+                                 kernel_shape=kernel, strides=[stride] * sp,
+                                 pads=pads,
+                                 count_include_pad=count_include_pad))
+        out_shape = list(shape[:2]) + [
+            (shape[2 + d] + pads[d] + pads[d + sp] - kernel[d]) // stride + 1
+            for d in range(sp)]
+    out = qdq(nodes, inits, "p", "y", 0.03 if same else 0.011,
+              zp(120 if same else 97), signed)
+    if classifier:
+        nodes.append(h.make_node("Flatten", [out], ["f"], axis=1))
+        f = qdq(nodes, inits, "f", "fa", 0.03 if same else 0.011,
+                zp(120 if same else 97), signed)
+        wd = weight(nodes, inits, (10, shape[1]), 0, True)
+        nodes.append(h.make_node("Gemm", [f, wd], ["g"], transB=1))
+        out, out_shape = "g", [shape[0], 10]
+    save_model(path, nodes, inits, [("x", shape)], [(out, out_shape)])
+
+
 def gemm_model(path, shape, N, op="MatMul", transB=0, signed=False,
                per_channel=True, bias=True, quant_out=True, alpha=1.0,
                beta=1.0):
@@ -566,6 +600,22 @@ CASES = [
      lambda p: resize_model(p, (1, 2, 12, 10), scales=[1, 1, 0.75, 0.5],
                             same=False, mode="cubic",
                             coord="pytorch_half_pixel")),
+    ("gap_flatten_gemm_u8", "qavgpool",
+     lambda p: avgpool_model(p, (2, 24, 7, 7), classifier=True)),
+    ("gap_i8_rescaled", "qavgpool",
+     lambda p: avgpool_model(p, (1, 5, 9, 13), signed=True, same=False)),
+    ("avgpool_3x3_pad_exclude_u8", "qavgpool",
+     lambda p: avgpool_model(p, (1, 4, 10, 11), [3, 3], 1, [1, 1, 1, 1])),
+    ("avgpool_2x2_s2_include_i8", "qavgpool",
+     lambda p: avgpool_model(p, (2, 3, 9, 8), [2, 2], 2, [1, 1, 1, 1],
+                             count_include_pad=1, signed=True, same=False)),
+    # A window of 4 with one quantization on both sides lands on exact
+    # rounding ties (quarter steps), which the interpreter and AMK round
+    # to even and ONNX Runtime's QLinearAveragePool does not (its float
+    # path before this kernel differed from it too): a window of 3 never
+    # ties.
+    ("avgpool_1d_u8", "qavgpool",
+     lambda p: avgpool_model(p, (2, 3, 17), [3], 2)),
     ("shape_ops_u8", "bytes:Transpose",
      lambda p: shape_ops_model(p)),
     ("shape_ops_i8", "bytes:Reshape",
@@ -867,6 +917,9 @@ def main():
             if not re.search(r"kernel quantize \{[^\n]*variant = 3 ", ir):
                 problems.append("no quantized add or mul kernel in the "
                                 "program")
+        elif kernel == "qavgpool":
+            if not re.search(r"kernel pool \{[^\n]*variant = 3 ", ir):
+                problems.append("no 8-bit average pool in the program")
         elif kernel == "qresize":
             if not re.search(r"kernel resize \{[^\n]*variant = 2 ", ir):
                 problems.append("no 8-bit weighted resize in the program")

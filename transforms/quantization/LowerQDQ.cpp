@@ -199,6 +199,14 @@ public:
       else
         moves += succeeded(rewriteMove(op));
     }
+    SmallVector<Operation *> avgPools;
+    getOperation().walk([&](Operation *op) {
+      if (isa<onnx::AveragePoolOp, onnx::GlobalAveragePoolOp>(op))
+        avgPools.push_back(op);
+    });
+    int64_t avgPoolCount = 0;
+    for (Operation *op : avgPools)
+      avgPoolCount += succeeded(rewriteAveragePool(op));
     int64_t resizes = 0;
     SmallVector<onnx::ResizeOp> resizeOps;
     getOperation().walk([&](onnx::ResizeOp r) { resizeOps.push_back(r); });
@@ -228,6 +236,7 @@ public:
     numMoves = moves;
     numTables = tables;
     numResizes = resizes;
+    numAveragePools = avgPoolCount;
     numWeightOnly = weightOnlyDone;
     amk::PassCounters::add(this, "weight-only", weightOnlyDone,
                            "of the matrix products rewritten to amk.wgemm "
@@ -249,6 +258,10 @@ public:
                            "shape ops and nearest Resize between "
                            "DequantizeLinear and QuantizeLinear run on the "
                            "8-bit values");
+    amk::PassCounters::add(this, "average-pools", avgPoolCount,
+                           "DequantizeLinear -> AveragePool or "
+                           "GlobalAveragePool -> QuantizeLinear rewritten "
+                           "to amk.qaverage_pool");
     amk::PassCounters::add(this, "resizes", resizes,
                            "DequantizeLinear -> linear or cubic Resize -> "
                            "QuantizeLinear rewritten to amk.qresize");
@@ -568,6 +581,31 @@ private:
     if (!same && !tableFirst)
       y = buildTable(b, op->getLoc(), y, *table);
     q.getY().replaceAllUsesWith(y);
+    q->erase();
+    op->erase();
+    return success();
+  }
+
+  /// DequantizeLinear -> AveragePool or GlobalAveragePool (1-D or 2-D) ->
+  /// QuantizeLinear, per tensor: amk.qaverage_pool on the bytes.
+  LogicalResult rewriteAveragePool(Operation *op) {
+    Value x = op->getOperand(0), y = op->getResult(0);
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    if (!xt || (xt.getRank() != 3 && xt.getRank() != 4) || !perTensorDQ(x))
+      return failure();
+    auto dq = x.getDefiningOp<onnx::DequantizeLinearOp>();
+    auto q = absorbedQuantize(y);
+    if (!q)
+      return failure();
+    OpBuilder b(q);
+    OperationState st(op->getLoc(),
+                      amk::fused::QAveragePoolOp::getOperationName());
+    st.addOperands({dq.getX(), dq.getXScale(), dq.getXZeroPoint(),
+                    q.getYScale(), q.getYZeroPoint()});
+    st.addAttributes(op->getAttrs());
+    st.addTypes(q.getY().getType());
+    Value r = b.create(st)->getResult(0);
+    q.getY().replaceAllUsesWith(r);
     q->erase();
     op->erase();
     return success();

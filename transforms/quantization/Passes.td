@@ -212,6 +212,8 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
       DepthToSpace, SpaceToDepth) or a nearest Resize -> QuantizeLinear:
       the op on the bytes, with an `amk.qtable` where the two sides'
       quantizations differ;
+    - DequantizeLinear -> AveragePool or GlobalAveragePool (1-D or 2-D)
+      -> QuantizeLinear, per tensor: `amk.qaverage_pool`;
     - DequantizeLinear -> linear or cubic Resize (opset 11 and later, not
       tf_crop_and_resize) -> QuantizeLinear, per tensor: `amk.qresize`;
     - QuantizeLinear of float elementwise ops (constant scalar operands)
@@ -265,6 +267,9 @@ def LowerQDQ : Pass<"amk-lower-qdq", "mlir::ModuleOp"> {
     Statistic<"numMoves", "data-movement",
               "shape ops and nearest Resize between DequantizeLinear and "
               "QuantizeLinear run on the 8-bit values">,
+    Statistic<"numAveragePools", "average-pools",
+              "DequantizeLinear -> AveragePool or GlobalAveragePool -> "
+              "QuantizeLinear rewritten to amk.qaverage_pool">,
     Statistic<"numResizes", "resizes",
               "DequantizeLinear -> linear or cubic Resize -> QuantizeLinear "
               "rewritten to amk.qresize">,

@@ -174,6 +174,12 @@ enum { AMK_IR_X, AMK_IR_W1, AMK_IR_B1, AMK_IR_WD, AMK_IR_BD, AMK_IR_W3,
  * over the window's in-bounds elements: */
 enum { AMK_POOL_L1 = 5, AMK_POOL_L2 = 6, AMK_POOL_SUM_SQUARE = 7,
        AMK_POOL_LOG_SUM = 8, AMK_POOL_LOG_SUM_EXP = 9, AMK_POOL_PROD = 10 };
+/* Variants: 0 float32; 1, 2 max pooling of uint8, int8; 3 average pooling
+ * (modes 1, 2) of 8-bit values (amk.qaverage_pool): each element read as
+ * (x - zx) * sx, the window summed in double and divided by its count, the
+ * mean quantized as saturate(roundeven(v / sy) + zy). Variant 3's iparams
+ * continue with x_dtype, y_dtype, zx, zy; its fparams are sx, sy. */
+enum { AMK_POOL_VARIANT_QAVERAGE = 3 };
 
 /* ELEMENTWISE: buffers Y, X0..Xn-1. Y is float32 with `rank` dims; input i
  * is read at sum(index[d] * stride_i[d]) (0 strides broadcast) and

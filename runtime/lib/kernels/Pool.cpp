@@ -114,8 +114,59 @@ void maxPoolBytes(const KernelCall &call, const int64_t *tile) {
   }
 }
 
+/// Average pooling of 8-bit values (variant 3): the reference's
+/// arithmetic (double sums of the dequantized values, the mean rounded to
+/// float once), so the bytes are the QDQ graph's. Pads count as the float
+/// kernel counts them.
+template <typename TX, typename TY>
+void averagePoolBytes(const KernelCall &call, const int64_t *tile) {
+  Spatial s(call.ip);
+  const TX *X = static_cast<const TX *>(call.buffers[0]);
+  TY *Y = static_cast<TY *>(call.buffers[1]);
+  const int64_t *qp = call.ip + AMK_SP_NUM_IPARAMS;
+  const int32_t zx = (int32_t)qp[2];
+  const float zy = (float)qp[3], sx = call.fp[0], sy = call.fp[1];
+  const float lo = std::numeric_limits<TY>::lowest(),
+              hi = std::numeric_limits<TY>::max();
+  for (int64_t r = tile[0]; r < tile[1]; ++r) {
+    const TX *x = X + r * s.h * s.w;
+    TY *y = Y + r * s.oh * s.ow;
+    for (int64_t oy = 0; oy < s.oh; ++oy)
+      for (int64_t ox = 0; ox < s.ow; ++ox) {
+        double acc = 0;
+        int64_t count = 0;
+        for (int64_t ky = 0; ky < s.kh; ++ky) {
+          int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+          for (int64_t kx = 0; kx < s.kw; ++kx) {
+            int64_t ix = ox * s.sw - s.pw + kx * s.dw;
+            if (iy >= 0 && iy < s.h && ix >= 0 && ix < s.w) {
+              acc += (double)((float)((int32_t)x[iy * s.w + ix] - zx) * sx);
+              ++count;
+            } else if (s.mode == 1 && iy < s.h + s.ph && ix < s.w + s.pw) {
+              ++count;
+            }
+          }
+        }
+        float mean = count ? (float)(acc / (double)count) : 0.f;
+        float v = __builtin_roundevenf(mean / sy) + zy;
+        y[oy * s.ow + ox] = static_cast<TY>(std::min(std::max(v, lo), hi));
+      }
+  }
+}
+
 void poolTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
+  if (call.kernel->variant == AMK_POOL_VARIANT_QAVERAGE) {
+    const int64_t *qp = call.ip + AMK_SP_NUM_IPARAMS;
+    const bool xs = qp[0] == AMK_RT_I8, ys = qp[1] == AMK_RT_I8;
+    if (xs && ys)
+      return averagePoolBytes<int8_t, int8_t>(call, tile);
+    if (xs)
+      return averagePoolBytes<int8_t, uint8_t>(call, tile);
+    if (ys)
+      return averagePoolBytes<uint8_t, int8_t>(call, tile);
+    return averagePoolBytes<uint8_t, uint8_t>(call, tile);
+  }
   if (call.kernel->variant != 0)
     return maxPoolBytes(call, tile);
   const float *X = static_cast<const float *>(call.buffers[0]);
@@ -286,9 +337,18 @@ bool KernelImpl<AMK_RT_K_POOL>::check(const amk_rt_kernel &k,
                                       std::string &error) {
   if (!hasParams(k, AMK_SP_NUM_IPARAMS, 0, error))
     return false;
-  if (k.variant > 2 || (k.variant != 0 && ip[AMK_SP_MODE] != 0)) {
+  const bool qavg = k.variant == AMK_POOL_VARIANT_QAVERAGE;
+  auto is8 = [](int64_t d) { return d == AMK_RT_U8 || d == AMK_RT_I8; };
+  if (k.variant > AMK_POOL_VARIANT_QAVERAGE ||
+      (k.variant != 0 && !qavg && ip[AMK_SP_MODE] != 0) ||
+      (qavg &&
+       (k.num_iparams < AMK_SP_NUM_IPARAMS + 4 || k.num_fparams < 2 ||
+        !is8(ip[AMK_SP_NUM_IPARAMS]) || !is8(ip[AMK_SP_NUM_IPARAMS + 1]) ||
+        (ip[AMK_SP_MODE] != 1 && ip[AMK_SP_MODE] != 2)))) {
     error = "pool variant " + std::to_string(k.variant) +
-            " is not 0 (float32) or 1, 2 (max pooling of uint8, int8)";
+            " is not 0 (float32), 1, 2 (max pooling of uint8, int8) or 3 "
+            "(average pooling of 8-bit values, with their types, zero "
+            "points and scales)";
     return false;
   }
   if (ip[AMK_SP_MODE] < 0 || ip[AMK_SP_MODE] > AMK_POOL_PROD) {

@@ -437,6 +437,25 @@ module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21
 
 // -----
 
+//--- quantized_average_pool.mlir
+// amk.qaverage_pool on POOL variant 3: the global pool's window is the
+// plane (mode 2: pads never count), then the types and zero points; the
+// scales are the fparams.
+module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @quantized_average_pool(%x: tensor<1x3x5x7xi8>) -> tensor<1x3x1x1xui8> {
+    %s = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %s2 = "onnx.Constant"() <{value = dense<0.25> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<-4> : tensor<i8>}> : () -> tensor<i8>
+    %zy = "onnx.Constant"() <{value = dense<9> : tensor<ui8>}> : () -> tensor<ui8>
+    %y = "amk.qaverage_pool"(%x, %s, %z, %s2, %zy) : (tensor<1x3x5x7xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x1x1xui8>
+    return %y : tensor<1x3x1x1xui8>
+  }
+}
+// CHECK-LABEL: amk_task.program @quantized_average_pool
+// CHECK: amk_task.kernel pool {{{.*}}fparams = array<f32: 5.000000e-01, 2.500000e-01>, iparams = array<i64: 1, 3, 5, 7, 3, 5, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1, 2, 3, 2, -4, 9>, {{.*}}op = "amk.qaverage_pool", variant = 3 : i64}
+
+// -----
+
 //--- quantize_blocked_bad_scale.mlir
 // A blocked scale whose blocked axis does not hold ceil(4 / 2) entries.
 module attributes {onnx.ir_version = 10 : i64, onnx.opset_import = {ai.onnx = 21 : i64}} {

@@ -231,3 +231,20 @@ func.func @qtable_float(%x: tensor<4xf32>, %t: tensor<256xui8>) -> tensor<4xui8>
   %y = "amk.qtable"(%x, %t) : (tensor<4xf32>, tensor<256xui8>) -> tensor<4xui8>
   return %y : tensor<4xui8>
 }
+
+// -----
+
+func.func @qaverage_pool_kernel(%x: tensor<1x2x4x4xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x2x2x2xui8> {
+  // expected-error @+1 {{kernel_shape must have one entry per spatial axis}}
+  %y = "amk.qaverage_pool"(%x, %s, %z, %s, %z) <{kernel_shape = array<i64: 2>}> : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xui8>
+  return %y : tensor<1x2x2x2xui8>
+}
+
+// -----
+
+func.func @qresize_float(%x: tensor<1x2x4x4xf32>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<4xf32>) -> tensor<1x2x8x8xui8> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{X and Y must be 8-bit integers}}
+  %y = "amk.qresize"(%x, %none, %sc, %none, %s, %z, %s, %z) <{mode = "linear"}> : (tensor<1x2x4x4xf32>, none, tensor<4xf32>, none, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x8x8xui8>
+  return %y : tensor<1x2x8x8xui8>
+}

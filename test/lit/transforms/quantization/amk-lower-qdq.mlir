@@ -12,6 +12,7 @@
 // Each split's statistics, in order.
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -21,6 +22,7 @@
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -30,6 +32,7 @@
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -39,6 +42,7 @@
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 1 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -48,6 +52,7 @@
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -57,6 +62,7 @@
 // STATS-NEXT: (S) 1 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -66,6 +72,7 @@
 // STATS-NEXT: (S) 0 quantized-outputs
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -300,6 +307,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // NOWO: "onnx.Gemm"
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -392,6 +400,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64, com.microsoft = 1 : 
 // CHECK: return %[[P]], %[[T]]
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -465,6 +474,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK: "onnx.Mul"
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 0 data-movement
@@ -500,6 +510,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK: return %[[C]],
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 1 concats
 module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
   func.func @concats(%a: tensor<1x2x2x2xui8>, %b: tensor<1x3x2x2xui8>) -> (tensor<1x5x2x2xui8>, tensor<1x5x2x2xf32>) {
@@ -531,6 +542,7 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // CHECK: return %[[R]], %[[U]], %[[PT]], %[[L]]
 // STATS: LowerQDQ
 // STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 0 average-pools
 // STATS-NEXT: (S) 0 concats
 // STATS-NEXT: (S) 0 convs
 // STATS-NEXT: (S) 3 data-movement
@@ -600,6 +612,8 @@ module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
 // it stays float.
 // CHECK-LABEL: func.func @resize_v10(
 // CHECK: "onnx.Resize"(%{{.*}}) <{mode = "linear"}> : (tensor<1x1x2x2xf32>, none, tensor<4xf32>, none) -> tensor<1x1x4x4xf32>
+// STATS: LowerQDQ
+// STATS: (S) 0 resizes
 module attributes {onnx.opset_import = {ai.onnx = 10 : i64}} {
   func.func @resize_v10(%x: tensor<1x1x2x2xui8>) -> tensor<1x1x4x4xui8> {
     %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
@@ -610,5 +624,33 @@ module attributes {onnx.opset_import = {ai.onnx = 10 : i64}} {
     %r = "onnx.Resize"(%d, %none, %scales, %none) <{mode = "linear"}> : (tensor<1x1x2x2xf32>, none, tensor<4xf32>, none) -> tensor<1x1x4x4xf32>
     %y = "onnx.QuantizeLinear"(%r, %s, %z) : (tensor<1x1x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x1x4x4xui8>
     return %y : tensor<1x1x4x4xui8>
+  }
+}
+
+// -----
+
+// AveragePool and GlobalAveragePool between a DequantizeLinear and a
+// QuantizeLinear are amk.qaverage_pool with the pool's attributes (none
+// for the global one); a pool whose result stays float is left.
+// CHECK-LABEL: func.func @average_pools(
+// CHECK: %[[A:.*]] = "amk.qaverage_pool"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{count_include_pad = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+// CHECK: %[[G:.*]] = "amk.qaverage_pool"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x2x8x8xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x1x1xui8>
+// CHECK: "onnx.GlobalAveragePool"
+// CHECK: return %[[A]], %[[G]],
+// STATS: LowerQDQ
+// STATS-NEXT: (S) 0 adds
+// STATS-NEXT: (S) 2 average-pools
+module attributes {onnx.opset_import = {ai.onnx = 21 : i64}} {
+  func.func @average_pools(%x: tensor<1x2x8x8xui8>) -> (tensor<1x2x4x4xui8>, tensor<1x2x1x1xui8>, tensor<1x2x1x1xf32>) {
+    %s = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+    %s2 = "onnx.Constant"() <{value = dense<0.25> : tensor<f32>}> : () -> tensor<f32>
+    %z = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+    %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x2x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x8x8xf32>
+    %a = "onnx.AveragePool"(%d) <{count_include_pad = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+    %y = "onnx.QuantizeLinear"(%a, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+    %g = "onnx.GlobalAveragePool"(%d) : (tensor<1x2x8x8xf32>) -> tensor<1x2x1x1xf32>
+    %y2 = "onnx.QuantizeLinear"(%g, %s2, %z) : (tensor<1x2x1x1xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x1x1xui8>
+    %g3 = "onnx.GlobalAveragePool"(%d) : (tensor<1x2x8x8xf32>) -> tensor<1x2x1x1xf32>
+    return %y, %y2, %g3 : tensor<1x2x4x4xui8>, tensor<1x2x1x1xui8>, tensor<1x2x1x1xf32>
   }
 }
