@@ -14,6 +14,9 @@ PKGS=(
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
   # Microkernels of the runtime (GEMM, convolution blocks).
   libxsmm-dev
+  # oneDNN: only the int8 library comparison (amk-runtime-bench int8-libs,
+  # docs/quantization.md) links it.
+  libdnnl-dev
   # ImageDecoder (stb_image) and RegexFullMatch (RE2, the syntax ONNX names).
   libstb-dev libre2-dev
   # Conformance data and the model zoo generator.
