@@ -108,20 +108,10 @@ LogicalResult Scheduler::lowerPool(Operation *op) {
   k.variant = variant;
   k.slots = {*xi, yi};
   k.ip = poolParams(N, C, H, W, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, mode);
-  if (qavg) {
-    auto scalar = [](Value v) -> std::optional<double> {
-      return isNoneValue(v) ? std::optional<double>(0.0)
-                            : amk::onnx::getSplatValue(v);
-    };
-    auto sx = scalar(qavg.getXScale()), zx = scalar(qavg.getXZeroPoint()),
-         sy = scalar(qavg.getYScale()), zy = scalar(qavg.getYZeroPoint());
-    if (!sx || !zx || !sy || !zy)
-      return unsupported(op, "its scales and zero points must be constants");
-    k.ip.append({runtimeDtype(xt.getElementType()),
-                 runtimeDtype(yt.getElementType()), (int64_t)*zx,
-                 (int64_t)*zy});
-    k.fp = {(float)*sx, (float)*sy};
-  }
+  if (qavg && failed(appendQuantEdges(op, k, qavg.getX(), qavg.getXScale(),
+                                      qavg.getXZeroPoint(), qavg.getY(),
+                                      qavg.getYScale(), qavg.getYZeroPoint())))
+    return failure();
   k.rows = N * C;
   k.flops = 1.0 * N * C * OH * OW * KH * KW;
   const int64_t eb = variant ? 1 : 4; // element bytes

@@ -1218,6 +1218,24 @@ LogicalResult Scheduler::lowerQAdd(Operation *op) {
   return success();
 }
 
+LogicalResult Scheduler::appendQuantEdges(Operation *op, KOp &k, Value x,
+                                          Value xScale, Value xZp, Value y,
+                                          Value yScale, Value yZp) {
+  auto scalar = [](Value v) -> std::optional<double> {
+    return isNoneValue(v) ? std::optional<double>(0.0)
+                          : amk::onnx::getSplatValue(v);
+  };
+  auto sx = scalar(xScale), zx = scalar(xZp), sy = scalar(yScale),
+       zy = scalar(yZp);
+  if (!sx || !zx || !sy || !zy)
+    return unsupported(op, "its scales and zero points must be constants");
+  k.ip.append({runtimeDtype(getElementTypeOrSelf(x.getType())),
+               runtimeDtype(getElementTypeOrSelf(y.getType())), (int64_t)*zx,
+               (int64_t)*zy});
+  k.fp = {(float)*sx, (float)*sy};
+  return success();
+}
+
 /// amk.qtable on QUANTIZE variant 4: a byte lookup per element.
 LogicalResult Scheduler::lowerQTable(Operation *op) {
   auto t = cast<fused::QTableOp>(op);

@@ -256,18 +256,10 @@ LogicalResult Scheduler::lowerResize(Operation *op) {
   k.ip.append(offOf.begin(), offOf.end());
   if (quant) {
     auto q = cast<fused::QResizeOp>(op);
-    auto scalar = [](Value v) -> std::optional<double> {
-      return isNoneValue(v) ? std::optional<double>(0.0)
-                            : amk::onnx::getSplatValue(v);
-    };
-    auto sx = scalar(q.getXScale()), zx = scalar(q.getXZeroPoint()),
-         sy = scalar(q.getYScale()), zy = scalar(q.getYZeroPoint());
-    if (!sx || !zx || !sy || !zy)
-      return unsupported(op, "its scales and zero points must be constants");
-    k.ip.append({runtimeDtype(xt.getElementType()),
-                 runtimeDtype(yt.getElementType()), (int64_t)*zx,
-                 (int64_t)*zy});
-    k.fp = {(float)*sx, (float)*sy};
+    if (failed(appendQuantEdges(op, k, q.getX(), q.getXScale(),
+                                q.getXZeroPoint(), q.getY(), q.getYScale(),
+                                q.getYZeroPoint())))
+      return failure();
   }
   int64_t rows = product(yt.getShape().drop_back()),
           lastOut = yt.getShape().back();

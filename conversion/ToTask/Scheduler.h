@@ -246,6 +246,10 @@ private:
   LogicalResult lowerQuantizeLinear(Operation *op);
   LogicalResult lowerQAdd(Operation *op);
   LogicalResult lowerQTable(Operation *op);
+  /// Appends an 8-bit kernel's input and output quantization (amk.qresize,
+  /// amk.qaverage_pool): iparams x_dtype, y_dtype, zx, zy; fparams sx, sy.
+  LogicalResult appendQuantEdges(Operation *op, KOp &k, Value x, Value xScale,
+                                 Value xZp, Value y, Value yScale, Value yZp);
   LogicalResult lowerConvTranspose(Operation *op);
   LogicalResult lowerGemm(Operation *op);
   LogicalResult lowerPool(Operation *op);

@@ -198,7 +198,11 @@ LogicalResult QAddOp::verify() { return verifyQBinary(*this); }
 
 LogicalResult QMulOp::verify() { return verifyQBinary(*this); }
 
-LogicalResult QResizeOp::verify() {
+/// amk.qresize and amk.qaverage_pool: 8-bit X and Y of one rank, one
+/// float32 scale and one zero point of its tensor's type on each side.
+static LogicalResult verifyQuantEdges(Operation *op, Value x, Value xScale,
+                                      Value xZp, Value y, Value yScale,
+                                      Value yZp) {
   auto is8 = [](Type t) {
     auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));
     return i && i.getWidth() == 8;
@@ -207,53 +211,42 @@ LogicalResult QResizeOp::verify() {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     return t && t.hasStaticShape() && t.getNumElements() == 1;
   };
-  if (!is8(getX().getType()) || !is8(getY().getType()))
-    return emitOpError("X and Y must be 8-bit integers");
-  if (getX().getType().getRank() != getY().getType().getRank())
-    return emitOpError("X and Y must have one rank");
-  if (!scalar(getXScale()) || !scalar(getYScale()) ||
-      !getXScale().getType().getElementType().isF32() ||
-      !getYScale().getType().getElementType().isF32())
-    return emitOpError("the scales must be one float32 value each");
-  for (auto [zp, q] : {std::pair<Value, Value>{getXZeroPoint(), getX()},
-                       std::pair<Value, Value>{getYZeroPoint(), getY()}})
+  if (!is8(x.getType()) || !is8(y.getType()))
+    return op->emitOpError("X and Y must be 8-bit integers");
+  if (cast<ShapedType>(x.getType()).getRank() !=
+      cast<ShapedType>(y.getType()).getRank())
+    return op->emitOpError("X and Y must have one rank");
+  for (Value s : {xScale, yScale})
+    if (!scalar(s) || !mlir::getElementTypeOrSelf(s.getType()).isF32())
+      return op->emitOpError("the scales must be one float32 value each");
+  for (auto [zp, q] :
+       {std::pair<Value, Value>{xZp, x}, std::pair<Value, Value>{yZp, y}})
     if (!isa<NoneType>(zp.getType()) &&
         (!scalar(zp) || mlir::getElementTypeOrSelf(zp.getType()) !=
                             mlir::getElementTypeOrSelf(q.getType())))
-      return emitOpError("each zero point must be one value of its "
-                         "tensor's type");
+      return op->emitOpError("each zero point must be one value of its "
+                             "tensor's type");
+  return success();
+}
+
+LogicalResult QResizeOp::verify() {
+  if (failed(verifyQuantEdges(*this, getX(), getXScale(), getXZeroPoint(),
+                              getY(), getYScale(), getYZeroPoint())))
+    return failure();
   if (getAntialias() != 0)
     return emitOpError("antialias is not supported");
   return success();
 }
 
 LogicalResult QAveragePoolOp::verify() {
-  auto is8 = [](Type t) {
-    auto i = dyn_cast<IntegerType>(mlir::getElementTypeOrSelf(t));
-    return i && i.getWidth() == 8;
-  };
-  auto scalar = [](Value v) {
-    auto t = dyn_cast<RankedTensorType>(v.getType());
-    return t && t.hasStaticShape() && t.getNumElements() == 1;
-  };
-  if (!is8(getX().getType()) || !is8(getY().getType()))
-    return emitOpError("X and Y must be 8-bit integers");
+  if (failed(verifyQuantEdges(*this, getX(), getXScale(), getXZeroPoint(),
+                              getY(), getYScale(), getYZeroPoint())))
+    return failure();
   int64_t rank = getX().getType().getRank();
-  if ((rank != 3 && rank != 4) || getY().getType().getRank() != rank)
+  if (rank != 3 && rank != 4)
     return emitOpError("X and Y must both be 3-D or 4-D");
   if (auto ks = getKernelShape(); ks && (int64_t)ks->size() != rank - 2)
     return emitOpError("kernel_shape must have one entry per spatial axis");
-  if (!scalar(getXScale()) || !scalar(getYScale()) ||
-      !getXScale().getType().getElementType().isF32() ||
-      !getYScale().getType().getElementType().isF32())
-    return emitOpError("the scales must be one float32 value each");
-  for (auto [zp, q] : {std::pair<Value, Value>{getXZeroPoint(), getX()},
-                       std::pair<Value, Value>{getYZeroPoint(), getY()}})
-    if (!isa<NoneType>(zp.getType()) &&
-        (!scalar(zp) || mlir::getElementTypeOrSelf(zp.getType()) !=
-                            mlir::getElementTypeOrSelf(q.getType())))
-      return emitOpError("each zero point must be one value of its "
-                         "tensor's type");
   return success();
 }
 

@@ -17,6 +17,8 @@
 
 using namespace mlir;
 
+#include <array>
+
 namespace amk::ref {
 namespace {
 
@@ -350,43 +352,43 @@ LogicalResult qaddK(KernelContext &ctx) { return qbinaryK(ctx, "Add"); }
 
 LogicalResult qmulK(KernelContext &ctx) { return qbinaryK(ctx, "Mul"); }
 
-/// amk.qresize: QuantizeLinear(Resize(DequantizeLinear(X))), Resize
-/// reading the fused op's attributes.
-LogicalResult qresizeK(KernelContext &ctx) {
+/// QuantizeLinear(op(DequantizeLinear(X), more...)) through the ONNX
+/// kernels: X, its scale and zero point are operands dq[0..2], the
+/// QuantizeLinear's scale and zero point q[0..1]; `op` reads the fused
+/// op's attributes.
+LogicalResult dequantOpQuant(KernelContext &ctx, llvm::StringRef opType,
+                             std::array<unsigned, 3> dq,
+                             llvm::ArrayRef<unsigned> more,
+                             std::array<unsigned, 2> q) {
   auto x = callKernel(ctx, "DequantizeLinear",
-                      {ctx.value(0), ctx.value(4), ctx.value(5)});
+                      {ctx.value(dq[0]), ctx.value(dq[1]), ctx.value(dq[2])});
   if (failed(x))
     return failure();
-  auto r = callKernel(ctx, "Resize",
-                      {RValue(*x), ctx.value(1), ctx.value(2), ctx.value(3)});
+  std::vector<RValue> ins = {RValue(*x)};
+  for (unsigned i : more)
+    ins.push_back(ctx.value(i));
+  auto r = callKernel(ctx, opType, ins);
   if (failed(r))
     return failure();
-  auto q = callKernel(ctx, "QuantizeLinear",
-                      {RValue(*r), ctx.value(6), ctx.value(7)});
-  if (failed(q))
+  auto y = callKernel(ctx, "QuantizeLinear",
+                      {RValue(*r), ctx.value(q[0]), ctx.value(q[1])});
+  if (failed(y))
     return failure();
-  ctx.set(0, *q);
+  ctx.set(0, *y);
   return success();
 }
 
+/// amk.qresize: QuantizeLinear(Resize(DequantizeLinear(X))).
+LogicalResult qresizeK(KernelContext &ctx) {
+  return dequantOpQuant(ctx, "Resize", {0, 4, 5}, {1, 2, 3}, {6, 7});
+}
+
 /// amk.qaverage_pool: QuantizeLinear(AveragePool or GlobalAveragePool(
-/// DequantizeLinear(X))), the pool reading the fused op's attributes.
+/// DequantizeLinear(X))).
 LogicalResult qaveragePoolK(KernelContext &ctx) {
-  auto x = callKernel(ctx, "DequantizeLinear",
-                      {ctx.value(0), ctx.value(1), ctx.value(2)});
-  if (failed(x))
-    return failure();
-  auto p = callKernel(
+  return dequantOpQuant(
       ctx, ctx.attr("kernel_shape") ? "AveragePool" : "GlobalAveragePool",
-      {RValue(*x)});
-  if (failed(p))
-    return failure();
-  auto q = callKernel(ctx, "QuantizeLinear",
-                      {RValue(*p), ctx.value(3), ctx.value(4)});
-  if (failed(q))
-    return failure();
-  ctx.set(0, *q);
-  return success();
+      {0, 1, 2}, {}, {3, 4});
 }
 
 /// amk.qtable: Y[i] = table[X[i] - lowest].

@@ -127,34 +127,6 @@ void dequantize(const T *x, const float *s, const void *z, int64_t zType,
   }
 }
 
-/// Quantized Add (variant 2) over elements [begin, end): each step the
-/// float operation the QDQ graph's kernels do, in the same order, so the
-/// result is theirs bit for bit. Separate statements, so that no
-/// multiply-add is contracted.
-template <typename TA, typename TY>
-void qaddPortable(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
-                  int32_t za, int32_t zb, float zy, bool relu, int64_t begin,
-                  int64_t end) {
-  const float lo = std::numeric_limits<TY>::lowest(),
-              hi = std::numeric_limits<TY>::max();
-  for (int64_t i = begin; i < end; ++i) {
-    float fa = (float)((int32_t)a[i] - za);
-    fa = fa * sa;
-    float fb = (float)((int32_t)b[i] - zb);
-    fb = fb * sb;
-    float v = fa + fb;
-    if (relu)
-      v = v < 0.f ? 0.f : v;
-    if constexpr (std::is_same_v<TY, float>) {
-      y[i] = v;
-      continue;
-    }
-    float r = __builtin_roundevenf(v / sy);
-    r = r + zy;
-    y[i] = static_cast<TY>(std::min(std::max(r, lo), hi));
-  }
-}
-
 #if defined(__x86_64__)
 /// Sixteen 8-bit values widened to 32 bits. A helper, not a lambda: clang
 /// does not give lambdas their enclosing function's target features.
@@ -168,49 +140,14 @@ widenBytes(__m128i v) {
     return _mm512_cvtepu8_epi32(v);
 }
 
-/// The same on 16 lanes with AVX-512 (division, not a reciprocal).
-template <typename TA, typename TY>
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void
-qaddAvx512(const TA *a, const TA *b, TY *y, float sa, float sb, float sy,
-           int32_t za, int32_t zb, float zy, bool relu, int64_t begin,
-           int64_t end) {
-  const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb),
-               vsy = _mm512_set1_ps(sy), vzy = _mm512_set1_ps(zy),
-               lo = _mm512_set1_ps(std::numeric_limits<TY>::lowest()),
-               hi = _mm512_set1_ps(std::numeric_limits<TY>::max()),
-               zero = _mm512_setzero_ps();
-  const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
-  for (int64_t i = begin; i < end; i += 16) {
-    const __mmask16 m =
-        end - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (end - i)) - 1);
-    __m512 fa =
-        _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(
-                          widenBytes<TA>(_mm_maskz_loadu_epi8(m, a + i)), vza)),
-                      vsa);
-    __m512 fb =
-        _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(
-                          widenBytes<TA>(_mm_maskz_loadu_epi8(m, b + i)), vzb)),
-                      vsb);
-    __m512 v = _mm512_add_ps(fa, fb);
-    if (relu)
-      v = _mm512_max_ps(v, zero);
-    if constexpr (std::is_same_v<TY, float>) {
-      _mm512_mask_storeu_ps(y + i, m, v);
-      continue;
-    }
-    __m512 r = _mm512_add_ps(
-        _mm512_roundscale_ps(_mm512_div_ps(v, vsy),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-        vzy);
-    r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
-    _mm_mask_storeu_epi8(y + i, m, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
-  }
-}
 #endif
 
-/// One row of variant 3 (quantized Add or Mul with broadcasting): n
-/// outputs reading A and B at element strides sa and sb (0: one value
-/// repeated). The float steps are variant 2's.
+/// One row of quantized Add or Mul (variants 2 and 3): n outputs reading
+/// A and B at element strides sa and sb (0: one value repeated). Each step
+/// is the float operation the QDQ graph's kernels do, in the same order,
+/// so the result is theirs bit for bit; separate statements, so that no
+/// multiply-add is contracted, and a division by the output scale, not a
+/// reciprocal.
 template <typename TA, typename TY>
 void qbinaryRowPortable(const TA *a, int64_t sa, const TA *b, int64_t sb, TY *y,
                         int64_t n, const float *fp, const int64_t *ip,
@@ -408,23 +345,22 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::run(const KernelCall &call,
       const TA *a = static_cast<const TA *>(call.buffers[0]);
       const TA *b = static_cast<const TA *>(call.buffers[1]);
       TY *y = static_cast<TY *>(call.buffers[3]);
-      const int32_t za = (int32_t)ip[AMK_QADD_ZA],
-                    zb = (int32_t)ip[AMK_QADD_ZB];
-      const float zy = (float)ip[AMK_QADD_ZY];
-      const bool relu = ip[AMK_QADD_RELU] != 0;
       if (broadcast) {
         qbinary<TA, TY>(a, b, y, fp, ip, tile[0], tile[1]);
         return;
       }
+      const int64_t t0 = tile[0], n = tile[1] - tile[0];
+      if (n <= 0)
+        return;
 #if defined(__x86_64__)
       if (hasAvx512()) {
-        qaddAvx512<TA, TY>(a, b, y, fp[AMK_QADD_SA], fp[AMK_QADD_SB],
-                           fp[AMK_QADD_SY], za, zb, zy, relu, tile[0], tile[1]);
+        qbinaryRowAvx512<TA, TY>(a + t0, 1, b + t0, 1, y + t0, n, fp, ip,
+                                 false);
         return;
       }
 #endif
-      qaddPortable<TA, TY>(a, b, y, fp[AMK_QADD_SA], fp[AMK_QADD_SB],
-                           fp[AMK_QADD_SY], za, zb, zy, relu, tile[0], tile[1]);
+      qbinaryRowPortable<TA, TY>(a + t0, 1, b + t0, 1, y + t0, n, fp, ip,
+                                 false);
     };
     auto byY = [&](auto ta) {
       if (ip[AMK_QUANT_Y_DTYPE] == AMK_RT_U8)
