@@ -13,6 +13,12 @@ amk-lower-qdq makes amk.qconv/amk.qgemm) on each of the kernels' paths
 (PATHS: VNNI where the CPU has it, the AVX2 emulation with
 AMK_NO_VNNI=1, the portable loops with AMK_NO_AVX2=1 as well), and on the
 reference interpreter.
+The rest of a QDQ network on the bytes: Mul and broadcasting Add
+(amk.qmul/amk.qadd), Concat with inputs requantized by tables, shape ops
+and nearest Resize, linear and cubic Resize (amk.qresize), average and
+global average pooling (amk.qaverage_pool), elementwise chains as
+256-entry tables (amk.qtable: Sigmoid, Swish, HardSwish written out,
+LeakyRelu, a requantization into the other 8-bit type).
 ONNX Runtime's dynamic quantization (DynamicQuantizeLinear ->
 MatMulInteger or ConvInteger -> Cast -> Mul) too, and weight-only
 products (a float input times a DequantizeLinear of int8 or int4
@@ -882,6 +888,19 @@ PATHS = (("native", None),) + (
                            AMK_NO_AVX2="1")),)
 
 
+# Case kinds that name a kernel variant: the program line it must have.
+KERNEL_VARIANTS = {
+    "pool8": (r"kernel pool \{[^\n]*variant = [12] ", "8-bit pool kernel"),
+    "qadd": (r"kernel quantize \{[^\n]*variant = 2 ", "quantized add kernel"),
+    "qbin": (r"kernel quantize \{[^\n]*variant = 3 ",
+             "quantized add or mul kernel"),
+    "qavgpool": (r"kernel pool \{[^\n]*variant = 3 ", "8-bit average pool"),
+    "qresize": (r"kernel resize \{[^\n]*variant = 2 ",
+                "8-bit weighted resize"),
+    "qtable": (r"kernel quantize \{[^\n]*variant = 4 ", "table kernel"),
+}
+
+
 def main():
     bin_dir, work = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     work.mkdir(parents=True, exist_ok=True)
@@ -907,25 +926,10 @@ def main():
         bf16_acts = kernel.endswith("-b16")
         kernel = kernel.removesuffix("-ort").removesuffix("-a8f")
         kernel = kernel.removesuffix("-a8").removesuffix("-b16")
-        if kernel == "pool8":
-            if not re.search(r"kernel pool \{[^\n]*variant = [12] ", ir):
-                problems.append("no 8-bit pool kernel in the program")
-        elif kernel == "qadd":
-            if not re.search(r"kernel quantize \{[^\n]*variant = 2 ", ir):
-                problems.append("no quantized add kernel in the program")
-        elif kernel == "qbin":
-            if not re.search(r"kernel quantize \{[^\n]*variant = 3 ", ir):
-                problems.append("no quantized add or mul kernel in the "
-                                "program")
-        elif kernel == "qavgpool":
-            if not re.search(r"kernel pool \{[^\n]*variant = 3 ", ir):
-                problems.append("no 8-bit average pool in the program")
-        elif kernel == "qresize":
-            if not re.search(r"kernel resize \{[^\n]*variant = 2 ", ir):
-                problems.append("no 8-bit weighted resize in the program")
-        elif kernel == "qtable":
-            if not re.search(r"kernel quantize \{[^\n]*variant = 4 ", ir):
-                problems.append("no table kernel in the program")
+        if kernel in KERNEL_VARIANTS:
+            pattern, what = KERNEL_VARIANTS[kernel]
+            if not re.search(pattern, ir):
+                problems.append(f"no {what} in the program")
         elif kernel.startswith("bytes:"):
             op = kernel.removeprefix("bytes:")
             lowered = run([amk_opt, str(model),
