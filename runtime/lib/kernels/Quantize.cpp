@@ -430,13 +430,15 @@ bool KernelImpl<AMK_RT_K_QUANTIZE>::check(const amk_rt_kernel &k,
     if (k.variant == AMK_QUANT_VARIANT_BINARY) {
       const int64_t rank =
           k.num_iparams > AMK_QBIN_RANK ? ip[AMK_QBIN_RANK] : 0;
-      if (rank < 1 || rank > AMK_QBIN_MAX_RANK ||
-          k.num_iparams < (uint32_t)(AMK_QBIN_DIMS + 3 * rank) ||
-          ip[AMK_QBIN_DIMS + rank - 1] < 1) {
+      bool dimsOk = rank >= 1 && rank <= AMK_QBIN_MAX_RANK &&
+                    k.num_iparams >= (uint32_t)(AMK_QBIN_DIMS + 3 * rank);
+      for (int64_t d = 0; dimsOk && d < rank; ++d)
+        dimsOk = ip[AMK_QBIN_DIMS + d] >= 1;
+      if (!dimsOk) {
         error = "kernel '" + std::string(k.name ? k.name : "") +
                 "': a broadcast quantized add or mul needs a rank of 1 to " +
                 std::to_string(AMK_QBIN_MAX_RANK) +
-                " with its dims and strides";
+                " with its positive dims and strides";
         return false;
       }
     }
