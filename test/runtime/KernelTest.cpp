@@ -970,3 +970,79 @@ TEST(Runtime, WhereRejectsBadParameters) {
             std::string::npos)
       << amk_rt_error_message(nullptr);
 }
+
+/// QUANTIZE variant 4: Y[i] = T[X[i] - lowest] for uint8 and int8 X, over
+/// two tiles of 300 elements (a 64-byte vector's tail), against the plain
+/// lookup.
+TEST(Runtime, QuantizedTableMatchesLookup) {
+  std::mt19937 rng(5);
+  std::vector<uint8_t> table(256), x(300);
+  for (auto &v : table)
+    v = rng() % 256;
+  for (auto &v : x)
+    v = rng() % 256;
+  for (amk_rt_dtype xt : {AMK_RT_U8, AMK_RT_I8}) {
+    ProgramBuilder b(2);
+    uint32_t xb = b.addIO(true, "X", xt, {300}, 1);
+    uint32_t tb = b.addConstant(table.data(), 256);
+    uint32_t yb = b.addIO(false, "Y", AMK_RT_U8, {300}, 1);
+    uint32_t k = b.addKernel(AMK_RT_K_QUANTIZE, AMK_QUANT_VARIANT_TABLE,
+                             {xb, tb, AMK_RT_NO_BUFFER, yb},
+                             {xt, AMK_RT_U8, 1, 300}, {}, "table");
+    b.addTask(k, 0, {0, 131, 0, 1}, {}, -1);
+    b.addTask(k, 1, {131, 300, 0, 1}, {}, -1);
+    std::vector<uint8_t> y(300, 0);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {x.data()}, {y.data()}));
+    const uint8_t flip = xt == AMK_RT_I8 ? 0x80 : 0;
+    for (int i = 0; i < 300; ++i)
+      ASSERT_EQ(y[i], table[x[i] ^ flip]) << i;
+  }
+}
+
+/// QUANTIZE variant 3: a quantized Mul of A [2, 3, 5] by B [3, 1] over
+/// merged broadcast strides, with Relu, against the QDQ graph's float
+/// steps; a kernel with a zero dim is refused at load.
+TEST(Runtime, QuantizedBroadcastMulMatchesFloatSteps) {
+  std::mt19937 rng(6);
+  std::vector<uint8_t> a(30), bv(3);
+  for (auto &v : a)
+    v = rng() % 256;
+  for (auto &v : bv)
+    v = rng() % 256;
+  const float sa = 0.03f, sb = 0.011f, sy = 0.004f;
+  const int za = 120, zb = 99, zy = 60;
+  auto program = [&](int64_t dim0) {
+    ProgramBuilder b(2);
+    uint32_t ab = b.addIO(true, "A", AMK_RT_U8, {2, 3, 5}, 1);
+    uint32_t bb = b.addIO(true, "B", AMK_RT_U8, {3, 1}, 1);
+    uint32_t yb = b.addIO(false, "Y", AMK_RT_U8, {2, 3, 5}, 1);
+    // dims [2, 3, 5]; A's strides 15, 5, 1; B's 0, 1, 0.
+    uint32_t k = b.addKernel(AMK_RT_K_QUANTIZE, AMK_QUANT_VARIANT_BINARY,
+                             {ab, bb, AMK_RT_NO_BUFFER, yb},
+                             {AMK_RT_U8, AMK_RT_U8, 1, 30, za, zb, zy, 1,
+                              AMK_QBIN_MUL, 3, dim0, 3, 5, 15, 5, 1, 0, 1, 0},
+                             {sa, sb, sy}, "qmul");
+    b.addTask(k, 0, {0, 13, 0, 1}, {}, -1);
+    b.addTask(k, 1, {13, 30, 0, 1}, {}, -1);
+    return b;
+  };
+  ProgramBuilder good = program(2);
+  std::vector<uint8_t> y(30, 0);
+  ASSERT_NO_FATAL_FAILURE(runProgram(good, {a.data(), bv.data()}, {y.data()}));
+  for (int i = 0; i < 30; ++i) {
+    float fa = (float)((int)a[i] - za);
+    fa = fa * sa;
+    float fb = (float)((int)bv[(i / 5) % 3] - zb);
+    fb = fb * sb;
+    float v = fa * fb;
+    v = v < 0.f ? 0.f : v;
+    float r = std::nearbyint(v / sy) + (float)zy;
+    ASSERT_EQ(y[i], (uint8_t)std::clamp(r, 0.f, 255.f)) << i;
+  }
+  ProgramBuilder bad = program(0);
+  Session s;
+  EXPECT_NE(s.create(bad.get()), AMK_RT_OK);
+  EXPECT_NE(std::string(amk_rt_error_message(nullptr)).find("positive dims"),
+            std::string::npos)
+      << amk_rt_error_message(nullptr);
+}
