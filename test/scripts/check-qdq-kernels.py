@@ -375,6 +375,56 @@ def avgpool_model(path, shape, kernel=None, stride=1, pads=None,
     save_model(path, nodes, inits, [("x", shape)], [(out, out_shape)])
 
 
+def tf_style_block(path):
+    """A block in the idiom of converters that put Q/DQ around every op
+    (tf2onnx from a quantization-aware TensorFlow model: int8
+    activations, per-channel int8 weights): a 3x3 convolution, ReLU with
+    its own Q/DQ (a table), a 1x1 branch and an average-pool branch
+    concatenated, a nearest 2x Resize, and a squeeze-and-excitation gate
+    (GlobalAveragePool, 1x1 convolution, Sigmoid) multiplying it. Every op
+    between the products runs on the bytes."""
+    nodes, inits = [], []
+    C, H, W = 8, 10, 12
+
+    def conv(src, name, cin, cout, k):
+        wd = weight(nodes, inits, (cout, cin, k, k), 0, True)
+        nodes[-1].output[0] = name + "_wd"
+        for init in inits[-3:]:
+            init.name = name + "_" + init.name
+        nodes[-1].input[:] = [name + "_" + n for n in nodes[-1].input]
+        inits.append(nh.from_array(
+            RNG.normal(size=cout).astype(np.float32) * 0.1, name + "_b"))
+        nodes.append(h.make_node("Conv", [src, name + "_wd", name + "_b"],
+                                 [name], kernel_shape=[k, k],
+                                 pads=[k // 2] * 4))
+        return name
+
+    x = qdq(nodes, inits, "x", "xq", 0.04, 3, True)
+    c = qdq(nodes, inits, conv(x, "c1", 3, C, 3), "c1q", 0.05, -10, True)
+    nodes.append(h.make_node("Relu", [c], ["r"]))
+    r = qdq(nodes, inits, "r", "rq", 0.03, -128, True)
+    a = qdq(nodes, inits, conv(r, "c2", C, C, 1), "c2q", 0.06, 4, True)
+    nodes.append(h.make_node("AveragePool", [r], ["ap"], kernel_shape=[3, 3],
+                             pads=[1, 1, 1, 1]))
+    p = qdq(nodes, inits, "ap", "apq", 0.025, -120, True)
+    nodes.append(h.make_node("Concat", [a, p], ["cat"], axis=1))
+    cat = qdq(nodes, inits, "cat", "catq", 0.06, 4, True)
+    inits.append(nh.from_array(np.array([1, 1, 2, 2], np.float32), "up"))
+    nodes.append(h.make_node("Resize", [cat, "", "up"], ["u"],
+                             mode="nearest"))
+    u = qdq(nodes, inits, "u", "uq", 0.06, 4, True)
+    nodes.append(h.make_node("GlobalAveragePool", [u], ["g"]))
+    g = qdq(nodes, inits, "g", "gq", 0.02, 0, True)
+    s = qdq(nodes, inits, conv(g, "c3", 2 * C, 2 * C, 1), "c3q", 0.05, 0,
+            True)
+    nodes.append(h.make_node("Sigmoid", [s], ["sg"]))
+    sg = qdq(nodes, inits, "sg", "sgq", 1 / 255, -128, True)
+    nodes.append(h.make_node("Mul", [u, sg], ["m"]))
+    out = qdq(nodes, inits, "m", "y", 0.05, 2, True)
+    save_model(path, nodes, inits, [("x", (1, 3, H, W))],
+               [(out, (1, 2 * C, 2 * H, 2 * W))], 13)
+
+
 def gemm_model(path, shape, N, op="MatMul", transB=0, signed=False,
                per_channel=True, bias=True, quant_out=True, alpha=1.0,
                beta=1.0):
@@ -622,6 +672,7 @@ CASES = [
     # ties.
     ("avgpool_1d_u8", "qavgpool",
      lambda p: avgpool_model(p, (2, 3, 17), [3], 2)),
+    ("tf_style_block_i8", "qbin", tf_style_block),
     ("shape_ops_u8", "bytes:Transpose",
      lambda p: shape_ops_model(p)),
     ("shape_ops_i8", "bytes:Reshape",

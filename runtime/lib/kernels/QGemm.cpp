@@ -58,70 +58,14 @@ const uint32_t *rowWords(const uint8_t *a, const GParams &g,
 }
 
 #if AMK_QGEMM_X86
-/// The epilogue below on 16 lanes at a time: the scalar loops, run once per row
-/// of a tile, took as long as the AMX products of a 1024-column layer.
-/// Activations other than Relu and Clip go through applyActivation on the
-/// row's float values.
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void
-epilogueAvx512(const GParams &g, const int32_t *acc, int64_t n0, int64_t cols,
-               const int32_t *wz, int32_t wzMul, const float *m, float mMul,
-               const float *bias, void *y, int64_t at) {
-  const int act = (int)g.act;
-  const bool inlineAct =
-      act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP;
-  __m512 lo = _mm512_set1_ps(-INFINITY), hi = _mm512_set1_ps(INFINITY);
-  if (act == AMK_OP_RELU)
-    lo = _mm512_setzero_ps();
-  else if (act == AMK_OP_CLIP)
-    lo = _mm512_set1_ps(g.actA), hi = _mm512_set1_ps(g.actB);
-  const __m512i wzm = _mm512_set1_epi32(wzMul);
-  const __m512 mm = _mm512_set1_ps(mMul);
-  alignas(64) float v[kNR];
-  for (int64_t i = 0; i < cols; i += 16) {
-    __mmask16 k = cols - i >= 16 ? (__mmask16)0xffff
-                                 : (__mmask16)((1u << (cols - i)) - 1);
-    __m512i a = _mm512_sub_epi32(
-        _mm512_maskz_loadu_epi32(k, acc + i),
-        _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k, wz + n0 + i), wzm));
-    __m512 x =
-        _mm512_mul_ps(_mm512_cvtepi32_ps(a),
-                      _mm512_mul_ps(_mm512_maskz_loadu_ps(k, m + n0 + i), mm));
-    if (bias)
-      x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, bias + n0 + i));
-    if (inlineAct)
-      x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-    _mm512_store_ps(v + i, x);
-  }
-  if (!inlineAct)
-    applyActivation(v, cols, act, g.actA, g.actB);
-  if (g.yType == AMK_RT_F32) {
-    std::memcpy(static_cast<float *>(y) + at, v, cols * sizeof(float));
-    return;
-  }
-  const __m512 inv = _mm512_set1_ps(g.invYScale),
-               yz = _mm512_set1_ps((float)g.yzp);
-  const __m512 qlo = _mm512_set1_ps(g.yType == AMK_RT_U8 ? 0.f : -128.f),
-               qhi = _mm512_set1_ps(g.yType == AMK_RT_U8 ? 255.f : 127.f);
-  for (int64_t i = 0; i < cols; i += 16) {
-    __mmask16 k = cols - i >= 16 ? (__mmask16)0xffff
-                                 : (__mmask16)((1u << (cols - i)) - 1);
-    __m512 x =
-        _mm512_roundscale_ps(_mm512_mul_ps(_mm512_load_ps(v + i), inv),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    x = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(x, yz), qlo), qhi);
-    _mm_mask_storeu_epi8(static_cast<uint8_t *>(y) + at + i, k,
-                         _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(x)));
-  }
-}
-
-/// The same epilogue over a block of `rows` rows of `cols` (<= 32)
-/// columns, sums `ld` int32 apart: each column vector's weight sums,
-/// scales and bias are loaded once for every row of the block, and no call
-/// is made per row. Called per 32 x 32 AMX block, the per-row form cost
-/// more than the products (38% of a 128 x 256 x 1024 layer against 25%).
-/// The operations and their order per element are the per-row form's, so
-/// the bytes are the same. Only activations it inlines (none, Relu,
-/// Clip) and 8-bit or float32 outputs.
+/// The epilogue below on 16 lanes at a time, over a block of `rows` rows
+/// of `cols` (<= 32) columns, sums `ld` int32 apart: each column vector's
+/// weight sums, scales and bias are loaded once for every row of the
+/// block. The scalar loops, run once per row of a tile, took as long as
+/// the AMX products of a 1024-column layer; vectorized but called per row
+/// of a 32 x 32 AMX block, still more (38% of a 128 x 256 x 1024 layer
+/// against 25%). Activations it inlines (none, Relu, Clip); 8-bit or
+/// float32 outputs.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 epilogueBlockAvx512(const GParams &g, const int32_t *acc, int64_t ld,
                     int64_t rows, int64_t n0, int64_t cols, const int32_t *wz,
@@ -165,6 +109,54 @@ epilogueBlockAvx512(const GParams &g, const int32_t *acc, int64_t ld,
       _mm_mask_storeu_epi8(static_cast<uint8_t *>(y) + o, k,
                            _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(x)));
     }
+  }
+}
+
+/// One row; activations other than Relu and Clip go through
+/// applyActivation on the row's float values, the same operations before
+/// and after it.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+epilogueAvx512(const GParams &g, const int32_t *acc, int64_t n0, int64_t cols,
+               const int32_t *wz, int32_t wzMul, const float *m, float mMul,
+               const float *bias, void *y, int64_t at) {
+  const int act = (int)g.act;
+  if (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP)
+    return epilogueBlockAvx512(g, acc, cols, 1, n0, cols, wz, wzMul, m, mMul,
+                               bias, y, at);
+  const __m512i wzm = _mm512_set1_epi32(wzMul);
+  const __m512 mm = _mm512_set1_ps(mMul);
+  alignas(64) float v[kNR];
+  for (int64_t i = 0; i < cols; i += 16) {
+    __mmask16 k = cols - i >= 16 ? (__mmask16)0xffff
+                                 : (__mmask16)((1u << (cols - i)) - 1);
+    __m512i a = _mm512_sub_epi32(
+        _mm512_maskz_loadu_epi32(k, acc + i),
+        _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k, wz + n0 + i), wzm));
+    __m512 x =
+        _mm512_mul_ps(_mm512_cvtepi32_ps(a),
+                      _mm512_mul_ps(_mm512_maskz_loadu_ps(k, m + n0 + i), mm));
+    if (bias)
+      x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, bias + n0 + i));
+    _mm512_store_ps(v + i, x);
+  }
+  applyActivation(v, cols, act, g.actA, g.actB);
+  if (g.yType == AMK_RT_F32) {
+    std::memcpy(static_cast<float *>(y) + at, v, cols * sizeof(float));
+    return;
+  }
+  const __m512 inv = _mm512_set1_ps(g.invYScale),
+               yz = _mm512_set1_ps((float)g.yzp);
+  const __m512 qlo = _mm512_set1_ps(g.yType == AMK_RT_U8 ? 0.f : -128.f),
+               qhi = _mm512_set1_ps(g.yType == AMK_RT_U8 ? 255.f : 127.f);
+  for (int64_t i = 0; i < cols; i += 16) {
+    __mmask16 k = cols - i >= 16 ? (__mmask16)0xffff
+                                 : (__mmask16)((1u << (cols - i)) - 1);
+    __m512 x =
+        _mm512_roundscale_ps(_mm512_mul_ps(_mm512_load_ps(v + i), inv),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    x = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(x, yz), qlo), qhi);
+    _mm_mask_storeu_epi8(static_cast<uint8_t *>(y) + at + i, k,
+                         _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(x)));
   }
 }
 #endif
