@@ -165,96 +165,93 @@ bool KernelImpl<AMK_RT_K_RESIZE>::run(const KernelCall &call,
         fillOutside(reinterpret_cast<float *>(y));
       continue;
     }
-    float *y = q8 ? qrow.data() : reinterpret_cast<float *>(Y) + row * outLast;
-    // The weighted sums over taps read through `load` (float32, or a
-    // dequantized byte), instantiated once per input type.
-    auto weightedRow = [&](auto load) {
-      auto resampled = [&](int64_t off) -> const float * {
-        for (CachedRow &c : cache)
-          if (c.off == off)
-            return c.v.data();
-        CachedRow &c = cache[nextSlot];
-        nextSlot = (nextSlot + 1) % 4;
-        c.off = off;
-        c.v.resize(outLast);
+    if (q8) {
+      // The QUANTIZE kernels' arithmetic: (x - z) * s in, v / s rounded to
+      // even plus z out. The taps are summed in double, as the reference
+      // Resize does, so a sum that lands on a rounding tie (a 2x bilinear
+      // upsampling's quarter steps often do) is the tie itself there and
+      // here, and the bytes are the QDQ graph's.
+      float *v = qrow.data();
+      auto exactRow = [&](auto load) {
         for (int64_t o = 0; o < outLast; ++o) {
-          float inner = 0;
-          for (int64_t k = 0; k < tapsLast; ++k)
-            inner +=
-                wLast[o * tapsLast + k] * load(off + idxLast[o * tapsLast + k]);
-          c.v[o] = inner;
-        }
-        return c.v.data();
-      };
-      if (offs.size() > 4) {
-        // More source rows than the cache holds (cubic over 3-D):
-        // directly.
-        for (int64_t o = 0; o < outLast; ++o) {
-          float acc = 0;
+          double acc = 0;
           for (size_t i = 0; i < offs.size(); ++i) {
-            float inner = 0;
+            double inner = 0;
             for (int64_t k = 0; k < tapsLast; ++k)
-              inner += wLast[o * tapsLast + k] *
+              inner += (double)wLast[o * tapsLast + k] *
                        load(offs[i] + idxLast[o * tapsLast + k]);
-            acc += ws[i] * inner;
+            acc += (double)ws[i] * inner;
           }
-          y[o] = acc;
+          v[o] = (float)acc;
         }
-        return;
+      };
+      if (xSigned) {
+        const int8_t *x = reinterpret_cast<const int8_t *>(X);
+        exactRow([=](int64_t i) { return (float)((int32_t)x[i] - zx) * sx; });
+      } else {
+        const uint8_t *x = reinterpret_cast<const uint8_t *>(X);
+        exactRow([=](int64_t i) { return (float)((int32_t)x[i] - zx) * sx; });
       }
-      const float *rows[4];
-      for (size_t i = 0; i < offs.size(); ++i)
-        rows[i] = resampled(offs[i]);
-      // Same order of additions as above: sum over source rows of weight
-      // times the resampled row.
+      char *yb = Y + row * outLast;
+      for (int64_t o = 0; o < outLast; ++o) {
+        float q = __builtin_roundevenf(v[o] / sy) + zy;
+        q = std::min(std::max(q, qlo), qhi);
+        if (ySigned)
+          reinterpret_cast<int8_t *>(yb)[o] = (int8_t)(int32_t)q;
+        else
+          reinterpret_cast<uint8_t *>(yb)[o] = (uint8_t)(int32_t)q;
+      }
+      continue;
+    }
+    const float *x = reinterpret_cast<const float *>(X);
+    float *y = reinterpret_cast<float *>(Y) + row * outLast;
+    auto resampled = [&](int64_t off) -> const float * {
+      for (CachedRow &c : cache)
+        if (c.off == off)
+          return c.v.data();
+      CachedRow &c = cache[nextSlot];
+      nextSlot = (nextSlot + 1) % 4;
+      c.off = off;
+      c.v.resize(outLast);
+      const float *src = x + off;
+      for (int64_t o = 0; o < outLast; ++o) {
+        float inner = 0;
+        for (int64_t k = 0; k < tapsLast; ++k)
+          inner += wLast[o * tapsLast + k] * src[idxLast[o * tapsLast + k]];
+        c.v[o] = inner;
+      }
+      return c.v.data();
+    };
+    if (offs.size() > 4) {
+      // More source rows than the cache holds (cubic over 3-D): directly.
       for (int64_t o = 0; o < outLast; ++o) {
         float acc = 0;
-        for (size_t i = 0; i < offs.size(); ++i)
-          acc += ws[i] * rows[i][o];
+        for (size_t i = 0; i < offs.size(); ++i) {
+          const float *src = x + offs[i];
+          float inner = 0;
+          for (int64_t k = 0; k < tapsLast; ++k)
+            inner += wLast[o * tapsLast + k] * src[idxLast[o * tapsLast + k]];
+          acc += ws[i] * inner;
+        }
         y[o] = acc;
       }
-    };
-    if (!q8) {
-      const float *x = reinterpret_cast<const float *>(X);
-      weightedRow([x](int64_t i) { return x[i]; });
       if (extrap)
         fillOutside(y);
       continue;
     }
-    // The QUANTIZE kernels' arithmetic: (x - z) * s in, v / s rounded to
-    // even plus z out. The taps are summed in double, as the reference
-    // Resize does, so a sum that lands on a rounding tie (a 2x bilinear
-    // upsampling's quarter steps often do) is the tie itself there and
-    // here, and the bytes are the QDQ graph's.
-    auto exactRow = [&](auto load) {
-      for (int64_t o = 0; o < outLast; ++o) {
-        double acc = 0;
-        for (size_t i = 0; i < offs.size(); ++i) {
-          double inner = 0;
-          for (int64_t k = 0; k < tapsLast; ++k)
-            inner += (double)wLast[o * tapsLast + k] *
-                     load(offs[i] + idxLast[o * tapsLast + k]);
-          acc += (double)ws[i] * inner;
-        }
-        y[o] = (float)acc;
-      }
-    };
-    if (xSigned) {
-      const int8_t *x = reinterpret_cast<const int8_t *>(X);
-      exactRow([=](int64_t i) { return (float)((int32_t)x[i] - zx) * sx; });
-    } else {
-      const uint8_t *x = reinterpret_cast<const uint8_t *>(X);
-      exactRow([=](int64_t i) { return (float)((int32_t)x[i] - zx) * sx; });
-    }
-    char *yb = Y + row * outLast;
+    const float *rows[4];
+    for (size_t i = 0; i < offs.size(); ++i)
+      rows[i] = resampled(offs[i]);
+    // Same order of additions as above: sum over source rows of weight
+    // times the resampled row.
     for (int64_t o = 0; o < outLast; ++o) {
-      float v = __builtin_roundevenf(y[o] / sy) + zy;
-      v = std::min(std::max(v, qlo), qhi);
-      if (ySigned)
-        reinterpret_cast<int8_t *>(yb)[o] = (int8_t)(int32_t)v;
-      else
-        reinterpret_cast<uint8_t *>(yb)[o] = (uint8_t)(int32_t)v;
+      float acc = 0;
+      for (size_t i = 0; i < offs.size(); ++i)
+        acc += ws[i] * rows[i][o];
+      y[o] = acc;
     }
+    if (extrap)
+      fillOutside(y);
   }
   return true;
 }
