@@ -39,5 +39,10 @@ grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|or
   Testing/Temporary/LastTest.log 2>/dev/null || true
 grep -hE "^(sanitizers \(asan\+ubsan\)|fuzz): " sanitize.log 2>/dev/null || true
 echo "phase times: setup ${t_setup} s, build ${t_build} s, tests ${t_tests} s, sanitizer job ${t_san} s$(grep -hE '^sanitizer job phases: ' sanitize.log 2>/dev/null | sed 's/^sanitizer job phases: / (/;s/$/)/')"
+# CI shows the head and the tail of this output: each failure's reason
+# goes next to the counts, not only in the middle of ctest's output.
+if [ "$status" != 0 ]; then
+  python3 "$root/scripts/failure-digest.py" ctest.log || true
+fi
 grep -E "tests passed|tests failed" ctest.log | tail -1
 exit $status
