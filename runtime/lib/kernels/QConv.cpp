@@ -768,9 +768,10 @@ std::vector<int64_t> tapOffsets(const Spatial &s, int64_t phase,
 
 #if AMK_QCONV_X86
 /// Variant 2's weights for AMX, once per session (KernelScratch): per
-/// 16-channel block, tap and 16-quad chunk of the input channels, 16 rows
-/// (output channels) of 64 bytes (16 quads x 4), AMX's A operand; zeros
-/// past the channels, so a chunk may run past the input's last quad.
+/// 16-channel block, tap and 16-quad chunk of the input channels, AMX's B
+/// operand: 16 rows (the chunk's quads) of 64 bytes (16 output channels x
+/// the quad's 4 bytes); zeros past the channels, so a chunk may run past
+/// the input's last quad.
 void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s,
                     std::vector<int8_t> &out) {
   const int64_t taps = s.kh * s.kw, chunks = (c4s + 15) / 16;
@@ -786,7 +787,7 @@ void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s,
           for (int64_t c = 0; c < 16 && cc * 16 + c < c4s; ++c) {
             int64_t c4 = cc * 16 + c;
             std::memcpy(out.data() + ((ob * taps + t) * chunks + cc) * 1024 +
-                            r * 64 + c * 4,
+                            c * 64 + r * 4,
                         w + (oc / kMR) * c4s * taps * kMR * 4 +
                             (c4 * taps + t) * kMR * 4 + (oc % kMR) * 4,
                         4);
@@ -794,21 +795,61 @@ void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s,
         }
 }
 
-/// Variant 2's products on AMX for one or two 16-channel blocks (`wa1`
-/// null: one) over every position run of 32: the blocked input's 16 quads
-/// of a chunk at one tap are 16 rows of 64 bytes (16 positions x 4
-/// channels), `quad` words apart, so the B operand is read in place.
-/// tdpbsud: signed weights times unsigned activations. The sums go to
-/// `out` (32 channel rows of `ld` int32, ld >= nq rounded up to 32), so
-/// the epilogue runs once per output row rather than once per tile: per
-/// tile it cost as much as the tile products.
+/// dst row j = column j of the 16 x 16 int32 block at src (rows `ls`
+/// apart; dst rows `ld` apart): unpacks of 32- and 64-bit pairs within
+/// 128-bit lanes, then two lane shuffles.
+__attribute__((target("avx512f"))) inline void
+transpose16x16(const int32_t *src, int64_t ls, int32_t *dst, int64_t ld) {
+  __m512i r[16], t[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = _mm512_loadu_si512(src + i * ls);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  // Group g (rows 4g..4g+3): r[4g + k] holds, in lane L, column 4L + k.
+  for (int g = 0; g < 4; ++g) {
+    r[4 * g] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+    r[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+    r[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+    r[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    __m512i x0 = _mm512_shuffle_i32x4(r[k], r[4 + k], _MM_SHUFFLE(1, 0, 1, 0));
+    __m512i x1 = _mm512_shuffle_i32x4(r[k], r[4 + k], _MM_SHUFFLE(3, 2, 3, 2));
+    __m512i x2 =
+        _mm512_shuffle_i32x4(r[8 + k], r[12 + k], _MM_SHUFFLE(1, 0, 1, 0));
+    __m512i x3 =
+        _mm512_shuffle_i32x4(r[8 + k], r[12 + k], _MM_SHUFFLE(3, 2, 3, 2));
+    _mm512_storeu_si512(dst + k * ld,
+                        _mm512_shuffle_i32x4(x0, x2, _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm512_storeu_si512(dst + (4 + k) * ld,
+                        _mm512_shuffle_i32x4(x0, x2, _MM_SHUFFLE(3, 1, 3, 1)));
+    _mm512_storeu_si512(dst + (8 + k) * ld,
+                        _mm512_shuffle_i32x4(x1, x3, _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm512_storeu_si512(dst + (12 + k) * ld,
+                        _mm512_shuffle_i32x4(x1, x3, _MM_SHUFFLE(3, 1, 3, 1)));
+  }
+}
+
+/// Variant 2's products on AMX for one or two 16-channel blocks (`wb1`
+/// null: one) over every position run of 32. The activations are the A
+/// operand: `xa` holds each position's channels as consecutive bytes
+/// (`ldx` per position, 64 per chunk of 16 quads), so a tile is 16
+/// positions' rows `ldx` apart (1 KB of consecutive bytes for 64
+/// channels), loaded at the tap's offset. As the B operand, read in
+/// place from the blocked planes, each tile row was a whole plane from
+/// the next and the loop stalled on its loads. tdpbusd: unsigned
+/// activations times signed weights. The tiles hold [position][channel];
+/// they are transposed into `out` (32 channel rows of `ld` int32, ld >=
+/// nq rounded up to 32), so the epilogue runs once per output row.
 __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
-amxDirectBlock(const uint8_t *xb, int64_t quad, const int64_t *offs,
-               int64_t taps, int64_t chunks, const int8_t *wa0,
-               const int8_t *wa1, int64_t nq, int32_t *out, int64_t ld) {
+amxDirectBlock(const uint8_t *xa, int64_t ldx, const int64_t *offs,
+               int64_t taps, int64_t chunks, const int8_t *wb0,
+               const int8_t *wb1, int64_t nq, int32_t *out, int64_t ld) {
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
-  const int64_t stride = quad * 4, ldb = ld * 4;
+  alignas(64) int32_t c[4][16][16];
   for (int64_t q0 = 0; q0 < nq; q0 += 32) {
     _tile_zero(0);
     _tile_zero(1);
@@ -816,27 +857,44 @@ amxDirectBlock(const uint8_t *xb, int64_t quad, const int64_t *offs,
     _tile_zero(3);
     for (int64_t t = 0; t < taps; ++t)
       for (int64_t cc = 0; cc < chunks; ++cc) {
-        const uint8_t *b = xb + (cc * 16 * quad + offs[t] + q0) * 4;
+        const uint8_t *a = xa + (q0 + offs[t]) * ldx + cc * 64;
         const int64_t w = (t * chunks + cc) * 1024;
-        _tile_loadd(6, b, stride);
-        _tile_loadd(7, b + 64, stride);
-        _tile_loadd(4, wa0 + w, 64);
-        _tile_dpbsud(0, 4, 6);
-        _tile_dpbsud(1, 4, 7);
-        if (wa1) {
-          _tile_loadd(5, wa1 + w, 64);
-          _tile_dpbsud(2, 5, 6);
-          _tile_dpbsud(3, 5, 7);
+        _tile_loadd(4, a, ldx);
+        _tile_loadd(5, a + 16 * ldx, ldx);
+        _tile_loadd(6, wb0 + w, 64);
+        _tile_dpbusd(0, 4, 6);
+        _tile_dpbusd(1, 5, 6);
+        if (wb1) {
+          _tile_loadd(7, wb1 + w, 64);
+          _tile_dpbusd(2, 4, 7);
+          _tile_dpbusd(3, 5, 7);
         }
       }
-    _tile_stored(0, out + q0, ldb);
-    _tile_stored(1, out + q0 + 16, ldb);
-    if (wa1) {
-      _tile_stored(2, out + 16 * ld + q0, ldb);
-      _tile_stored(3, out + 16 * ld + q0 + 16, ldb);
+    _tile_stored(0, c[0], 64);
+    _tile_stored(1, c[1], 64);
+    transpose16x16(&c[0][0][0], 16, out + q0, ld);
+    transpose16x16(&c[1][0][0], 16, out + q0 + 16, ld);
+    if (wb1) {
+      _tile_stored(2, c[2], 64);
+      _tile_stored(3, c[3], 64);
+      transpose16x16(&c[2][0][0], 16, out + 16 * ld + q0, ld);
+      transpose16x16(&c[3][0][0], 16, out + 16 * ld + q0 + 16, ld);
     }
   }
   _tile_release();
+}
+
+/// The blocked planes' quads of every chunk ([quad][position][4]) as
+/// positions of `ldx` bytes ([position][chunk][16 quads][4]), for the
+/// first `positions` positions (a multiple of 16).
+__attribute__((target("avx512f"))) void
+blockedToPositions(const uint8_t *xb, int64_t quad, int64_t chunks,
+                   int64_t positions, uint8_t *xa, int64_t ldx) {
+  for (int64_t cc = 0; cc < chunks; ++cc)
+    for (int64_t p = 0; p < positions; p += 16)
+      transpose16x16(reinterpret_cast<const int32_t *>(xb) + cc * 16 * quad + p,
+                     quad, reinterpret_cast<int32_t *>(xa + p * ldx + cc * 64),
+                     ldx / 4);
 }
 #endif
 
@@ -898,7 +956,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   const int64_t plane = rowsIn * wp, nq = rowsOut * wp;
   std::vector<int64_t> off = tapOffsets(s, plane, wp);
   const int64_t quad = phases * plane; // one channel quad's bytes / 4
-  thread_local std::vector<uint8_t> xb, rowBuf;
+  thread_local std::vector<uint8_t> xb, xa, rowBuf;
   // AMX (Vnni.h) where the reduction fills most of a 64-byte step; its
   // chunks of 16 quads read up to a chunk past the last quad and a run of
   // 32 positions past the last one (times zero weights, or dropped).
@@ -1072,13 +1130,23 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
       constexpr int64_t kAmxRun = 256;
       thread_local std::vector<int32_t> sums;
       growScratch(sums, 32 * kAmxRun);
+      // Every position a run of 32 may read at any tap: past the plane's
+      // end they are whatever the blocked rows hold there, and only
+      // dropped outputs read them.
+      const int64_t ldx = chunks * 64;
+      const int64_t positions = (quad + 32 + wp + 15) / 16 * 16;
+      // On a 64-byte boundary: a tile row across two lines costs two.
+      growScratch(xa, positions * ldx + 64);
+      uint8_t *xaAt = reinterpret_cast<uint8_t *>(
+          (reinterpret_cast<uintptr_t>(xa.data()) + 63) / 64 * 64);
+      blockedToPositions(xb.data(), quad, chunks, positions, xaAt, ldx);
       for (int64_t q0 = 0; q0 < nq; q0 += kAmxRun) {
         const int64_t n = std::min(kAmxRun, nq - q0);
         for (int64_t m0 = mStart / 16 * 16; m0 < mEnd; m0 += 32) {
           const int8_t *wa0 = wAmx + m0 / 16 * blockBytes;
           const int8_t *wa1 = m0 + 16 < mEnd ? wa0 + blockBytes : nullptr;
-          amxDirectBlock(xb.data() + q0 * 4, quad, off.data(), taps, chunks,
-                         wa0, wa1, n, sums.data(), kAmxRun);
+          amxDirectBlock(xaAt + q0 * ldx, ldx, off.data(), taps, chunks, wa0,
+                         wa1, n, sums.data(), kAmxRun);
           for (int64_t rr = 0; rr < (wa1 ? 32 : 16); ++rr) {
             int64_t oc = m0 + rr;
             if (oc >= mStart && oc < mEnd)
