@@ -535,6 +535,15 @@ CASES = [
      lambda p: conv_model(p, 12, 20, 23, 23, 1)),
     ("conv1x1_amx_wide", "qconv",
      lambda p: conv_model(p, 72, 40, 9, 9, 1)),
+    # AMX with the activations as the A operand (every convolution but
+    # the in-place 1x1 above): two chunks of quads, dilated taps reaching
+    # past the run of 32 positions, uneven padding, 40 output channels
+    # (a lone 16-channel block); a 5x5 over rows of 70 whose runs of
+    # positions end past the plane.
+    ("conv3x3_amx_dil2_chunks", "qconv",
+     lambda p: conv_model(p, 80, 40, 13, 17, 3, dil=2, pads=[2, 1, 0, 2])),
+    ("conv5x5_amx_wide_rows", "qconv",
+     lambda p: conv_model(p, 36, 18, 9, 70, 5)),
     # Stride-2 rows wider than 64 outputs: the even-byte gather's whole
     # 64-byte steps and its masked tail.
     ("conv3x3_s2_c3_wide", "qconv",

@@ -768,11 +768,12 @@ std::vector<int64_t> tapOffsets(const Spatial &s, int64_t phase,
 
 #if AMK_QCONV_X86
 /// Variant 2's weights for AMX, once per session (KernelScratch): per
-/// 16-channel block, tap and 16-quad chunk of the input channels, AMX's B
-/// operand: 16 rows (the chunk's quads) of 64 bytes (16 output channels x
-/// the quad's 4 bytes); zeros past the channels, so a chunk may run past
-/// the input's last quad.
-void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s,
+/// 16-channel block, tap and 16-quad chunk of the input channels, 1 KB:
+/// as AMX's B operand (`asB`), 16 rows (the chunk's quads) of 64 bytes (16
+/// output channels x the quad's 4 bytes); as its A operand, 16 rows (the
+/// output channels) of 64 bytes (16 quads x 4). Zeros past the channels,
+/// so a chunk may run past the input's last quad.
+void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s, bool asB,
                     std::vector<int8_t> &out) {
   const int64_t taps = s.kh * s.kw, chunks = (c4s + 15) / 16;
   const int64_t blocks = (s.oc + 15) / 16;
@@ -787,7 +788,7 @@ void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s,
           for (int64_t c = 0; c < 16 && cc * 16 + c < c4s; ++c) {
             int64_t c4 = cc * 16 + c;
             std::memcpy(out.data() + ((ob * taps + t) * chunks + cc) * 1024 +
-                            c * 64 + r * 4,
+                            (asB ? c * 64 + r * 4 : r * 64 + c * 4),
                         w + (oc / kMR) * c4s * taps * kMR * 4 +
                             (c4 * taps + t) * kMR * 4 + (oc % kMR) * 4,
                         4);
@@ -884,6 +885,49 @@ amxDirectBlock(const uint8_t *xa, int64_t ldx, const int64_t *offs,
   _tile_release();
 }
 
+/// The products of a 1x1 convolution without stride or padding for one or
+/// two 16-channel blocks (`wa1` null: one) over every position run of 32,
+/// with the weights as the A operand and the blocked planes read in place
+/// as B: one tap, so each tile row is 64 bytes at a multiple of 128 from
+/// the plane's start, and the planes need no rearrangement (which, with
+/// the tiles' transposes, cost more than the few products of a 1x1 layer
+/// over 32-96 channels). tdpbsud: signed weights times unsigned
+/// activations; the tiles are [channel][position] as `out` is.
+__attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
+amxPointwiseBlock(const uint8_t *xb, int64_t quad, int64_t chunks,
+                  const int8_t *wa0, const int8_t *wa1, int64_t nq,
+                  int32_t *out, int64_t ld) {
+  AmxConfig cfg;
+  _tile_loadconfig(&cfg);
+  const int64_t stride = quad * 4, ldb = ld * 4;
+  for (int64_t q0 = 0; q0 < nq; q0 += 32) {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (int64_t cc = 0; cc < chunks; ++cc) {
+      const uint8_t *b = xb + (cc * 16 * quad + q0) * 4;
+      _tile_loadd(6, b, stride);
+      _tile_loadd(7, b + 64, stride);
+      _tile_loadd(4, wa0 + cc * 1024, 64);
+      _tile_dpbsud(0, 4, 6);
+      _tile_dpbsud(1, 4, 7);
+      if (wa1) {
+        _tile_loadd(5, wa1 + cc * 1024, 64);
+        _tile_dpbsud(2, 5, 6);
+        _tile_dpbsud(3, 5, 7);
+      }
+    }
+    _tile_stored(0, out + q0, ldb);
+    _tile_stored(1, out + q0 + 16, ldb);
+    if (wa1) {
+      _tile_stored(2, out + 16 * ld + q0, ldb);
+      _tile_stored(3, out + 16 * ld + q0 + 16, ldb);
+    }
+  }
+  _tile_release();
+}
+
 /// The blocked planes' quads of every chunk ([quad][position][4]) as
 /// positions of `ldx` bytes ([position][chunk][16 quads][4]), for the
 /// first `positions` positions (a multiple of 16).
@@ -966,11 +1010,20 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   amx = call.scratch && c4s >= 8 && hasAmx();
 #endif
   growScratch(xb, ((amx ? chunks * 16 : c4s) * quad + wp + kNR + 64) * 4 + 64);
+  // On a 64-byte boundary (the 64 bytes past the end leave room): a tile
+  // or vector row across two lines costs two.
+  uint8_t *const xbAt = reinterpret_cast<uint8_t *>(
+      (reinterpret_cast<uintptr_t>(xb.data()) + 63) / 64 * 64);
+  // A 1x1 convolution without stride or padding (one tap, rows as they
+  // are): AMX reads its planes in place.
+  const bool pointwise = taps == 1 && phases == 1 && s.ph == 0 && s.pw == 0 &&
+                         wp == s.w && s.oh == s.h;
   const int8_t *wAmx = nullptr;
 #if AMK_QCONV_X86
   if (amx) {
-    std::call_once(call.scratch->once,
-                   [&] { packAmxWeights(bf.w, s, c4s, call.scratch->bytes); });
+    std::call_once(call.scratch->once, [&] {
+      packAmxWeights(bf.w, s, c4s, !pointwise, call.scratch->bytes);
+    });
     wAmx = call.scratch->bytes.data();
   }
 #endif
@@ -1019,8 +1072,6 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
     // interleaved in place. Copying row by row took most of a MobileNetV2
     // projection's time on 14x14 and 7x7 planes (four library calls per
     // 14-byte row).
-    const bool pointwise = taps == 1 && phases == 1 && s.ph == 0 && s.pw == 0 &&
-                           wp == s.w && s.oh == s.h;
     for (int64_t c4 = 0; pointwise && c4 < c4s; ++c4) {
       const uint8_t *rp[4];
       const int64_t n = plane, body = n / 16 * 16;
@@ -1034,7 +1085,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
           rp[j] = x + (ch * s.h + oyA) * s.w;
         }
       }
-      uint8_t *dst = xb.data() + c4 * quad * 4;
+      uint8_t *dst = xbAt + c4 * quad * 4;
       const uint8_t *body4[4] = {rp[0], rp[1], rp[2], rp[3]}, *tail4[4];
       if (body > 0) {
         // Channels past the last read a zero row of the same length
@@ -1098,7 +1149,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
             std::memset(row + hi, pad, wpPad - hi);
           }
           interleave4(rp, wpPad, flip,
-                      xb.data() + (c4 * quad + ph * plane + ry * wp) * 4);
+                      xbAt + (c4 * quad + ph * plane + ry * wp) * 4);
         }
     // The valid outputs of channel oc among positions [q0, q0 + n), row
     // by row.
@@ -1135,18 +1186,24 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
       // dropped outputs read them.
       const int64_t ldx = chunks * 64;
       const int64_t positions = (quad + 32 + wp + 15) / 16 * 16;
-      // On a 64-byte boundary: a tile row across two lines costs two.
-      growScratch(xa, positions * ldx + 64);
-      uint8_t *xaAt = reinterpret_cast<uint8_t *>(
-          (reinterpret_cast<uintptr_t>(xa.data()) + 63) / 64 * 64);
-      blockedToPositions(xb.data(), quad, chunks, positions, xaAt, ldx);
+      uint8_t *xaAt = nullptr;
+      if (!pointwise) {
+        growScratch(xa, positions * ldx + 64);
+        xaAt = reinterpret_cast<uint8_t *>(
+            (reinterpret_cast<uintptr_t>(xa.data()) + 63) / 64 * 64);
+        blockedToPositions(xbAt, quad, chunks, positions, xaAt, ldx);
+      }
       for (int64_t q0 = 0; q0 < nq; q0 += kAmxRun) {
         const int64_t n = std::min(kAmxRun, nq - q0);
         for (int64_t m0 = mStart / 16 * 16; m0 < mEnd; m0 += 32) {
           const int8_t *wa0 = wAmx + m0 / 16 * blockBytes;
           const int8_t *wa1 = m0 + 16 < mEnd ? wa0 + blockBytes : nullptr;
-          amxDirectBlock(xaAt + q0 * ldx, ldx, off.data(), taps, chunks, wa0,
-                         wa1, n, sums.data(), kAmxRun);
+          if (pointwise)
+            amxPointwiseBlock(xbAt + q0 * 4, quad, chunks, wa0, wa1, n,
+                              sums.data(), kAmxRun);
+          else
+            amxDirectBlock(xaAt + q0 * ldx, ldx, off.data(), taps, chunks, wa0,
+                           wa1, n, sums.data(), kAmxRun);
           for (int64_t rr = 0; rr < (wa1 ? 32 : 16); ++rr) {
             int64_t oc = m0 + rr;
             if (oc >= mStart && oc < mEnd)
@@ -1178,7 +1235,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
                         hi = std::clamp<int64_t>(tile[3] - p0, lo, n);
           if (hi <= lo)
             continue;
-          const uint8_t *a = xb.data() + q0 * 4;
+          const uint8_t *a = xbAt + q0 * 4;
           if (n > 32)
             vnniDirectRequant<3, 1>(a, quad, nullptr, 1, wb, c4s, rq, rlo, rhi,
                                     y + p0, P, lo, hi, nullptr, 0);
@@ -1224,7 +1281,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
           }
           if (!nruns)
             continue;
-          const uint8_t *a = xb.data() + q0 * 4;
+          const uint8_t *a = xbAt + q0 * 4;
           if (n > 32)
             vnniDirectRequant<3, 0>(a, quad, off.data(), taps, wb, c4s, rq, rlo,
                                     rhi, y, P, 0, 0, runs, nruns);
@@ -1251,7 +1308,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
           const int64_t rn = std::min(kRun, nq - r0);
           for (int64_t q0 = r0; q0 < r0 + rn; q0 += kNR) {
             int64_t n = std::min(kNR, nq - q0);
-            const uint8_t *a = xb.data() + q0 * 4;
+            const uint8_t *a = xbAt + q0 * 4;
             int32_t *out = sums.data() + (q0 - r0);
             if (n > 32)
               vnniDirectTile<3>(a, quad, off.data(), taps, wb, c4s, out, ld);
@@ -1271,7 +1328,7 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 #endif
       for (int64_t q0 = 0; q0 < nq; q0 += kNR) {
         int64_t n = std::min(kNR, nq - q0);
-        const uint8_t *a = xb.data() + q0 * 4;
+        const uint8_t *a = xbAt + q0 * 4;
 #if AMK_QCONV_X86
         if (avx2)
           avx2Tile(a, quad * 4, off.data(), taps, c4s, ws.data(), n, acc);
