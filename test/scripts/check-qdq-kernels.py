@@ -544,6 +544,13 @@ CASES = [
      lambda p: conv_model(p, 80, 40, 13, 17, 3, dil=2, pads=[2, 1, 0, 2])),
     ("conv5x5_amx_wide_rows", "qconv",
      lambda p: conv_model(p, 36, 18, 9, 70, 5)),
+    # The AMX block's own requantizing epilogue: int8 out without Relu
+    # over rows of 11 (groups of 32 positions across three rows); rows of
+    # 5 (wp < 6) take the sums and the separate epilogue.
+    ("conv3x3_amx_requant_i8", "qconv",
+     lambda p: conv_model(p, 64, 36, 10, 11, 3, signed=True, relu=False)),
+    ("conv3x3_amx_narrow_rows", "qconv",
+     lambda p: conv_model(p, 48, 20, 3, 3, 3)),
     # Stride-2 rows wider than 64 outputs: the even-byte gather's whole
     # 64-byte steps and its masked tail.
     ("conv3x3_s2_c3_wide", "qconv",

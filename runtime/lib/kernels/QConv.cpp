@@ -833,6 +833,55 @@ transpose16x16(const int32_t *src, int64_t ls, int32_t *dst, int64_t ld) {
   }
 }
 
+/// The requantizing epilogue of an AMX block (AVX-512 `epilogueAvx512`'s
+/// formula, bit for bit), applied to 32 channels x 32 positions of sums
+/// while they are in L1: channel rows [rlo, rhi) of `y` (`P` apart), group
+/// g's bytes stored by its `nruns[g]` runs. Storing the sums of a run of
+/// 256 positions and calling the epilogue per output row cost as much as
+/// the products of a 3x3 layer over 64 channels.
+struct AmxRequant {
+  alignas(64) int32_t wz[32];
+  alignas(64) float m2[32], b2[32];
+  float lo, hi;
+  bool u8;
+  int64_t rlo, rhi, P;
+  uint8_t *y;
+  const TileRun *runs; ///< kMaxTileRuns per group of 32 positions.
+  const int64_t *nruns;
+};
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+amxRequantGroup(const int32_t (*tb)[32], const AmxRequant &rq, int64_t g) {
+  const int64_t nruns = rq.nruns[g];
+  if (!nruns)
+    return;
+  const TileRun *runs = rq.runs + g * kMaxTileRuns;
+  const __m512 vlo = _mm512_set1_ps(rq.lo), vhi = _mm512_set1_ps(rq.hi);
+  const __m512i order =
+      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  for (int64_t r = rq.rlo; r < rq.rhi; ++r) {
+    const __m512i wz = _mm512_set1_epi32(rq.wz[r]);
+    const __m512 m2 = _mm512_set1_ps(rq.m2[r]), b2 = _mm512_set1_ps(rq.b2[r]);
+    __m512i iv[2];
+    for (int v = 0; v < 2; ++v) {
+      __m512 f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(
+                                     _mm512_load_si512(tb[r] + 16 * v), wz)),
+                                 m2, b2);
+      iv[v] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, vlo), vhi));
+    }
+    // Bytes 0..31 in order (the upper 32 repeat the second vector).
+    const __m512i w01 = _mm512_packs_epi32(iv[0], iv[1]),
+                  w11 = _mm512_packs_epi32(iv[1], iv[1]);
+    const __m512i bytes =
+        _mm512_permutexvar_epi32(order, rq.u8 ? _mm512_packus_epi16(w01, w11)
+                                              : _mm512_packs_epi16(w01, w11));
+    uint8_t *yr = rq.y + r * rq.P;
+    for (int64_t k = 0; k < nruns; ++k)
+      _mm512_mask_storeu_epi8(yr + runs[k].p - runs[k].first, runs[k].keep,
+                              bytes);
+  }
+}
+
 /// Variant 2's products on AMX for one or two 16-channel blocks (`wb1`
 /// null: one) over every position run of 32. The activations are the A
 /// operand: `xa` holds each position's channels as consecutive bytes
@@ -847,10 +896,12 @@ transpose16x16(const int32_t *src, int64_t ls, int32_t *dst, int64_t ld) {
 __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
 amxDirectBlock(const uint8_t *xa, int64_t ldx, const int64_t *offs,
                int64_t taps, int64_t chunks, const int8_t *wb0,
-               const int8_t *wb1, int64_t nq, int32_t *out, int64_t ld) {
+               const int8_t *wb1, int64_t nq, int32_t *out, int64_t ld,
+               const AmxRequant *rq) {
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
   alignas(64) int32_t c[4][16][16];
+  alignas(64) int32_t tb[32][32];
   for (int64_t q0 = 0; q0 < nq; q0 += 32) {
     _tile_zero(0);
     _tile_zero(1);
@@ -871,16 +922,21 @@ amxDirectBlock(const uint8_t *xa, int64_t ldx, const int64_t *offs,
           _tile_dpbusd(3, 5, 7);
         }
       }
+    // Into `out`, or into the block's 32 x 32 sums for the epilogue here.
+    int32_t *o = rq ? &tb[0][0] : out + q0;
+    const int64_t lo = rq ? 32 : ld;
     _tile_stored(0, c[0], 64);
     _tile_stored(1, c[1], 64);
-    transpose16x16(&c[0][0][0], 16, out + q0, ld);
-    transpose16x16(&c[1][0][0], 16, out + q0 + 16, ld);
+    transpose16x16(&c[0][0][0], 16, o, lo);
+    transpose16x16(&c[1][0][0], 16, o + 16, lo);
     if (wb1) {
       _tile_stored(2, c[2], 64);
       _tile_stored(3, c[3], 64);
-      transpose16x16(&c[2][0][0], 16, out + 16 * ld + q0, ld);
-      transpose16x16(&c[3][0][0], 16, out + 16 * ld + q0 + 16, ld);
+      transpose16x16(&c[2][0][0], 16, o + 16 * lo, lo);
+      transpose16x16(&c[3][0][0], 16, o + 16 * lo + 16, lo);
     }
+    if (rq)
+      amxRequantGroup(tb, *rq, q0 / 32);
   }
   _tile_release();
 }
@@ -896,10 +952,11 @@ amxDirectBlock(const uint8_t *xa, int64_t ldx, const int64_t *offs,
 __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
 amxPointwiseBlock(const uint8_t *xb, int64_t quad, int64_t chunks,
                   const int8_t *wa0, const int8_t *wa1, int64_t nq,
-                  int32_t *out, int64_t ld) {
+                  int32_t *out, int64_t ld, const AmxRequant *rq) {
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
-  const int64_t stride = quad * 4, ldb = ld * 4;
+  alignas(64) int32_t tb[32][32];
+  const int64_t stride = quad * 4;
   for (int64_t q0 = 0; q0 < nq; q0 += 32) {
     _tile_zero(0);
     _tile_zero(1);
@@ -918,12 +975,16 @@ amxPointwiseBlock(const uint8_t *xb, int64_t quad, int64_t chunks,
         _tile_dpbsud(3, 5, 7);
       }
     }
-    _tile_stored(0, out + q0, ldb);
-    _tile_stored(1, out + q0 + 16, ldb);
+    int32_t *o = rq ? &tb[0][0] : out + q0;
+    const int64_t lo = rq ? 32 : ld;
+    _tile_stored(0, o, lo * 4);
+    _tile_stored(1, o + 16, lo * 4);
     if (wa1) {
-      _tile_stored(2, out + 16 * ld + q0, ldb);
-      _tile_stored(3, out + 16 * ld + q0 + 16, ldb);
+      _tile_stored(2, o + 16 * lo, lo * 4);
+      _tile_stored(3, o + 16 * lo + 16, lo * 4);
     }
+    if (rq)
+      amxRequantGroup(tb, *rq, q0 / 32);
   }
   _tile_release();
 }
@@ -1193,18 +1254,67 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
             (reinterpret_cast<uintptr_t>(xa.data()) + 63) / 64 * 64);
         blockedToPositions(xbAt, quad, chunks, positions, xaAt, ldx);
       }
+      // Requantized without a residual: the epilogue in the block
+      // (amxRequantGroup), each group of 32 positions stored by its runs
+      // of valid outputs (at most kMaxTileRuns: rows of 6 or more).
+      const bool fusedAmx =
+          !bf.z && wp >= 6 && (q.yType == AMK_RT_U8 || q.yType == AMK_RT_I8) &&
+          (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP);
+      TileRun groupRuns[kAmxRun / 32][kMaxTileRuns];
+      int64_t groupCount[kAmxRun / 32];
+      AmxRequant arq;
+      arq.lo = lo8, arq.hi = hi8, arq.u8 = q.yType == AMK_RT_U8;
+      arq.P = P;
+      arq.runs = &groupRuns[0][0];
+      arq.nruns = groupCount;
+      // (oy, ox) of each group's first position, kept without divisions.
+      int64_t goy = oyA, gox = 0;
       for (int64_t q0 = 0; q0 < nq; q0 += kAmxRun) {
         const int64_t n = std::min(kAmxRun, nq - q0);
+        for (int64_t g = 0; fusedAmx && g * 32 < n; ++g) {
+          if (q0 + g > 0)
+            for (gox += 32; gox >= wp; gox -= wp)
+              ++goy;
+          const int64_t gn = std::min<int64_t>(32, n - g * 32);
+          int64_t &nr = groupCount[g];
+          nr = 0;
+          for (int64_t i = 0, ox = gox, oy = goy; i < gn;
+               i += wp - ox, ox = 0, ++oy) {
+            if (ox >= s.ow)
+              continue;
+            const int64_t p = oy * s.ow + ox;
+            const int64_t lo = std::max(p, tile[2]),
+                          hi = std::min(p + std::min(s.ow - ox, gn - i),
+                                        tile[3]);
+            if (hi > lo) {
+              const int64_t a = i + (lo - p), e = i + (hi - p);
+              groupRuns[g][nr++] = {
+                  lo, a, (__mmask64)(((1ull << e) - 1) & ~((1ull << a) - 1))};
+            }
+          }
+        }
         for (int64_t m0 = mStart / 16 * 16; m0 < mEnd; m0 += 32) {
           const int8_t *wa0 = wAmx + m0 / 16 * blockBytes;
           const int8_t *wa1 = m0 + 16 < mEnd ? wa0 + blockBytes : nullptr;
+          if (fusedAmx) {
+            for (int64_t rr = 0; rr < 32; ++rr) {
+              const int64_t oc = std::min(m0 + rr, s.oc - 1);
+              arq.wz[rr] = bf.wz[oc] * bf.wzMul;
+              arq.m2[rr] = bf.m[oc] * q.invYScale;
+              arq.b2[rr] = bf.b[oc] * q.invYScale + (float)q.yzp;
+            }
+            arq.rlo = std::max<int64_t>(mStart - m0, 0);
+            arq.rhi = std::min<int64_t>(mEnd - m0, wa1 ? 32 : 16);
+            arq.y = static_cast<uint8_t *>(bf.y) + (img * s.oc + m0) * P;
+          }
+          const AmxRequant *rq = fusedAmx ? &arq : nullptr;
           if (pointwise)
             amxPointwiseBlock(xbAt + q0 * 4, quad, chunks, wa0, wa1, n,
-                              sums.data(), kAmxRun);
+                              sums.data(), kAmxRun, rq);
           else
             amxDirectBlock(xaAt + q0 * ldx, ldx, off.data(), taps, chunks, wa0,
-                           wa1, n, sums.data(), kAmxRun);
-          for (int64_t rr = 0; rr < (wa1 ? 32 : 16); ++rr) {
+                           wa1, n, sums.data(), kAmxRun, rq);
+          for (int64_t rr = 0; !fusedAmx && rr < (wa1 ? 32 : 16); ++rr) {
             int64_t oc = m0 + rr;
             if (oc >= mStart && oc < mEnd)
               storeRun(sums.data() + rr * kAmxRun, oc, q0, n);
