@@ -201,7 +201,10 @@ epilogueAvx512(const QParams &q, const QBuffers &bf, const int32_t *acc,
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     // Rounds half to even (the default MXCSR mode, which the runtime
     // never changes).
-    auto value = [&](__m512i sums) {
+    // (A lambda does not inherit the function's target: without its own,
+    // the file does not build where -march lacks AVX-512.)
+    auto value = [&](__m512i sums)
+        __attribute__((target("avx512f,avx512bw,avx512vl"))) {
       __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sums, wz)),
                                  m2, b2);
       return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v, vlo), vhi));
@@ -1917,7 +1920,8 @@ qconvDepthwiseLanes(const QParams &q, const QBuffers &bf, const int64_t *tile) {
                           _mm512_loadu_ps(b2s), vlo, vhi};
     const uint8_t *x = bf.x + (img * s.c + o0) * HW;
     // Padded input row py into its ring slot.
-    auto fillRow = [&](int64_t py) {
+    auto fillRow = [&](int64_t py)
+        __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) {
       float *dst = ringAt + (py % ringRows) * ld * 16;
       const int64_t iy = py - s.ph;
       const int64_t left = std::min(s.pw, wp);
@@ -2168,8 +2172,9 @@ qconvDepthwisePlanes(const QParams &q, const QBuffers &bf,
 }
 
 /// Variant 0 through depthwiseTapsAvx512 (see there).
-void qconvDepthwiseAvx512(const QParams &q, const QBuffers &bf,
-                          const int64_t *tile) {
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+qconvDepthwiseAvx512(const QParams &q, const QBuffers &bf,
+                     const int64_t *tile) {
   const Spatial &s = q.s;
   const int64_t icg = s.c / s.group, ocg = s.oc / s.group, P = s.oh * s.ow;
   const uint8_t flip = q.xSigned ? 0x80 : 0, pad = (uint8_t)q.xzp ^ flip;
