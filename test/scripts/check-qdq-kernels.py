@@ -551,6 +551,14 @@ CASES = [
      lambda p: conv_model(p, 64, 36, 10, 11, 3, signed=True, relu=False)),
     ("conv3x3_amx_narrow_rows", "qconv",
      lambda p: conv_model(p, 48, 20, 3, 3, 3)),
+    # Stride 2 on AMX: the per-position rows take every other input byte
+    # of each phase (odd widths, padding on one side only), and a 1x1
+    # stride-2 projection as ResNet's downsampling writes it.
+    ("conv3x3_amx_s2_odd_pads", "qconv",
+     lambda p: conv_model(p, 48, 24, 17, 19, 3, stride=2, pads=[1, 0, 0, 1])),
+    ("conv1x1_amx_s2_projection", "qconv",
+     lambda p: conv_model(p, 64, 32, 15, 13, 1, stride=2, pads=[0, 0, 0, 0],
+                          relu=False)),
     # Stride-2 rows wider than 64 outputs: the even-byte gather's whole
     # 64-byte steps and its masked tail.
     ("conv3x3_s2_c3_wide", "qconv",

@@ -992,66 +992,81 @@ amxPointwiseBlock(const uint8_t *xb, int64_t quad, int64_t chunks,
   _tile_release();
 }
 
-/// A stride-1 convolution's input rows [iy0, iy0 + rows) of one image
-/// (NCHW bytes `x`) straight into the A operand's per-position rows:
-/// position ry * wp + c holds input column c - pw of row iy0 + ry, its
+/// The task's input rows of one image (NCHW bytes `x`) straight into the
+/// A operand's per-position rows, in the blocked planes' order: phase
+/// (py, px) of a stride (SH, SW) convolution, then its `rows` rows from
+/// output row oyA, then `wp` columns, column c of row ry reading input row
+/// (oyA + ry) x SH + py - PH and column c x SW + px - PW; each position's
 /// channels as consecutive bytes (`ldx` per position, chunks of 64),
-/// flipped to unsigned; padding columns and rows hold the zero point.
-/// Per 64 channels and 16 positions: 16 bytes of each channel row, four
-/// rows interleaved into a dword per position, and one 16 x 16 dword
-/// transpose. Building the blocked planes first (three library calls per
-/// 4-channel row, then the interleave) and transposing those took a
+/// flipped to unsigned, padding with the zero point. Per 64 channels and
+/// 16 positions: 16 bytes of each channel row (every other one of 32 at
+/// SW 2), four rows interleaved into a dword per position, and one 16 x 16
+/// dword transpose. Building the blocked planes first (three library calls
+/// per 4-channel row, then the interleave) and transposing those took a
 /// quarter of a ResNet-18 3x3 layer. Positions up to 15 past a row's end
 /// may be written (the next row overwrites them; the buffer has room past
-/// the last).
+/// the last). SW is 1 or 2.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
-positionsStride1(const uint8_t *x, const Spatial &s, int64_t iy0, int64_t rows,
-                 int64_t wp, int64_t chunks, uint8_t pad, uint8_t flip,
-                 uint8_t *xa, int64_t ldx) {
-  const int64_t lo = std::clamp<int64_t>(s.pw, 0, wp),
-                hi = std::clamp<int64_t>(s.w + s.pw, lo, wp);
+positionsDirect(const uint8_t *x, const Spatial &s, int64_t oyA, int64_t rows,
+                int64_t wp, int64_t plane, int64_t chunks, uint8_t pad,
+                uint8_t flip, uint8_t *xa, int64_t ldx) {
   const uint8_t padByte = pad ^ flip;
-  static const uint8_t zeros[16] = {};
+  static const uint8_t zeros[32] = {};
   const __m128i f = _mm_set1_epi8((char)flip);
   alignas(64) uint32_t quads[16][16];
-  for (int64_t ry = 0; ry < rows; ++ry) {
-    uint8_t *row = xa + ry * wp * ldx;
-    const int64_t iy = iy0 + ry;
-    if (iy < 0 || iy >= s.h) {
-      std::memset(row, padByte, wp * ldx);
-      continue;
-    }
-    std::memset(row, padByte, lo * ldx);
-    for (int64_t c = lo; c < hi; c += 16) {
-      const int64_t n = std::min<int64_t>(16, hi - c);
-      const __mmask16 k = (__mmask16)((1u << n) - 1);
-      const int64_t ix = c - s.pw;
-      for (int64_t cc = 0; cc < chunks; ++cc) {
-        for (int64_t i = 0; i < 16; ++i) {
-          __m128i r[4];
-          for (int j = 0; j < 4; ++j) {
-            const int64_t ch = cc * 64 + i * 4 + j;
-            const uint8_t *src =
-                ch < s.c ? x + (ch * s.h + iy) * s.w + ix : zeros;
-            r[j] = _mm_xor_si128(
-                _mm_maskz_loadu_epi8(ch < s.c ? k : (__mmask16)0xffff, src), f);
-          }
-          const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]),
-                        t1 = _mm_unpackhi_epi8(r[0], r[1]),
-                        t2 = _mm_unpacklo_epi8(r[2], r[3]),
-                        t3 = _mm_unpackhi_epi8(r[2], r[3]);
-          __m128i *o = reinterpret_cast<__m128i *>(quads[i]);
-          _mm_store_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
-          _mm_store_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
-          _mm_store_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
-          _mm_store_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
-        }
-        transpose16x16(reinterpret_cast<const int32_t *>(&quads[0][0]), 16,
-                       reinterpret_cast<int32_t *>(row + c * ldx + cc * 64),
-                       ldx / 4);
+  for (int64_t ph = 0; ph < s.sh * s.sw; ++ph) {
+    const int64_t py = ph / s.sw, px = ph % s.sw;
+    // Column c reads input column c x SW + first: [lo, hi) inside.
+    const int64_t first = px - s.pw;
+    const int64_t lo =
+        std::clamp<int64_t>(first >= 0 ? 0 : (-first + s.sw - 1) / s.sw, 0, wp);
+    const int64_t hi =
+        std::clamp<int64_t>((s.w - first + s.sw - 1) / s.sw, lo, wp);
+    for (int64_t ry = 0; ry < rows; ++ry) {
+      uint8_t *row = xa + (ph * plane + ry * wp) * ldx;
+      const int64_t iy = (oyA + ry) * s.sh + py - s.ph;
+      if (iy < 0 || iy >= s.h) {
+        std::memset(row, padByte, wp * ldx);
+        continue;
       }
+      std::memset(row, padByte, lo * ldx);
+      for (int64_t c = lo; c < hi; c += 16) {
+        const int64_t n = std::min<int64_t>(16, hi - c);
+        const int64_t ix = c * s.sw + first;
+        // SW 2: bytes ix .. ix + 2n - 2, never the odd one past the last.
+        const __mmask16 k1 = (__mmask16)((1u << n) - 1);
+        const __mmask32 k2 = (__mmask32)((1ull << (2 * n - 1)) - 1);
+        for (int64_t cc = 0; cc < chunks; ++cc) {
+          for (int64_t i = 0; i < 16; ++i) {
+            __m128i r[4];
+            for (int j = 0; j < 4; ++j) {
+              const int64_t ch = cc * 64 + i * 4 + j;
+              const bool in = ch < s.c;
+              const uint8_t *src = in ? x + (ch * s.h + iy) * s.w + ix : zeros;
+              const __m128i v =
+                  s.sw == 1
+                      ? _mm_maskz_loadu_epi8(in ? k1 : (__mmask16)0xffff, src)
+                      : _mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(
+                            in ? k2 : (__mmask32)0xffffffff, src));
+              r[j] = _mm_xor_si128(v, f);
+            }
+            const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]),
+                          t1 = _mm_unpackhi_epi8(r[0], r[1]),
+                          t2 = _mm_unpacklo_epi8(r[2], r[3]),
+                          t3 = _mm_unpackhi_epi8(r[2], r[3]);
+            __m128i *o = reinterpret_cast<__m128i *>(quads[i]);
+            _mm_store_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
+            _mm_store_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+            _mm_store_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
+            _mm_store_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
+          }
+          transpose16x16(reinterpret_cast<const int32_t *>(&quads[0][0]), 16,
+                         reinterpret_cast<int32_t *>(row + c * ldx + cc * 64),
+                         ldx / 4);
+        }
+      }
+      std::memset(row + hi * ldx, padByte, (wp - hi) * ldx);
     }
-    std::memset(row + hi * ldx, padByte, (wp - hi) * ldx);
   }
 }
 
@@ -1145,9 +1160,9 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   // are): AMX reads its planes in place.
   const bool pointwise = taps == 1 && phases == 1 && s.ph == 0 && s.pw == 0 &&
                          wp == s.w && s.oh == s.h;
-  // AMX at stride 1 (other than the in-place 1x1) builds its per-position
-  // rows straight from the input, without the blocked planes.
-  const bool directRows = amx && !pointwise && phases == 1;
+  // AMX at column strides 1 and 2 (other than the in-place 1x1) builds its
+  // per-position rows straight from the input, without the blocked planes.
+  const bool directRows = amx && !pointwise && (s.sw == 1 || s.sw == 2);
   const int8_t *wAmx = nullptr;
 #if AMK_QCONV_X86
   if (amx) {
@@ -1322,8 +1337,8 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
         xaAt = reinterpret_cast<uint8_t *>(
             (reinterpret_cast<uintptr_t>(xa.data()) + 63) / 64 * 64);
         if (directRows)
-          positionsStride1(x, s, oyA - s.ph, rowsIn, wp, chunks, pad, flip,
-                           xaAt, ldx);
+          positionsDirect(x, s, oyA, rowsIn, wp, plane, chunks, pad, flip, xaAt,
+                          ldx);
         else
           blockedToPositions(xbAt, quad, chunks, positions, xaAt, ldx);
       }
