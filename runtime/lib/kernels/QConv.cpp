@@ -903,8 +903,28 @@ amxDirectBlock(const uint8_t *xa, int64_t ldx, const int64_t *offs,
                const AmxRequant *rq) {
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
-  alignas(64) int32_t c[4][16][16];
+  // Two sets of stored tiles: a group's transposes and epilogue come
+  // after the next group's products in program order, so they run on the
+  // vector units while the tile unit works (one after the other, the
+  // epilogue and transposes of a 64-channel layer cost two thirds of its
+  // products).
+  alignas(64) int32_t c[2][4][16][16];
   alignas(64) int32_t tb[32][32];
+  auto finish = [&](int32_t(*t)[16][16], int64_t q0)
+      __attribute__((target("avx512f,avx512bw,avx512vl"))) {
+    // Into `out`, or into the block's 32 x 32 sums for the epilogue here.
+    int32_t *o = rq ? &tb[0][0] : out + q0;
+    const int64_t lo = rq ? 32 : ld;
+    transpose16x16(&t[0][0][0], 16, o, lo);
+    transpose16x16(&t[1][0][0], 16, o + 16, lo);
+    if (wb1) {
+      transpose16x16(&t[2][0][0], 16, o + 16 * lo, lo);
+      transpose16x16(&t[3][0][0], 16, o + 16 * lo + 16, lo);
+    }
+    if (rq)
+      amxRequantGroup(tb, *rq, q0 / 32);
+  };
+  int64_t prev = -1;
   for (int64_t q0 = 0; q0 < nq; q0 += 32) {
     _tile_zero(0);
     _tile_zero(1);
@@ -925,22 +945,19 @@ amxDirectBlock(const uint8_t *xa, int64_t ldx, const int64_t *offs,
           _tile_dpbusd(3, 5, 7);
         }
       }
-    // Into `out`, or into the block's 32 x 32 sums for the epilogue here.
-    int32_t *o = rq ? &tb[0][0] : out + q0;
-    const int64_t lo = rq ? 32 : ld;
-    _tile_stored(0, c[0], 64);
-    _tile_stored(1, c[1], 64);
-    transpose16x16(&c[0][0][0], 16, o, lo);
-    transpose16x16(&c[1][0][0], 16, o + 16, lo);
+    if (prev >= 0)
+      finish(c[(prev / 32) & 1], prev);
+    int32_t(*t)[16][16] = c[(q0 / 32) & 1];
+    _tile_stored(0, t[0], 64);
+    _tile_stored(1, t[1], 64);
     if (wb1) {
-      _tile_stored(2, c[2], 64);
-      _tile_stored(3, c[3], 64);
-      transpose16x16(&c[2][0][0], 16, o + 16 * lo, lo);
-      transpose16x16(&c[3][0][0], 16, o + 16 * lo + 16, lo);
+      _tile_stored(2, t[2], 64);
+      _tile_stored(3, t[3], 64);
     }
-    if (rq)
-      amxRequantGroup(tb, *rq, q0 / 32);
+    prev = q0;
   }
+  if (prev >= 0)
+    finish(c[(prev / 32) & 1], prev);
   _tile_release();
 }
 
