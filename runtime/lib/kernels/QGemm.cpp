@@ -323,7 +323,15 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
   };
   AmxConfig cfg;
   _tile_loadconfig(&cfg);
-  alignas(64) int32_t acc[32][32];
+  // Two sets of stored tiles: a block's epilogue comes after the next
+  // block's products in program order, so the vector units run it while
+  // the tile unit works (one after the other, the epilogue of a 128 x 256
+  // x 1024 layer took more samples than its products).
+  alignas(64) int32_t acc[2][32][32];
+  struct Pending {
+    int64_t rows, r0, c0, cols;
+  } pending{0, 0, 0, 0};
+  int buf = 0;
   for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += 32) {
     const int64_t mr = std::min<int64_t>(32, tile[1] - r0);
     for (int64_t r = 0; r < 32; ++r) {
@@ -365,13 +373,20 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
           _tile_dpbusd(1, 4, 7);
         }
       }
-      _tile_stored(0, &acc[0][0], 128);
-      _tile_stored(1, &acc[0][16], 128);
-      _tile_stored(2, &acc[16][0], 128);
-      _tile_stored(3, &acc[16][16], 128);
-      store(&acc[0][0], 32, mr, r0, c0, cols);
+      if (pending.rows)
+        store(&acc[buf ^ 1][0][0], 32, pending.rows, pending.r0, pending.c0,
+              pending.cols);
+      _tile_stored(0, &acc[buf][0][0], 128);
+      _tile_stored(1, &acc[buf][0][16], 128);
+      _tile_stored(2, &acc[buf][16][0], 128);
+      _tile_stored(3, &acc[buf][16][16], 128);
+      pending = {mr, r0, c0, cols};
+      buf ^= 1;
     }
   }
+  if (pending.rows)
+    store(&acc[buf ^ 1][0][0], 32, pending.rows, pending.r0, pending.c0,
+          pending.cols);
   _tile_release();
 }
 
