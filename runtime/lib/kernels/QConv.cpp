@@ -799,41 +799,43 @@ void packAmxWeights(const int8_t *w, const Spatial &s, int64_t c4s, bool asB,
         }
 }
 
-/// dst row j = column j of the 16 x 16 int32 block at src (rows `ls`
-/// apart; dst rows `ld` apart): unpacks of 32- and 64-bit pairs within
-/// 128-bit lanes, then two lane shuffles.
-__attribute__((target("avx512f"))) inline void
-transpose16x16(const int32_t *src, int64_t ls, int32_t *dst, int64_t ld) {
-  __m512i r[16], t[16];
-  for (int i = 0; i < 16; ++i)
-    r[i] = _mm512_loadu_si512(src + i * ls);
+/// Sixteen 16-lane rows transposed in registers: lane j of row i becomes
+/// lane i of row j (unpacks within 128-bit lanes, then two rounds of lane
+/// shuffles).
+__attribute__((target("avx512f"))) inline void transpose16x16(__m512i r[16]) {
+  __m512i t[16], u[16];
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
     t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
   }
-  // Group g (rows 4g..4g+3): r[4g + k] holds, in lane L, column 4L + k.
-  for (int g = 0; g < 4; ++g) {
-    r[4 * g] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
-    r[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
-    r[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
-    r[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
   }
   for (int k = 0; k < 4; ++k) {
-    __m512i x0 = _mm512_shuffle_i32x4(r[k], r[4 + k], _MM_SHUFFLE(1, 0, 1, 0));
-    __m512i x1 = _mm512_shuffle_i32x4(r[k], r[4 + k], _MM_SHUFFLE(3, 2, 3, 2));
-    __m512i x2 =
-        _mm512_shuffle_i32x4(r[8 + k], r[12 + k], _MM_SHUFFLE(1, 0, 1, 0));
-    __m512i x3 =
-        _mm512_shuffle_i32x4(r[8 + k], r[12 + k], _MM_SHUFFLE(3, 2, 3, 2));
-    _mm512_storeu_si512(dst + k * ld,
-                        _mm512_shuffle_i32x4(x0, x2, _MM_SHUFFLE(2, 0, 2, 0)));
-    _mm512_storeu_si512(dst + (4 + k) * ld,
-                        _mm512_shuffle_i32x4(x0, x2, _MM_SHUFFLE(3, 1, 3, 1)));
-    _mm512_storeu_si512(dst + (8 + k) * ld,
-                        _mm512_shuffle_i32x4(x1, x3, _MM_SHUFFLE(2, 0, 2, 0)));
-    _mm512_storeu_si512(dst + (12 + k) * ld,
-                        _mm512_shuffle_i32x4(x1, x3, _MM_SHUFFLE(3, 1, 3, 1)));
+    __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x88),
+            v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xdd),
+            v2 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x88),
+            v3 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xdd);
+    r[k] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+    r[4 + k] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+    r[8 + k] = _mm512_shuffle_i32x4(v0, v2, 0xdd);
+    r[12 + k] = _mm512_shuffle_i32x4(v1, v3, 0xdd);
   }
+}
+
+/// dst row j = column j of the 16 x 16 int32 block at src (rows `ls`
+/// apart; dst rows `ld` apart).
+__attribute__((target("avx512f"))) inline void
+transpose16x16(const int32_t *src, int64_t ls, int32_t *dst, int64_t ld) {
+  __m512i r[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = _mm512_loadu_si512(src + i * ls);
+  transpose16x16(r);
+  for (int i = 0; i < 16; ++i)
+    _mm512_storeu_si512(dst + i * ld, r[i]);
 }
 
 /// The requantizing epilogue of an AMX block (AVX-512 `epilogueAvx512`'s
@@ -1696,33 +1698,6 @@ depthwiseTapsVnni(const uint8_t *plane, int64_t ld, const Spatial &s,
     }
     for (int64_t j = 0; j < r.count; ++j)
       _mm512_mask_storeu_epi32(out + r.at[j], r.mask[j], acc[j]);
-  }
-}
-
-/// Sixteen 16-lane rows transposed in registers: lane j of row i becomes
-/// lane i of row j (unpacks within 128-bit lanes, then two rounds of lane
-/// shuffles).
-__attribute__((target("avx512f"))) inline void transpose16x16(__m512i r[16]) {
-  __m512i t[16], u[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {
-    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  for (int k = 0; k < 4; ++k) {
-    __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x88),
-            v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xdd),
-            v2 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x88),
-            v3 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xdd);
-    r[k] = _mm512_shuffle_i32x4(v0, v2, 0x88);
-    r[4 + k] = _mm512_shuffle_i32x4(v1, v3, 0x88);
-    r[8 + k] = _mm512_shuffle_i32x4(v0, v2, 0xdd);
-    r[12 + k] = _mm512_shuffle_i32x4(v1, v3, 0xdd);
   }
 }
 
