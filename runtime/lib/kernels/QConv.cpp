@@ -578,6 +578,29 @@ struct TileRun {
   __mmask64 keep;
 };
 
+/// The runs of valid outputs among `n` (<= 64) consecutive positions of
+/// the blocked rows (`wp` per row, the first at output row oy, column ox),
+/// inside the task's positions [tile[2], tile[3]), as storeRun walks them.
+/// Returns how many it wrote to `runs`.
+int64_t tileRuns(const Spatial &s, int64_t wp, int64_t oy, int64_t ox,
+                 int64_t n, const int64_t *tile, TileRun *runs) {
+  int64_t nruns = 0;
+  for (int64_t i = 0; i < n; i += wp - ox, ox = 0, ++oy) {
+    if (ox >= s.ow)
+      continue;
+    const int64_t p = oy * s.ow + ox;
+    const int64_t lo = std::max(p, tile[2]),
+                  hi = std::min(p + std::min(s.ow - ox, n - i), tile[3]);
+    if (hi > lo) {
+      const int64_t a = i + (lo - p), e = i + (hi - p);
+      runs[nruns++] = {lo, a,
+                       (__mmask64)((e >= 64 ? ~0ull : (1ull << e) - 1) &
+                                   ~((1ull << a) - 1))};
+    }
+  }
+  return nruns;
+}
+
 /// vnniDirectTile with the requantizing epilogue applied to the sums in
 /// registers. TAPS 1 (1x1 convolutions read in place): the bytes of
 /// channels [rlo, rhi) of the block, positions [lo, hi) of the tile, go
@@ -1382,23 +1405,9 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
           if (q0 + g > 0)
             for (gox += 32; gox >= wp; gox -= wp)
               ++goy;
-          const int64_t gn = std::min<int64_t>(32, n - g * 32);
-          int64_t &nr = groupCount[g];
-          nr = 0;
-          for (int64_t i = 0, ox = gox, oy = goy; i < gn;
-               i += wp - ox, ox = 0, ++oy) {
-            if (ox >= s.ow)
-              continue;
-            const int64_t p = oy * s.ow + ox;
-            const int64_t lo = std::max(p, tile[2]),
-                          hi = std::min(p + std::min(s.ow - ox, gn - i),
-                                        tile[3]);
-            if (hi > lo) {
-              const int64_t a = i + (lo - p), e = i + (hi - p);
-              groupRuns[g][nr++] = {
-                  lo, a, (__mmask64)(((1ull << e) - 1) & ~((1ull << a) - 1))};
-            }
-          }
+          groupCount[g] =
+              tileRuns(s, wp, goy, gox, std::min<int64_t>(32, n - g * 32), tile,
+                       groupRuns[g]);
         }
         for (int64_t m0 = mStart / 16 * 16; m0 < mEnd; m0 += 32) {
           const int8_t *wa0 = wAmx + m0 / 16 * blockBytes;
@@ -1477,25 +1486,8 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
           if (q0 > 0)
             for (tox += kNR; tox >= wp; tox -= wp)
               ++toy;
-          // The tile's runs of valid outputs inside the task's positions,
-          // as storeRun walks them.
           TileRun runs[kMaxTileRuns];
-          int64_t nruns = 0;
-          for (int64_t i = 0, ox = tox, oy = toy; i < n;
-               i += wp - ox, ox = 0, ++oy) {
-            if (ox >= s.ow)
-              continue;
-            const int64_t p = oy * s.ow + ox;
-            const int64_t lo = std::max(p, tile[2]),
-                          hi =
-                              std::min(p + std::min(s.ow - ox, n - i), tile[3]);
-            if (hi > lo) {
-              const int64_t a = i + (lo - p), e = i + (hi - p);
-              runs[nruns++] = {lo, a,
-                               (__mmask64)((e >= 64 ? ~0ull : (1ull << e) - 1) &
-                                           ~((1ull << a) - 1))};
-            }
-          }
+          const int64_t nruns = tileRuns(s, wp, toy, tox, n, tile, runs);
           if (!nruns)
             continue;
           const uint8_t *a = xbAt + q0 * 4;
