@@ -731,6 +731,10 @@ CASES = [
      lambda p: gemm_model(p, (40, 37), 45, signed=True)),
     ("matmul_amx_float", "qgemm",
      lambda p: gemm_model(p, (2, 33, 200), 100, quant_out=False)),
+    # uint8 rows whose K fills whole 64-byte steps, in blocks of 32 rows:
+    # AMX reads them in place (a tail block of 16 rows is still copied).
+    ("matmul_amx_in_place", "qgemm",
+     lambda p: gemm_model(p, (80, 192), 48)),
     ("matmul_per_tensor", "qgemm",
      lambda p: gemm_model(p, (1, 128, 256), 256, per_channel=False,
                           bias=False)),

@@ -374,7 +374,10 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
   int buf = 0;
   for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += 32) {
     const int64_t mr = std::min<int64_t>(32, tile[1] - r0);
-    for (int64_t r = 0; r < 32; ++r) {
+    // Unsigned rows whose K fills whole 64-byte steps are the tile rows
+    // as they are (32 of them, so no load reads past A): no copy.
+    const bool inPlace = !flip && g.k == kp && mr == 32;
+    for (int64_t r = 0; r < 32 && !inPlace; ++r) {
       uint8_t *dst = apack.data() + r * kp;
       if (r >= mr) {
         std::memset(dst, 0, kp);
@@ -385,7 +388,8 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
         dst[k] = src[k] ^ flip;
       std::memset(dst + g.k, 0, kp - g.k);
     }
-    const uint8_t *a0 = apack.data(), *a1 = apack.data() + 16 * kp;
+    const uint8_t *a0 = inPlace ? A + r0 * g.k : apack.data();
+    const uint8_t *a1 = a0 + 16 * kp;
     for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += 32) {
       const int64_t cols = std::min<int64_t>(32, tile[3] - c0);
       const int8_t *b0 = block(c0 / 16), *b1 = block(c0 / 16 + 1);
