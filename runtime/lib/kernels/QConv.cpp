@@ -1193,11 +1193,6 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
 #if AMK_QCONV_X86
   amx = call.scratch && c4s >= 8 && hasAmx();
 #endif
-  growScratch(xb, ((amx ? chunks * 16 : c4s) * quad + wp + kNR + 64) * 4 + 64);
-  // On a 64-byte boundary (the 64 bytes past the end leave room): a tile
-  // or vector row across two lines costs two.
-  uint8_t *const xbAt = reinterpret_cast<uint8_t *>(
-      (reinterpret_cast<uintptr_t>(xb.data()) + 63) / 64 * 64);
   // A 1x1 convolution without stride or padding (one tap, rows as they
   // are): AMX reads its planes in place.
   const bool pointwise = taps == 1 && phases == 1 && s.ph == 0 && s.pw == 0 &&
@@ -1205,6 +1200,13 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   // AMX at column strides 1 and 2 (other than the in-place 1x1) builds its
   // per-position rows straight from the input, without the blocked planes.
   const bool directRows = amx && !pointwise && (s.sw == 1 || s.sw == 2);
+  if (!directRows)
+    growScratch(xb,
+                ((amx ? chunks * 16 : c4s) * quad + wp + kNR + 64) * 4 + 64);
+  // On a 64-byte boundary (the 64 bytes past the end leave room): a tile
+  // or vector row across two lines costs two. (Unused with directRows.)
+  uint8_t *const xbAt = reinterpret_cast<uint8_t *>(
+      (reinterpret_cast<uintptr_t>(xb.data()) + 63) / 64 * 64);
   const int8_t *wAmx = nullptr;
 #if AMK_QCONV_X86
   if (amx) {
@@ -1226,16 +1228,16 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
   // 1x1 convolutions read in place whose outputs are requantized without
   // a residual take their epilogue in registers (vnniDirectRequant).
   const int act = (int)s.mode;
-  const bool fusedRequant =
-      vnni && taps == 1 && phases == 1 && s.ph == 0 && s.pw == 0 && wp == s.w &&
-      s.oh == s.h && !bf.z && (q.yType == AMK_RT_U8 || q.yType == AMK_RT_I8) &&
+  // Requantized 8-bit outputs without a residual, whose epilogue the tile
+  // code applies itself (epilogueAvx512's fast formula).
+  const bool requantOut =
+      !bf.z && (q.yType == AMK_RT_U8 || q.yType == AMK_RT_I8) &&
       (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP);
+  const bool fusedRequant = vnni && requantOut && pointwise;
   // The other convolutions too where a register tile's positions fall in
   // at most kMaxTileRuns rows (rows of 8 positions or more).
   const bool fusedRuns =
-      vnni && !fusedRequant && !bf.z && wp >= kNR / (kMaxTileRuns - 1) &&
-      (q.yType == AMK_RT_U8 || q.yType == AMK_RT_I8) &&
-      (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP);
+      vnni && requantOut && !fusedRequant && wp >= kNR / (kMaxTileRuns - 1);
   float lo8 = 0.f, hi8 = 0.f;
   requantBounds(q, lo8, hi8);
   auto tileRequant = [&](int64_t m0) {
@@ -1386,10 +1388,8 @@ void qconvBlockedTile(const KernelCall &call, const int64_t *tile) {
       }
       // Requantized without a residual: the epilogue in the block
       // (amxRequantGroup), each group of 32 positions stored by its runs
-      // of valid outputs (at most kMaxTileRuns: rows of 6 or more).
-      const bool fusedAmx =
-          !bf.z && wp >= 6 && (q.yType == AMK_RT_U8 || q.yType == AMK_RT_I8) &&
-          (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP);
+      // of valid outputs (at most kMaxTileRuns of them).
+      const bool fusedAmx = requantOut && wp * (kMaxTileRuns - 1) >= 32;
       TileRun groupRuns[kAmxRun / 32][kMaxTileRuns];
       int64_t groupCount[kAmxRun / 32];
       AmxRequant arq;
