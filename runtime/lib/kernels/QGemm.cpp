@@ -59,13 +59,18 @@ const uint32_t *rowWords(const uint8_t *a, const GParams &g,
 
 #if AMK_QGEMM_X86
 /// The epilogue below on 16 lanes at a time, over a block of `rows` rows
-/// of `cols` (<= 32) columns, sums `ld` int32 apart: each column vector's
-/// weight sums, scales and bias are loaded once for every row of the
-/// block. The scalar loops, run once per row of a tile, took as long as
-/// the AMX products of a 1024-column layer; vectorized but called per row
-/// of a 32 x 32 AMX block, still more (38% of a 128 x 256 x 1024 layer
-/// against 25%). Activations it inlines (none, Relu, Clip); 8-bit or
-/// float32 outputs.
+/// of `cols` columns, sums `ld` int32 apart: each pair of column vectors'
+/// weight sums, scales and bias is loaded once for every row of the block.
+/// The scalar loops, run once per row of a tile, took as long as the AMX
+/// products of a 1024-column layer; vectorized but called per row of a 32
+/// x 32 AMX block, still more (38% of a 128 x 256 x 1024 layer against
+/// 25%). Activations it inlines (none, Relu, Clip); 8-bit or float32
+/// outputs. The 8-bit values are the float steps' (clamp, multiply by the
+/// reciprocal scale, round half to even, add the zero point, saturate) in
+/// fewer instructions: the rounding by vcvtps2dq, the zero point added as
+/// an integer and the type's bounds applied by the saturating packs, 32
+/// outputs per store. Past +-2^30 the product is clamped first, so a huge
+/// value saturates as the float clamp did.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 epilogueBlockAvx512(const GParams &g, const int32_t *acc, int64_t ld,
                     int64_t rows, int64_t n0, int64_t cols, const int32_t *wz,
@@ -79,75 +84,55 @@ epilogueBlockAvx512(const GParams &g, const int32_t *acc, int64_t ld,
     lo = _mm512_set1_ps(g.actA), hi = _mm512_set1_ps(g.actB);
   const __m512i wzm = _mm512_set1_epi32(wzMul);
   const __m512 mm = _mm512_set1_ps(mMul), inv = _mm512_set1_ps(g.invYScale);
-  const bool f32 = g.yType == AMK_RT_F32;
-  if (!f32) {
-    // The same values as the float steps below, with fewer instructions:
-    // the rounding by vcvtps2dq (to nearest even, as roundscale), the zero
-    // point added as an integer and the type's bounds applied by the
-    // saturating packs. Past +-2^30 the product is clamped first, so a
-    // huge value saturates the way the float clamp did.
-    const __m512i order =
-        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __m512i yzi = _mm512_set1_epi32(g.yzp);
-    const __m512 big = _mm512_set1_ps(1073741824.f),
-                 nbig = _mm512_set1_ps(-1073741824.f);
-    const bool u8 = g.yType == AMK_RT_U8, clampAct = act != AMK_OP_NONE;
-    for (int64_t i = 0; i < cols; i += 32) {
-      __mmask16 k[2];
-      __m512i w[2];
-      __m512 sc[2], b[2];
-      for (int v = 0; v < 2; ++v) {
-        const int64_t c = std::clamp<int64_t>(cols - i - 16 * v, 0, 16);
-        k[v] = c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << c) - 1);
-        const int64_t at0 = n0 + i + 16 * v;
-        w[v] =
-            _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k[v], wz + at0), wzm);
-        sc[v] = _mm512_mul_ps(_mm512_maskz_loadu_ps(k[v], m + at0), mm);
-        b[v] = bias ? _mm512_maskz_loadu_ps(k[v], bias + at0)
-                    : _mm512_setzero_ps();
-      }
-      const int64_t c = std::min<int64_t>(cols - i, 32);
-      const __mmask32 kout = c >= 32 ? ~0u : (1u << c) - 1;
-      for (int64_t r = 0; r < rows; ++r) {
-        __m512i iv[2];
-        for (int v = 0; v < 2; ++v) {
-          __m512i a = _mm512_sub_epi32(
-              _mm512_maskz_loadu_epi32(k[v], acc + r * ld + i + 16 * v), w[v]);
-          __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(a), sc[v]);
-          if (bias)
-            x = _mm512_add_ps(x, b[v]);
-          if (clampAct)
-            x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-          x = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, inv), nbig), big);
-          iv[v] = _mm512_add_epi32(_mm512_cvtps_epi32(x), yzi);
-        }
-        const __m512i w01 = _mm512_packs_epi32(iv[0], iv[1]),
-                      w11 = _mm512_packs_epi32(iv[1], iv[1]);
-        const __m512i bytes =
-            _mm512_permutexvar_epi32(order, u8 ? _mm512_packus_epi16(w01, w11)
-                                               : _mm512_packs_epi16(w01, w11));
-        _mm256_mask_storeu_epi8(static_cast<uint8_t *>(y) + at + r * g.n + i,
-                                kout, _mm512_castsi512_si256(bytes));
-      }
+  const bool f32 = g.yType == AMK_RT_F32, u8 = g.yType == AMK_RT_U8;
+  const bool clampAct = act != AMK_OP_NONE;
+  const __m512i order =
+      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __m512i yzi = _mm512_set1_epi32(g.yzp);
+  const __m512 big = _mm512_set1_ps(1073741824.f),
+               nbig = _mm512_set1_ps(-1073741824.f);
+  for (int64_t i = 0; i < cols; i += 32) {
+    __mmask16 k[2];
+    __m512i w[2];
+    __m512 sc[2], b[2];
+    for (int v = 0; v < 2; ++v) {
+      const int64_t c = std::clamp<int64_t>(cols - i - 16 * v, 0, 16);
+      k[v] = c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << c) - 1);
+      const int64_t at0 = n0 + i + 16 * v;
+      w[v] = _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k[v], wz + at0), wzm);
+      sc[v] = _mm512_mul_ps(_mm512_maskz_loadu_ps(k[v], m + at0), mm);
+      b[v] =
+          bias ? _mm512_maskz_loadu_ps(k[v], bias + at0) : _mm512_setzero_ps();
     }
-    return;
-  }
-  for (int64_t i = 0; i < cols; i += 16) {
-    __mmask16 k = cols - i >= 16 ? (__mmask16)0xffff
-                                 : (__mmask16)((1u << (cols - i)) - 1);
-    const __m512i w =
-        _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k, wz + n0 + i), wzm);
-    const __m512 sc = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, m + n0 + i), mm);
-    const __m512 b =
-        bias ? _mm512_maskz_loadu_ps(k, bias + n0 + i) : _mm512_setzero_ps();
+    const int64_t c = std::min<int64_t>(cols - i, 32);
+    const __mmask32 kout = c >= 32 ? ~0u : (1u << c) - 1;
     for (int64_t r = 0; r < rows; ++r) {
-      __m512i a =
-          _mm512_sub_epi32(_mm512_maskz_loadu_epi32(k, acc + r * ld + i), w);
-      __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(a), sc);
-      if (bias)
-        x = _mm512_add_ps(x, b);
-      x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-      _mm512_mask_storeu_ps(static_cast<float *>(y) + at + r * g.n + i, k, x);
+      const int64_t o = at + r * g.n + i;
+      __m512i iv[2];
+      for (int v = 0; v < 2; ++v) {
+        __m512i a = _mm512_sub_epi32(
+            _mm512_maskz_loadu_epi32(k[v], acc + r * ld + i + 16 * v), w[v]);
+        __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(a), sc[v]);
+        if (bias)
+          x = _mm512_add_ps(x, b[v]);
+        if (clampAct)
+          x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+        if (f32) {
+          _mm512_mask_storeu_ps(static_cast<float *>(y) + o + 16 * v, k[v], x);
+          continue;
+        }
+        x = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, inv), nbig), big);
+        iv[v] = _mm512_add_epi32(_mm512_cvtps_epi32(x), yzi);
+      }
+      if (f32)
+        continue;
+      const __m512i w01 = _mm512_packs_epi32(iv[0], iv[1]),
+                    w11 = _mm512_packs_epi32(iv[1], iv[1]);
+      const __m512i bytes =
+          _mm512_permutexvar_epi32(order, u8 ? _mm512_packus_epi16(w01, w11)
+                                             : _mm512_packs_epi16(w01, w11));
+      _mm256_mask_storeu_epi8(static_cast<uint8_t *>(y) + o, kout,
+                              _mm512_castsi512_si256(bytes));
     }
   }
 }
