@@ -13,13 +13,17 @@
 //              into its VNNI layout; int32 out, no epilogue (a lower bound
 //              on a layer's time);
 //     onednn   matmul, u8 src, s8 weights reordered at set-up into the
-//              primitive's layout, per-column output scales, u8 dst.
+//              primitive's layout, per-column output scales, u8 dst;
+//     onednn_same_work  the same with what AMK's layer also does: A's
+//              zero point, a float bias, the output's zero point.
 //   int8_libs conv N C H W OC K STRIDE REPS
 //     a KxK convolution, pad K/2, u8 NHWC in, s8 weights:
 //     onednn   its int8 convolution: u8 nhwc src and dst, weights in the
 //              primitive's layout, bias, per-channel scales, ReLU; the
 //              NCHW <-> NHWC reorders AMK's layout would need are timed
-//              separately (reorder_ms).
+//              separately (reorder_ms);
+//     onednn_same_work  the same with the activations' and the output's
+//              zero points, as AMK's layer has them.
 //
 // Build: c++ -O2 -march=native -o /tmp/int8_libs utils/bench/int8_libs.cpp
 //        -lxsmm -lxsmmnoblas -ldnnl -lpthread -lm -ldl
@@ -168,6 +172,32 @@ int gemm(int M, int K, int N, int reps) {
     s.wait();
   });
   report("onednn", "gemm", ms, macs, ok);
+
+  // The work AMK's layer does (check-qdq-kernels' gemm_model): A's zero
+  // point, a float bias and the output's zero point as well. Its products
+  // were checked above; this times the same primitive with those parts.
+  {
+    memory::desc biasMd({1, N}, dt::f32, tag::ab);
+    primitive_attr attr;
+    attr.set_output_scales(2, std::vector<float>(N, 1.f / 4096));
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {130});
+    attr.set_zero_points(DNNL_ARG_DST, 0, {100});
+    matmul::primitive_desc pdFull(matmul::desc(srcMd, weiAny, biasMd, dstU8),
+                                  attr, eng);
+    memory wei3(pdFull.weights_desc(), eng);
+    reorder(weiUser, wei3).execute(s, weiUser, wei3);
+    std::vector<float> B(N, 0.25f);
+    memory bias(biasMd, eng, B.data());
+    matmul full(pdFull);
+    double fullMs = medianMs(reps, [&] {
+      full.execute(s, {{DNNL_ARG_SRC, src},
+                       {DNNL_ARG_WEIGHTS, wei3},
+                       {DNNL_ARG_BIAS, bias},
+                       {DNNL_ARG_DST, dst2}});
+      s.wait();
+    });
+    report("onednn_same_work", "gemm", fullMs, macs, ok);
+  }
   return 0;
 }
 
@@ -212,8 +242,15 @@ int conv(int N, int C, int H, int W, int OC, int K, int stride, int reps) {
       biasMd({OC}, dt::f32, tag::a),
       dstS32({N, OC, OH, OW}, dt::s32, tag::nhwc),
       dstU8({N, OC, OH, OW}, dt::u8, tag::nhwc);
-  auto build = [&](const memory::desc &dst, bool epilogue) {
+  auto build = [&](const memory::desc &dst, bool epilogue,
+                   bool zeroPoints = false) {
     primitive_attr attr;
+    if (zeroPoints) {
+      // check-qdq-kernels' conv_model: activations at zero point 120, the
+      // output at 10.
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {120});
+      attr.set_zero_points(DNNL_ARG_DST, 0, {10});
+    }
     if (epilogue) {
       attr.set_output_scales(2, std::vector<float>(OC, 1.f / 4096));
       post_ops po;
@@ -260,6 +297,21 @@ int conv(int N, int C, int H, int W, int OC, int K, int stride, int reps) {
     s.wait();
   });
   report("onednn", "conv", ms, macs, ok, reorderMs);
+
+  // The work AMK's layer does: the activations' and the output's zero
+  // points as well.
+  auto pdFull = build(dstU8, true, true);
+  memory wei3(pdFull.weights_desc(), eng);
+  reorder(weiUser, wei3).execute(s, weiUser, wei3);
+  convolution_forward full(pdFull);
+  double fullMs = medianMs(reps, [&] {
+    full.execute(s, {{DNNL_ARG_SRC, src},
+                     {DNNL_ARG_WEIGHTS, wei3},
+                     {DNNL_ARG_BIAS, b},
+                     {DNNL_ARG_DST, dst2}});
+    s.wait();
+  });
+  report("onednn_same_work", "conv", fullMs, macs, ok, reorderMs);
   return 0;
 }
 

@@ -71,26 +71,24 @@ const uint32_t *rowWords(const uint8_t *a, const GParams &g,
 /// an integer and the type's bounds applied by the saturating packs, 32
 /// outputs per store. Past +-2^30 the product is clamped first, so a huge
 /// value saturates as the float clamp did.
+template <int32_t YType, bool HasBias, bool Clamp, bool SubW>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
-epilogueBlockAvx512(const GParams &g, const int32_t *acc, int64_t ld,
-                    int64_t rows, int64_t n0, int64_t cols, const int32_t *wz,
-                    int32_t wzMul, const float *m, float mMul,
-                    const float *bias, void *y, int64_t at) {
-  const int act = (int)g.act;
+epilogueBlockT(const GParams &g, const int32_t *acc, int64_t ld, int64_t rows,
+               int64_t n0, int64_t cols, const int32_t *wz, int32_t wzMul,
+               const float *m, float mMul, const float *bias, void *y,
+               int64_t at) {
+  constexpr bool f32 = YType == AMK_RT_F32;
   __m512 lo = _mm512_set1_ps(-INFINITY), hi = _mm512_set1_ps(INFINITY);
-  if (act == AMK_OP_RELU)
+  if (g.act == AMK_OP_RELU)
     lo = _mm512_setzero_ps();
-  else if (act == AMK_OP_CLIP)
+  else if (g.act == AMK_OP_CLIP)
     lo = _mm512_set1_ps(g.actA), hi = _mm512_set1_ps(g.actB);
   const __m512i wzm = _mm512_set1_epi32(wzMul);
   const __m512 mm = _mm512_set1_ps(mMul), inv = _mm512_set1_ps(g.invYScale);
-  const bool f32 = g.yType == AMK_RT_F32, u8 = g.yType == AMK_RT_U8;
-  const bool clampAct = act != AMK_OP_NONE;
   const __m512i order =
       _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  const __m512i yzi = _mm512_set1_epi32(g.yzp);
-  const __m512 big = _mm512_set1_ps(1073741824.f),
-               nbig = _mm512_set1_ps(-1073741824.f);
+  const __m512i yz16 = _mm512_set1_epi16((int16_t)g.yzp);
+  const __m512 big = _mm512_set1_ps(1073741824.f);
   for (int64_t i = 0; i < cols; i += 32) {
     __mmask16 k[2];
     __m512i w[2];
@@ -99,42 +97,99 @@ epilogueBlockAvx512(const GParams &g, const int32_t *acc, int64_t ld,
       const int64_t c = std::clamp<int64_t>(cols - i - 16 * v, 0, 16);
       k[v] = c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << c) - 1);
       const int64_t at0 = n0 + i + 16 * v;
-      w[v] = _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k[v], wz + at0), wzm);
+      w[v] = SubW ? _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(k[v], wz + at0),
+                                       wzm)
+                  : _mm512_setzero_si512();
       sc[v] = _mm512_mul_ps(_mm512_maskz_loadu_ps(k[v], m + at0), mm);
-      b[v] =
-          bias ? _mm512_maskz_loadu_ps(k[v], bias + at0) : _mm512_setzero_ps();
+      b[v] = HasBias ? _mm512_maskz_loadu_ps(k[v], bias + at0)
+                     : _mm512_setzero_ps();
     }
     const int64_t c = std::min<int64_t>(cols - i, 32);
     const __mmask32 kout = c >= 32 ? ~0u : (1u << c) - 1;
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t o = at + r * g.n + i;
-      __m512i iv[2];
+    // One row's 32 sums: float32 stored, or the 8-bit steps up to the
+    // int32 values with the zero point added.
+    auto rowValues = [&](int64_t r, __m512i iv[2])
+        __attribute__((target("avx512f,avx512bw,avx512vl"))) {
       for (int v = 0; v < 2; ++v) {
-        __m512i a = _mm512_sub_epi32(
-            _mm512_maskz_loadu_epi32(k[v], acc + r * ld + i + 16 * v), w[v]);
+        __m512i a = _mm512_maskz_loadu_epi32(k[v], acc + r * ld + i + 16 * v);
+        if (SubW)
+          a = _mm512_sub_epi32(a, w[v]);
         __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(a), sc[v]);
-        if (bias)
+        if (HasBias)
           x = _mm512_add_ps(x, b[v]);
-        if (clampAct)
+        if (Clamp)
           x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
         if (f32) {
-          _mm512_mask_storeu_ps(static_cast<float *>(y) + o + 16 * v, k[v], x);
+          _mm512_mask_storeu_ps(
+              static_cast<float *>(y) + at + r * g.n + i + 16 * v, k[v], x);
           continue;
         }
-        x = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, inv), nbig), big);
-        iv[v] = _mm512_add_epi32(_mm512_cvtps_epi32(x), yzi);
+        // min(big, x) keeps a NaN, which converts to INT_MIN as -big did.
+        iv[v] = _mm512_cvtps_epi32(_mm512_min_ps(big, _mm512_mul_ps(x, inv)));
       }
+    };
+    // Rows in pairs: the packs leave row r's 32 bytes in the low half and
+    // row r + 1's in the high half, so two rows take the shuffles one did.
+    for (int64_t r = 0; r < rows; r += 2) {
+      const bool two = r + 1 < rows;
+      __m512i iv[2], jv[2];
+      rowValues(r, iv);
+      if (two)
+        rowValues(r + 1, jv);
       if (f32)
         continue;
-      const __m512i w01 = _mm512_packs_epi32(iv[0], iv[1]),
-                    w11 = _mm512_packs_epi32(iv[1], iv[1]);
-      const __m512i bytes =
-          _mm512_permutexvar_epi32(order, u8 ? _mm512_packus_epi16(w01, w11)
-                                             : _mm512_packs_epi16(w01, w11));
-      _mm256_mask_storeu_epi8(static_cast<uint8_t *>(y) + o, kout,
-                              _mm512_castsi512_si256(bytes));
+      if (!two)
+        jv[0] = iv[0], jv[1] = iv[1];
+      // The zero point is added to the int16 values with saturation: a
+      // value that saturated there is past the 8-bit range either way.
+      const __m512i wr = _mm512_adds_epi16(_mm512_packs_epi32(iv[0], iv[1]),
+                                           yz16),
+                    wr1 = _mm512_adds_epi16(_mm512_packs_epi32(jv[0], jv[1]),
+                                            yz16);
+      const __m512i bytes = _mm512_permutexvar_epi32(
+          order, YType == AMK_RT_U8 ? _mm512_packus_epi16(wr, wr1)
+                                    : _mm512_packs_epi16(wr, wr1));
+      uint8_t *out = static_cast<uint8_t *>(y) + at + r * g.n + i;
+      _mm256_mask_storeu_epi8(out, kout, _mm512_castsi512_si256(bytes));
+      if (two)
+        _mm256_mask_storeu_epi8(out + g.n, kout,
+                                _mm512_extracti64x4_epi64(bytes, 1));
     }
   }
+}
+
+using BlockEpilogue = void (*)(const GParams &, const int32_t *, int64_t,
+                               int64_t, int64_t, int64_t, const int32_t *,
+                               int32_t, const float *, float, const float *,
+                               void *, int64_t);
+
+template <int32_t YType, bool SubW>
+BlockEpilogue blockEpilogueFor(bool bias, bool clamp) {
+  if (bias)
+    return clamp ? epilogueBlockT<YType, true, true, SubW>
+                 : epilogueBlockT<YType, true, false, SubW>;
+  return clamp ? epilogueBlockT<YType, false, true, SubW>
+               : epilogueBlockT<YType, false, false, SubW>;
+}
+
+template <bool SubW>
+BlockEpilogue blockEpilogueFor(const GParams &g, bool bias) {
+  const bool clamp = g.act != AMK_OP_NONE;
+  if (g.yType == AMK_RT_F32)
+    return blockEpilogueFor<AMK_RT_F32, SubW>(bias, clamp);
+  if (g.yType == AMK_RT_U8)
+    return blockEpilogueFor<AMK_RT_U8, SubW>(bias, clamp);
+  return blockEpilogueFor<AMK_RT_I8, SubW>(bias, clamp);
+}
+
+/// The block epilogue for this call's output type, bias and activation,
+/// chosen once per call: tested inside the row loop, the three choices
+/// cost a fifth of a 128 x 256 x 1024 layer's epilogue and pushed its
+/// constants out of registers. `subW`: the sums still hold the weight-sum
+/// correction (the AMX blocks start their accumulators from it instead).
+BlockEpilogue blockEpilogueFor(const GParams &g, const float *bias, bool subW) {
+  return subW ? blockEpilogueFor<true>(g, bias != nullptr)
+              : blockEpilogueFor<false>(g, bias != nullptr);
 }
 
 /// One row; activations other than Relu and Clip go through
@@ -146,8 +201,8 @@ epilogueAvx512(const GParams &g, const int32_t *acc, int64_t n0, int64_t cols,
                const float *bias, void *y, int64_t at) {
   const int act = (int)g.act;
   if (act == AMK_OP_NONE || act == AMK_OP_RELU || act == AMK_OP_CLIP)
-    return epilogueBlockAvx512(g, acc, cols, 1, n0, cols, wz, wzMul, m, mMul,
-                               bias, y, at);
+    return blockEpilogueFor(g, bias, true)(g, acc, cols, 1, n0, cols, wz, wzMul,
+                                           m, mMul, bias, y, at);
   const __m512i wzm = _mm512_set1_epi32(wzMul);
   const __m512 mm = _mm512_set1_ps(mMul);
   alignas(64) float v[kNR];
@@ -322,17 +377,20 @@ __attribute__((target("avx2"))) void tileAvx2(const uint32_t *const a[kMR],
 /// column block's bytes times those zeros; the last block and the blocks
 /// past N come from a zero-padded copy instead, so no read leaves B.
 /// `store(acc, ld, rows, r0, c0, cols)` runs the epilogue of a block of
-/// rows from r0, their sums `ld` apart.
+/// rows from r0, their sums `ld` apart. With `init` (a value per column,
+/// zero past N up to the next 32) the accumulators start from it rather
+/// than from zero: one tile row loaded with stride 0 puts the weight-sum
+/// correction in every row for nothing, where the epilogue would subtract
+/// it from every sum.
 template <typename Store>
 __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl"))) void
 tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
-        const int64_t *tile, uint8_t flip, Store &&store) {
+        const int64_t *tile, uint8_t flip, const int32_t *init, Store &&store) {
   const int64_t k4p = (g.k4s + 15) / 16 * 16, kp = k4p * 4;
   const int64_t steps = k4p / 16, nBlocks = (g.n + 15) / 16;
   const int64_t blockBytes = g.k4s * 64;
   thread_local std::vector<uint8_t> apack;
   thread_local std::vector<int8_t> bpad;
-  apack.resize(32 * kp);
   bool padded = false;
   auto block = [&](int64_t nb) -> const int8_t * {
     bool tail = g.k4s != k4p && nb == nBlocks - 1;
@@ -357,13 +415,24 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
     int64_t rows, r0, c0, cols;
   } pending{0, 0, 0, 0};
   int buf = 0;
-  for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += 32) {
+  // Unsigned rows whose K fills whole 64-byte steps are the tile rows as
+  // they are (32 of them, so no load reads past A): no copy. Other blocks
+  // of 32 rows are copied, flipped to unsigned and zero-padded, into
+  // `apack`: all of them at once when the column blocks go outside, the
+  // current one otherwise.
+  const int64_t rowBlocks = (tile[1] - tile[0] + 31) / 32;
+  // Column blocks outside the row blocks when the tile's rows fit in L1
+  // beside one column block's weights: each weight block then comes from
+  // L2 once instead of once per 32 rows. With the rows outside, a 128 x
+  // 256 x 1024 layer loaded 2 KB of weights from L2 per four products.
+  const bool colsOuter = rowBlocks > 1 && rowBlocks * 32 * kp <= 32 * 1024;
+  apack.resize((colsOuter ? rowBlocks : 1) * 32 * kp);
+  auto inPlace = [&](int64_t r0) {
+    return !flip && g.k == kp && tile[1] - r0 >= 32;
+  };
+  auto pack = [&](int64_t r0, uint8_t *dst) {
     const int64_t mr = std::min<int64_t>(32, tile[1] - r0);
-    // Unsigned rows whose K fills whole 64-byte steps are the tile rows
-    // as they are (32 of them, so no load reads past A): no copy.
-    const bool inPlace = !flip && g.k == kp && mr == 32;
-    for (int64_t r = 0; r < 32 && !inPlace; ++r) {
-      uint8_t *dst = apack.data() + r * kp;
+    for (int64_t r = 0; r < 32; ++r, dst += kp) {
       if (r >= mr) {
         std::memset(dst, 0, kp);
         continue;
@@ -373,44 +442,71 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
         dst[k] = src[k] ^ flip;
       std::memset(dst + g.k, 0, kp - g.k);
     }
-    const uint8_t *a0 = inPlace ? A + r0 * g.k : apack.data();
+  };
+  if (colsOuter)
+    for (int64_t b = 0; b < rowBlocks; ++b)
+      if (!inPlace(tile[0] + 32 * b))
+        pack(tile[0] + 32 * b, apack.data() + b * 32 * kp);
+  auto product = [&](int64_t r0, const uint8_t *a0, int64_t c0)
+      __attribute__((target("amx-tile,amx-int8"))) {
+    const int64_t mr = std::min<int64_t>(32, tile[1] - r0);
     const uint8_t *a1 = a0 + 16 * kp;
-    for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += 32) {
-      const int64_t cols = std::min<int64_t>(32, tile[3] - c0);
-      const int8_t *b0 = block(c0 / 16), *b1 = block(c0 / 16 + 1);
+    const int64_t cols = std::min<int64_t>(32, tile[3] - c0);
+    const int8_t *b0 = block(c0 / 16), *b1 = block(c0 / 16 + 1);
+    if (init) {
+      _tile_loadd(0, init + c0, 0);
+      _tile_loadd(1, init + c0 + 16, 0);
+      _tile_loadd(2, init + c0, 0);
+      _tile_loadd(3, init + c0 + 16, 0);
+    } else {
       _tile_zero(0);
       _tile_zero(1);
       _tile_zero(2);
       _tile_zero(3);
-      if (mr > 16) {
-        for (int64_t s = 0; s < steps; ++s) {
-          _tile_loadd(4, a0 + s * 64, kp);
-          _tile_loadd(5, a1 + s * 64, kp);
-          _tile_loadd(6, b0 + s * 1024, 64);
-          _tile_loadd(7, b1 + s * 1024, 64);
-          _tile_dpbusd(0, 4, 6);
-          _tile_dpbusd(1, 4, 7);
-          _tile_dpbusd(2, 5, 6);
-          _tile_dpbusd(3, 5, 7);
-        }
-      } else {
-        for (int64_t s = 0; s < steps; ++s) {
-          _tile_loadd(4, a0 + s * 64, kp);
-          _tile_loadd(6, b0 + s * 1024, 64);
-          _tile_loadd(7, b1 + s * 1024, 64);
-          _tile_dpbusd(0, 4, 6);
-          _tile_dpbusd(1, 4, 7);
-        }
+    }
+    if (mr > 16) {
+      for (int64_t s = 0; s < steps; ++s) {
+        _tile_loadd(4, a0 + s * 64, kp);
+        _tile_loadd(5, a1 + s * 64, kp);
+        _tile_loadd(6, b0 + s * 1024, 64);
+        _tile_loadd(7, b1 + s * 1024, 64);
+        _tile_dpbusd(0, 4, 6);
+        _tile_dpbusd(1, 4, 7);
+        _tile_dpbusd(2, 5, 6);
+        _tile_dpbusd(3, 5, 7);
       }
-      if (pending.rows)
-        store(&acc[buf ^ 1][0][0], 32, pending.rows, pending.r0, pending.c0,
-              pending.cols);
-      _tile_stored(0, &acc[buf][0][0], 128);
-      _tile_stored(1, &acc[buf][0][16], 128);
-      _tile_stored(2, &acc[buf][16][0], 128);
-      _tile_stored(3, &acc[buf][16][16], 128);
-      pending = {mr, r0, c0, cols};
-      buf ^= 1;
+    } else {
+      for (int64_t s = 0; s < steps; ++s) {
+        _tile_loadd(4, a0 + s * 64, kp);
+        _tile_loadd(6, b0 + s * 1024, 64);
+        _tile_loadd(7, b1 + s * 1024, 64);
+        _tile_dpbusd(0, 4, 6);
+        _tile_dpbusd(1, 4, 7);
+      }
+    }
+    if (pending.rows)
+      store(&acc[buf ^ 1][0][0], 32, pending.rows, pending.r0, pending.c0,
+            pending.cols);
+    _tile_stored(0, &acc[buf][0][0], 128);
+    _tile_stored(1, &acc[buf][0][16], 128);
+    _tile_stored(2, &acc[buf][16][0], 128);
+    _tile_stored(3, &acc[buf][16][16], 128);
+    pending = {mr, r0, c0, cols};
+    buf ^= 1;
+  };
+  if (colsOuter) {
+    for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += 32)
+      for (int64_t b = 0; b < rowBlocks; ++b) {
+        const int64_t r0 = tile[0] + 32 * b;
+        product(r0, inPlace(r0) ? A + r0 * g.k : apack.data() + b * 32 * kp,
+                c0);
+      }
+  } else {
+    for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += 32) {
+      if (!inPlace(r0))
+        pack(r0, apack.data());
+      for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += 32)
+        product(r0, inPlace(r0) ? A + r0 * g.k : apack.data(), c0);
     }
   }
   if (pending.rows)
@@ -454,12 +550,20 @@ bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
         (g.yType == AMK_RT_U8 || g.yType == AMK_RT_I8 ||
          g.yType == AMK_RT_F32) &&
         (g.act == AMK_OP_NONE || g.act == AMK_OP_RELU || g.act == AMK_OP_CLIP);
-    tileAmx(g, A, B, tile, (uint8_t)flip,
+    const BlockEpilogue blockEpilogue =
+        block ? blockEpilogueFor(g, bias, false) : nullptr;
+    thread_local std::vector<int32_t> negW;
+    if (block) {
+      negW.assign((g.n + 31) / 32 * 32, 0);
+      for (int64_t c = 0; c < g.n; ++c)
+        negW[c] = -wz[c] * wzMul;
+    }
+    tileAmx(g, A, B, tile, (uint8_t)flip, block ? negW.data() : nullptr,
             [&](const int32_t *acc, int64_t ld, int64_t rows, int64_t r0,
                 int64_t c0, int64_t cols) {
               if (block) {
-                epilogueBlockAvx512(g, acc, ld, rows, c0, cols, wz, wzMul, m,
-                                    mMul, bias, Y, r0 * g.n + c0);
+                blockEpilogue(g, acc, ld, rows, c0, cols, wz, wzMul, m, mMul,
+                              bias, Y, r0 * g.n + c0);
                 return;
               }
               for (int64_t r = 0; r < rows; ++r)
