@@ -736,7 +736,7 @@ CASES = [
     ("matmul_amx_in_place", "qgemm",
      lambda p: gemm_model(p, (80, 192), 48)),
     # An odd number of rows in a block (the 8-bit epilogue stores rows
-    # in pairs) and two row blocks under 32 KB (column blocks outside).
+    # in pairs).
     ("matmul_amx_odd_rows", "qgemm",
      lambda p: gemm_model(p, (3, 15, 64), 50)),
     ("matmul_per_tensor", "qgemm",

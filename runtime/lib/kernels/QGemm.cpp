@@ -417,16 +417,8 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
   int buf = 0;
   // Unsigned rows whose K fills whole 64-byte steps are the tile rows as
   // they are (32 of them, so no load reads past A): no copy. Other blocks
-  // of 32 rows are copied, flipped to unsigned and zero-padded, into
-  // `apack`: all of them at once when the column blocks go outside, the
-  // current one otherwise.
-  const int64_t rowBlocks = (tile[1] - tile[0] + 31) / 32;
-  // Column blocks outside the row blocks when the tile's rows fit in L1
-  // beside one column block's weights: each weight block then comes from
-  // L2 once instead of once per 32 rows. With the rows outside, a 128 x
-  // 256 x 1024 layer loaded 2 KB of weights from L2 per four products.
-  const bool colsOuter = rowBlocks > 1 && rowBlocks * 32 * kp <= 32 * 1024;
-  apack.resize((colsOuter ? rowBlocks : 1) * 32 * kp);
+  // of 32 rows are copied, flipped to unsigned and zero-padded.
+  apack.resize(32 * kp);
   auto inPlace = [&](int64_t r0) {
     return !flip && g.k == kp && tile[1] - r0 >= 32;
   };
@@ -443,10 +435,6 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
       std::memset(dst + g.k, 0, kp - g.k);
     }
   };
-  if (colsOuter)
-    for (int64_t b = 0; b < rowBlocks; ++b)
-      if (!inPlace(tile[0] + 32 * b))
-        pack(tile[0] + 32 * b, apack.data() + b * 32 * kp);
   auto product = [&](int64_t r0, const uint8_t *a0, int64_t c0)
       __attribute__((target("amx-tile,amx-int8"))) {
     const int64_t mr = std::min<int64_t>(32, tile[1] - r0);
@@ -494,20 +482,11 @@ tileAmx(const GParams &g, const uint8_t *A, const int8_t *B,
     pending = {mr, r0, c0, cols};
     buf ^= 1;
   };
-  if (colsOuter) {
+  for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += 32) {
+    if (!inPlace(r0))
+      pack(r0, apack.data());
     for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += 32)
-      for (int64_t b = 0; b < rowBlocks; ++b) {
-        const int64_t r0 = tile[0] + 32 * b;
-        product(r0, inPlace(r0) ? A + r0 * g.k : apack.data() + b * 32 * kp,
-                c0);
-      }
-  } else {
-    for (int64_t r0 = tile[0]; r0 < tile[1]; r0 += 32) {
-      if (!inPlace(r0))
-        pack(r0, apack.data());
-      for (int64_t c0 = tile[2]; c0 < tile[3]; c0 += 32)
-        product(r0, inPlace(r0) ? A + r0 * g.k : apack.data(), c0);
-    }
+      product(r0, inPlace(r0) ? A + r0 * g.k : apack.data(), c0);
   }
   if (pending.rows)
     store(&acc[buf ^ 1][0][0], 32, pending.rows, pending.r0, pending.c0,
