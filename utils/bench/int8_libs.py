@@ -2,30 +2,45 @@
 """AMK's int8 kernels against libxsmm's and oneDNN's on the zoo's layers,
 one thread each (docs/quantization.md, "Library choice").
 
-AMK's side: a one-layer QDQ model per layer (test/scripts/
-check-qdq-kernels.py's conv_model / gemm_model: u8 activations, s8 weights
-per channel, bias, requantized u8 output), run by `amk-run --threads 1`;
-its time is the integer node's span in `--trace` (the median over ROUNDS
-runs of the median of 20), so the Q/DQ of the model's float edges is not
-counted. The libraries' side: utils/bench/int8_libs.cpp (built here into
-/tmp), which checks each library's int32 products against a plain loop
-before timing it. Rounds alternate AMK and the libraries.
+AMK's side: a one-layer model per layer whose input and output are uint8
+(DequantizeLinear -> Conv/MatMul -> [Relu] -> QuantizeLinear: u8
+activations with a zero point, s8 weights per channel, bias, requantized
+u8 output), so the compiled program is the integer kernel alone. Its time
+is `amk-run --threads 1 --bench`'s median latency: the whole run, the task
+scheduler's dispatch included, as a library's `execute` includes its own.
+Its output is first checked against the exact integer products
+requantized in float64 (numpy): at most one step apart, on at most 0.1%
+of the elements (AMK requantizes in float32, so a value within float32's
+rounding of a half step may round the other way).
+
+The libraries' side: utils/bench/int8_libs.cpp (built here into /tmp),
+which checks each library's int32 products against a plain loop before
+timing it, and times oneDNN twice: products with per-channel scales only,
+and with the work AMK's layer does (zero points of input and output,
+bias). Rounds alternate AMK and the libraries; each figure is the median
+over ROUNDS of each side's median.
 
 Usage: int8_libs.py BIN_DIR [ROUNDS]
 """
-import importlib.util
 import json
 import os
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# (name, kind, shape): conv (C, OC, H, W, K, stride), batch 2 as
-# conv_model writes it; gemm (M, K, N).
+# (name, kind, shape): conv (C, OC, H, W, K, stride) at batch 2; gemm
+# (M, K, N).
 LAYERS = [
     ("ResNet-18 3x3 56x56x64", "conv", (64, 64, 56, 56, 3, 1)),
     ("ResNet-18 3x3 28x28x128", "conv", (128, 128, 28, 28, 3, 1)),
@@ -37,21 +52,92 @@ LAYERS = [
     ("BERT-like 128x1024 x 1024x256", "gemm", (128, 1024, 256)),
 ]
 
+# The zero points int8_libs.cpp gives oneDNN's same-work primitives.
+GEMM_ZP = (130, 100)
+CONV_ZP = (120, 10)
+LATENCY = re.compile(r"latency over \d+ runs: min [\d.]+ ms, median ([\d.]+)")
 
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+
+def layer_model(path, kind, shape, rng):
+    """The layer as a u8 -> u8 QDQ model; returns (input, expected)."""
+    xs, ys = np.float32(0.02), np.float32(0.05)
+    xz, yz = CONV_ZP if kind == "conv" else GEMM_ZP
+    if kind == "conv":
+        C, OC, H, W, K, s = shape
+        x = rng.integers(0, 256, size=(2, C, H, W)).astype(np.uint8)
+        w = rng.integers(-127, 128, size=(OC, C, K, K)).astype(np.int8)
+        axis, nout = 0, OC
+    else:
+        M, K, N = shape
+        x = rng.integers(0, 256, size=(M, K)).astype(np.uint8)
+        w = rng.integers(-127, 128, size=(K, N)).astype(np.int8)
+        axis, nout = 1, N
+    # Scales that keep the outputs mostly inside the 8-bit range.
+    fan_in = w.size // nout
+    ws = (rng.random(nout) * 0.5 + 0.5).astype(np.float32) * np.float32(
+        3.0 / (fan_in ** 0.5 * 64))
+    b = rng.normal(size=nout).astype(np.float32)
+    inits = [nh.from_array(np.array(xs), "xs"),
+             nh.from_array(np.array(xz, np.uint8), "xz"),
+             nh.from_array(w, "w"), nh.from_array(ws, "ws"),
+             nh.from_array(np.zeros(nout, np.int8), "wz"),
+             nh.from_array(b, "b"), nh.from_array(np.array(ys), "ys"),
+             nh.from_array(np.array(yz, np.uint8), "yz")]
+    nodes = [h.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xd"]),
+             h.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"],
+                         axis=axis)]
+    xi = x.astype(np.int64) - xz
+    if kind == "conv":
+        nodes += [h.make_node("Conv", ["xd", "wd", "b"], ["c"],
+                              kernel_shape=[K, K], strides=[s, s],
+                              pads=[K // 2] * 4),
+                  h.make_node("Relu", ["c"], ["r"])]
+        p = K // 2
+        xp = np.pad(xi, ((0, 0), (0, 0), (p, p), (p, p)))
+        OH, OW = (H + 2 * p - K) // s + 1, (W + 2 * p - K) // s + 1
+        acc = np.zeros((2, OC, OH, OW), np.int64)
+        for ky in range(K):
+            for kx in range(K):
+                win = xp[:, :, ky:ky + s * OH:s, kx:kx + s * OW:s]
+                acc += np.einsum("nchw,oc->nohw", win,
+                                 w[:, :, ky, kx].astype(np.int64))
+        v = acc * (np.float64(xs) * ws.astype(np.float64))[:, None, None] \
+            + b.astype(np.float64)[:, None, None]
+        v = np.maximum(v, 0)
+        out_shape = [2, OC, OH, OW]
+    else:
+        nodes += [h.make_node("MatMul", ["xd", "wd"], ["m"]),
+                  h.make_node("Add", ["m", "b"], ["r"])]
+        acc = xi @ w.astype(np.int64)
+        v = acc * (np.float64(xs) * ws.astype(np.float64)) + b
+        out_shape = [M, N]
+    nodes.append(h.make_node("QuantizeLinear", ["r", "ys", "yz"], ["y"]))
+    g = h.make_graph(nodes, "layer",
+                     [h.make_tensor_value_info("x", T.UINT8, list(x.shape))],
+                     [h.make_tensor_value_info("y", T.UINT8, out_shape)],
+                     inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    expected = np.clip(np.rint(v / np.float64(ys)) + yz, 0, 255)
+    return x, expected.astype(np.int64)
+
+
+def check(amk, model, x_file, expected, tmp):
+    out = os.path.join(tmp, "out")
+    subprocess.run([amk, model, "--threads", "1", "--input",
+                    f"x={x_file}", "--output-dir", out, "--output-format",
+                    "npy"], check=True, capture_output=True)
+    got = np.load(os.path.join(out, "y.npy")).astype(np.int64)
+    diff = np.abs(got - expected)
+    if diff.max() > 1 or np.count_nonzero(diff) > expected.size // 1000:
+        sys.exit(f"{model}: AMK's output is off: max {diff.max()} steps, "
+                 f"{np.count_nonzero(diff)} of {expected.size} differ")
 
 
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    bin_dir = pathlib.Path(sys.argv[1])
+    amk = str(pathlib.Path(sys.argv[1]) / "amk-run")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    cq = load("cq", ROOT / "test/scripts/check-qdq-kernels.py")
-    nm = load("nm", ROOT / "utils/bench/node_medians.py")
     tool = "/tmp/int8_libs"
     subprocess.run(["c++", "-O2", "-march=native", "-o", tool,
                     str(ROOT / "utils/bench/int8_libs.cpp"), "-lxsmm",
@@ -62,12 +148,16 @@ def main():
           "oneDNN with AMK's work ms | oneDNN NCHW<->NHWC reorders ms | "
           "fastest | fastest in AMK's NCHW |")
     print("|---|---|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
         for name, kind, shape in LAYERS:
             model = os.path.join(tmp, "layer.onnx")
+            x_file = os.path.join(tmp, "x.npy")
+            x, expected = layer_model(model, kind, shape, rng)
+            np.save(x_file, x)
+            check(amk, model, x_file, expected, tmp)
             if kind == "conv":
                 C, OC, H, W, K, s = shape
-                cq.conv_model(model, C, OC, H, W, K, stride=s)
                 OH, OW = (H + 2 * (K // 2) - K) // s + 1, \
                     (W + 2 * (K // 2) - K) // s + 1
                 macs = 2 * OH * OW * OC * C * K * K
@@ -75,23 +165,16 @@ def main():
                             str(K), str(s), "20"]
             else:
                 M, K, N = shape
-                cq.gemm_model(model, (M, K), N)
                 macs = M * K * N
                 lib_args = ["gemm", str(M), str(K), str(N), "20"]
-            amk, libs = [], {}
-            trace = os.path.join(tmp, "t.json")
+            amk_ms, libs = [], {}
             for _ in range(rounds):
-                subprocess.run([str(bin_dir / "amk-run"), model, "--threads",
-                                "1", "--bench", "--iters", "20", "--warmup",
-                                "5", "--seed", "3", "--check-reference",
-                                "--min-cosine", "0.999", "--trace", trace],
-                               check=True, capture_output=True)
-                spans = nm.spans(trace)
-                # The model's float edges are the QuantizeLinear of x
-                # ("xa_q") and the DequantizeLinear of y ("y_d"); the rest
-                # is the integer node.
-                amk.append(sum(v for k, v in spans.items()
-                               if k not in ("xa_q", "y_d", "END")))
+                out = subprocess.run([amk, model, "--threads", "1",
+                                      "--input", f"x={x_file}", "--bench",
+                                      "--iters", "50", "--warmup", "10"],
+                                     check=True, capture_output=True,
+                                     text=True).stdout
+                amk_ms.append(float(LATENCY.search(out).group(1)))
                 out = subprocess.run([tool] + lib_args, env=env, check=True,
                                      capture_output=True, text=True).stdout
                 for line in out.splitlines():
@@ -99,29 +182,30 @@ def main():
                     if r["check"] != "ok":
                         sys.exit(f"{r['lib']} {name}: wrong products")
                     libs.setdefault(r["lib"], []).append(r)
-            a = statistics.median(amk)
-            x = (statistics.median(r["ms"] for r in libs["libxsmm"])
-                 if "libxsmm" in libs else None)
-            d = statistics.median(r["ms"] for r in libs["onednn"])
-            # The same work as AMK's layer (zero points, bias) where the
-            # tool times it; the products-and-scales form otherwise.
-            full = (statistics.median(r["ms"]
-                                      for r in libs["onednn_same_work"])
-                    if "onednn_same_work" in libs else None)
-            ro = (statistics.median(r["reorder_ms"] for r in libs["onednn"])
+            a = statistics.median(amk_ms)
+
+            def med(lib, key="ms"):
+                return (statistics.median(r[key] for r in libs[lib])
+                        if lib in libs else None)
+            x_ms, d, full = med("libxsmm"), med("onednn"), \
+                med("onednn_same_work")
+            ro = (med("onednn", "reorder_ms")
                   if "reorder_ms" in libs["onednn"][0] else None)
             dw = full if full is not None else d
             best = min([("AMK", a), ("oneDNN", dw)] +
-                       ([("libxsmm", x)] if x else []), key=lambda t: t[1])
+                       ([("libxsmm", x_ms)] if x_ms else []),
+                       key=lambda t: t[1])
             # With AMK's NCHW activations a oneDNN convolution also pays
             # its two reorders.
             nchw = min([("AMK", a), ("oneDNN", dw + (ro or 0))] +
-                       ([("libxsmm", x)] if x else []), key=lambda t: t[1])
-            print(f"| {name} | {macs / 1e9:.3f} | {a:.3f} | "
-                  f"{'-' if x is None else f'{x:.3f}'} | {d:.3f} | "
-                  f"{'-' if full is None else f'{full:.3f}'} | "
-                  f"{'-' if ro is None else f'{ro:.3f}'} | {best[0]} | "
-                  f"{nchw[0]} |", flush=True)
+                       ([("libxsmm", x_ms)] if x_ms else []),
+                       key=lambda t: t[1])
+
+            def f(v):
+                return "-" if v is None else f"{v:.3f}"
+            print(f"| {name} | {macs / 1e9:.3f} | {a:.3f} | {f(x_ms)} | "
+                  f"{f(d)} | {f(full)} | {f(ro)} | {best[0]} | {nchw[0]} |",
+                  flush=True)
 
 
 if __name__ == "__main__":
