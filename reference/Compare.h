@@ -20,6 +20,10 @@ namespace amk::ref {
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-7;
+  /// How far integer elements may differ. Nonzero only for the 8-bit
+  /// outputs of QuantizeLinear, whose reference value rounds float32 sums
+  /// (an integer kernel's exact sum may round to the next step).
+  int64_t intSteps = 0;
 };
 
 struct Comparison {
@@ -34,6 +38,8 @@ struct Comparison {
   int64_t worstIndex = -1;
   double worstExpected = 0;
   double worstActual = 0;
+  /// Integer elements that differ within Tolerance::intSteps.
+  int64_t stepsOff = 0;
 };
 
 /// A tolerance relative to the scale of `expected`: rtol, and an absolute

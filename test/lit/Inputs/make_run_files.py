@@ -22,3 +22,18 @@ np.save(os.path.join(d, 'wrong', 'shape.npy'), x.T.copy())
 np.save(os.path.join(d, 'wrong', 'int.npy'), x.astype(np.int64))
 with open(os.path.join(d, 'wrong', 'garbage.pb'), 'wb') as f:
     f.write(b'\xff\xff\xff not a tensor')
+
+# quantize_u8.onnxtxt: QuantizeLinear's 8-bit output may be one step from
+# the reference's; the Cast's must match exactly.
+os.makedirs(os.path.join(d, 'quant'), exist_ok=True)
+qx = np.array([1, 2.2, 3, 40], np.float32)
+np.save(os.path.join(d, 'quant', 'x.npy'), qx)
+q = np.clip(np.rint(qx / 0.5) + 10, 0, 255).astype(np.uint8)
+c = qx.astype(np.uint8)
+for name, dq, dc in [('step', 1, 0), ('two', 2, 0), ('cast', 0, 1)]:
+    os.makedirs(os.path.join(d, 'quant', name), exist_ok=True)
+    qq, cc = q.copy(), c.copy()
+    qq[1] += dq
+    cc[3] += dc
+    np.save(os.path.join(d, 'quant', name, 'q.npy'), qq)
+    np.save(os.path.join(d, 'quant', name, 'c.npy'), cc)
