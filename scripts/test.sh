@@ -35,7 +35,7 @@ echo
 echo "== summary"
 # The per-suite lines (lit, round trips; ctest keeps every test's output in
 # LastTest.log) followed by ctest's own.
-grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|qdq-zoo:|qdq-kernels:|int8-accuracy:|runtime zoo:|runtime node tests( \(jit\))?:|portable-build:|tsan:)" \
+grep -hE "^(Total Discovered Tests|  (Passed|Failed|Unsupported): |roundtrip:|ort-roundtrip:|round trip over|conformance:|baseline:|ort-diff:|check-passes:|check-passes-node-tests:|check-opset-normalization:|qdq-zoo:|qdq-kernels:|conv-kernels:|int8-accuracy:|runtime zoo:|runtime node tests( \(jit\))?:|portable-build:|tsan:)" \
   Testing/Temporary/LastTest.log 2>/dev/null || true
 grep -hE "^(sanitizers \(asan\+ubsan\)|fuzz): " sanitize.log 2>/dev/null || true
 echo "phase times: setup ${t_setup} s, build ${t_build} s, tests ${t_tests} s, sanitizer job ${t_san} s$(grep -hE '^sanitizer job phases: ' sanitize.log 2>/dev/null | sed 's/^sanitizer job phases: / (/;s/$/)/')"
