@@ -534,8 +534,9 @@ bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
     thread_local std::vector<int32_t> negW;
     if (block) {
       negW.assign((g.n + 31) / 32 * 32, 0);
+      // Wrapping as the epilogue's vpmulld/vpsubd did (the sums do too).
       for (int64_t c = 0; c < g.n; ++c)
-        negW[c] = -wz[c] * wzMul;
+        negW[c] = (int32_t)(0u - (uint32_t)wz[c] * (uint32_t)wzMul);
     }
     tileAmx(g, A, B, tile, (uint8_t)flip, block ? negW.data() : nullptr,
             [&](const int32_t *acc, int64_t ld, int64_t rows, int64_t r0,
