@@ -30,10 +30,14 @@ qx = np.array([1, 2.2, 3, 40], np.float32)
 np.save(os.path.join(d, 'quant', 'x.npy'), qx)
 q = np.clip(np.rint(qx / 0.5) + 10, 0, 255).astype(np.uint8)
 c = qx.astype(np.uint8)
-for name, dq, dc in [('step', 1, 0), ('two', 2, 0), ('cast', 0, 1)]:
+dqv = ((q.astype(np.float32) - 10) * np.float32(0.5)).astype(np.float32)
+for name, dq, dc, dd in [('step', 1, 0, 0), ('two', 2, 0, 0),
+                         ('cast', 0, 1, 0), ('float', 0, 0, 0.5)]:
     os.makedirs(os.path.join(d, 'quant', name), exist_ok=True)
-    qq, cc = q.copy(), c.copy()
+    qq, cc, ddv = q.copy(), c.copy(), dqv.copy()
     qq[1] += dq
     cc[3] += dc
+    ddv[2] += dd
     np.save(os.path.join(d, 'quant', name, 'q.npy'), qq)
     np.save(os.path.join(d, 'quant', name, 'c.npy'), cc)
+    np.save(os.path.join(d, 'quant', name, 'd.npy'), ddv)
