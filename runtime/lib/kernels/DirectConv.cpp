@@ -81,6 +81,24 @@ pairTiles(std::integer_sequence<int, Rs...>) {
   return {&convMicroTile<Rs + 1, Rs + 1, S>...};
 }
 
+/// The activation on the first n lanes of v: Relu and Clip inline, the
+/// others through applyActivation.
+V16 activate(V16 v, int64_t n, int act, const float *fp) {
+  if (act == AMK_OP_RELU)
+    return v > 0 ? v : 0;
+  if (act == AMK_OP_CLIP) {
+    v = v < fp[0] ? fp[0] : v;
+    return v > fp[1] ? fp[1] : v;
+  }
+  if (act != AMK_OP_NONE) {
+    alignas(64) float t[16];
+    std::memcpy(t, &v, sizeof(t));
+    applyActivation(t, n, act, fp[0], fp[1]);
+    std::memcpy(&v, t, sizeof(t));
+  }
+  return v;
+}
+
 /// The end of a direct-convolution register tile: `acc` holds n <= 16
 /// pixels x 32 channels (block `ob`); channels [o0, o1) of it are written
 /// to the NCHW output `y` (pixel 0 at y[o * P]) with the bias, then the
@@ -109,17 +127,7 @@ void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
       __mmask16 m = (__mmask16)((1u << n) - 1);
       if (ro)
         v += (V16)_mm512_maskz_loadu_ps(m, ro);
-      if (act == AMK_OP_RELU) {
-        v = v > 0 ? v : 0;
-      } else if (act == AMK_OP_CLIP) {
-        v = v < fp[0] ? fp[0] : v;
-        v = v > fp[1] ? fp[1] : v;
-      } else if (act != AMK_OP_NONE) {
-        alignas(64) float t[16];
-        std::memcpy(t, &v, sizeof(t));
-        applyActivation(t, n, act, fp[0], fp[1]);
-        std::memcpy(&v, t, sizeof(t));
-      }
+      v = activate(v, n, act, fp);
       _mm512_mask_storeu_ps(yo, m, (__m512)v);
 #else
       float t[16];
@@ -173,18 +181,7 @@ void pointwiseTile(const float *x, int64_t cs, int64_t C, const float *w,
       V16 t = acc[j][v] + (bias ? bias[j] : 0.f);
       if (res)
         t += loadV16(res + j * P + 16 * v, n);
-      if (act == AMK_OP_RELU) {
-        t = t > 0 ? t : 0;
-      } else if (act == AMK_OP_CLIP) {
-        t = t < fp[0] ? fp[0] : t;
-        t = t > fp[1] ? fp[1] : t;
-      } else if (act != AMK_OP_NONE) {
-        alignas(64) float a[16];
-        std::memcpy(a, &t, sizeof(a));
-        applyActivation(a, n, act, fp[0], fp[1]);
-        std::memcpy(&t, a, sizeof(a));
-      }
-      storeV16(y + j * P + 16 * v, t, n);
+      storeV16(y + j * P + 16 * v, activate(t, n, act, fp), n);
     }
 }
 
