@@ -67,10 +67,13 @@ const uint32_t *rowWords(const uint8_t *a, const GParams &g,
 /// 25%). Activations it inlines (none, Relu, Clip); 8-bit or float32
 /// outputs. The 8-bit values are the float steps' (clamp, multiply by the
 /// reciprocal scale, round half to even, add the zero point, saturate) in
-/// fewer instructions: the rounding by vcvtps2dq, the zero point added as
-/// an integer and the type's bounds applied by the saturating packs, 32
-/// outputs per store. Past +-2^30 the product is clamped first, so a huge
-/// value saturates as the float clamp did.
+/// fewer instructions: the rounding by vcvtps2dq, the zero point added to
+/// the int16 values with saturation, the type's bounds applied by the
+/// saturating packs, 32 outputs per store. Above 2^30 the product is
+/// clamped first, so a huge value saturates high as the float clamp did
+/// (a huge negative one, or NaN, converts to INT_MIN and saturates low).
+/// `SubW`: the sums still hold the weight-sum correction (the AMX blocks
+/// start their accumulators from it instead).
 template <int32_t YType, bool HasBias, bool Clamp, bool SubW>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 epilogueBlockT(const GParams &g, const int32_t *acc, int64_t ld, int64_t rows,
@@ -533,10 +536,13 @@ bool KernelImpl<AMK_RT_K_QGEMM>::run(const KernelCall &call,
         block ? blockEpilogueFor(g, bias, false) : nullptr;
     thread_local std::vector<int32_t> negW;
     if (block) {
-      negW.assign((g.n + 31) / 32 * 32, 0);
-      // Wrapping as the epilogue's vpmulld/vpsubd did (the sums do too).
-      for (int64_t c = 0; c < g.n; ++c)
-        negW[c] = (int32_t)(0u - (uint32_t)wz[c] * (uint32_t)wzMul);
+      // The tile's column blocks only (each task fills its own); zero past
+      // N. Wrapping as the epilogue's vpmulld/vpsubd did (the sums do too).
+      const int64_t end = tile[2] + (tile[3] - tile[2] + 31) / 32 * 32;
+      negW.resize(end);
+      for (int64_t c = tile[2]; c < end; ++c)
+        negW[c] =
+            c < g.n ? (int32_t)(0u - (uint32_t)wz[c] * (uint32_t)wzMul) : 0;
     }
     tileAmx(g, A, B, tile, (uint8_t)flip, block ? negW.data() : nullptr,
             [&](const int32_t *acc, int64_t ld, int64_t rows, int64_t r0,
