@@ -339,19 +339,20 @@ void printReport(const nlohmann::ordered_json &report,
                  << o["value"].get<std::string>();
     if (o.contains("comparison")) {
       const auto &c = o["comparison"];
-      if (c.value("ok", false))
+      if (!c.value("ok", false)) {
+        llvm::outs() << "  MISMATCH vs " << against << ": "
+                     << c.value("message", std::string());
+      } else {
         llvm::outs() << llvm::formatv(
             "  ok vs {0} (max abs {1:e}, max rel {2:e}, cosine {3:f6})",
             against, c.value("max_abs_error", 0.0),
             c.value("max_rel_error", 0.0), c.value("cosine", 1.0));
-      if (c.value("ok", false) && c.value("steps_off", int64_t(0)) > 0)
-        llvm::outs() << llvm::formatv(
-            "; {0} elements one step off (QuantizeLinear of the reference's "
-            "float32 sums)",
-            c.value("steps_off", int64_t(0)));
-      if (!c.value("ok", false))
-        llvm::outs() << "  MISMATCH vs " << against << ": "
-                     << c.value("message", std::string());
+        if (int64_t steps = c.value("steps_off", int64_t(0)))
+          llvm::outs() << llvm::formatv(
+              "; {0} elements one step off (QuantizeLinear of the "
+              "reference's float32 sums)",
+              steps);
+      }
     }
     llvm::outs() << "\n";
   }
