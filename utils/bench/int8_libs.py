@@ -20,7 +20,14 @@ and with the work AMK's layer does (zero points of input and output,
 bias). Rounds alternate AMK and the libraries; each figure is the median
 over ROUNDS of each side's median.
 
+AMK's achieved rate is set against the measured int8 peak of one core
+(`amk-runtime-bench peak --threads 1`: the AMX tile loop where the CPU
+has AMX, else the vpdpbusd loop), and each table row is followed by how
+many of its outputs differ from the exact ones.
+
 Usage: int8_libs.py BIN_DIR [ROUNDS]
+       int8_libs.py --models OUT_DIR   (writes each layer's u8 model,
+                                        layer<i>.onnx, and its input x<i>.npy)
 """
 import json
 import os
@@ -131,12 +138,32 @@ def check(amk, model, x_file, expected, tmp):
     if diff.max() > 1 or np.count_nonzero(diff) > expected.size // 1000:
         sys.exit(f"{model}: AMK's output is off: max {diff.max()} steps, "
                  f"{np.count_nonzero(diff)} of {expected.size} differ")
+    return np.count_nonzero(diff), expected.size
+
+
+def write_models(out):
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(7)
+    for i, (name, kind, shape) in enumerate(LAYERS):
+        x, _ = layer_model(os.path.join(out, f"layer{i}.onnx"), kind, shape,
+                           rng)
+        np.save(os.path.join(out, f"x{i}.npy"), x)
+        print(f"layer{i}.onnx: {name}")
 
 
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--models":
+        return write_models(sys.argv[2])
     amk = str(pathlib.Path(sys.argv[1]) / "amk-run")
+    peak = json.loads(subprocess.run(
+        [str(pathlib.Path(sys.argv[1]) / "amk-runtime-bench"), "peak",
+         "--threads", "1"], check=True, capture_output=True,
+        text=True).stdout)
+    peak_name, peak_gmacs = (("AMX", peak["amx_int8_gmacs"])
+                             if peak.get("amx_int8_gmacs", 0) > 0 else
+                             (peak["int8_path"], peak["int8_gmacs"]))
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     tool = "/tmp/int8_libs"
     subprocess.run(["c++", "-O2", "-march=native", "-o", tool,
@@ -144,10 +171,12 @@ def main():
                     "-lxsmmnoblas", "-ldnnl", "-lpthread", "-lm", "-ldl"],
                    check=True)
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    print("| layer | GMAC | AMK ms | libxsmm ms (int32 out) | oneDNN ms | "
-          "oneDNN with AMK's work ms | oneDNN NCHW<->NHWC reorders ms | "
-          "fastest | fastest in AMK's NCHW |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"int8 peak of one core ({peak_name}): {peak_gmacs:.0f} GMAC/s")
+    print("| layer | GMAC | AMK ms | AMK GMAC/s (% of peak) | libxsmm ms "
+          "(int32 out) | oneDNN ms | oneDNN with AMK's work ms | oneDNN "
+          "NCHW<->NHWC reorders ms | fastest | fastest in AMK's NCHW |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    exact = []
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
         for name, kind, shape in LAYERS:
@@ -155,7 +184,7 @@ def main():
             x_file = os.path.join(tmp, "x.npy")
             x, expected = layer_model(model, kind, shape, rng)
             np.save(x_file, x)
-            check(amk, model, x_file, expected, tmp)
+            exact.append((name, *check(amk, model, x_file, expected, tmp)))
             if kind == "conv":
                 C, OC, H, W, K, s = shape
                 OH, OW = (H + 2 * (K // 2) - K) // s + 1, \
@@ -203,9 +232,14 @@ def main():
 
             def f(v):
                 return "-" if v is None else f"{v:.3f}"
-            print(f"| {name} | {macs / 1e9:.3f} | {a:.3f} | {f(x_ms)} | "
-                  f"{f(d)} | {f(full)} | {f(ro)} | {best[0]} | {nchw[0]} |",
+            rate = macs / a / 1e6
+            print(f"| {name} | {macs / 1e9:.3f} | {a:.3f} | {rate:.0f} "
+                  f"({100 * rate / peak_gmacs:.0f}%) | {f(x_ms)} | {f(d)} | "
+                  f"{f(full)} | {f(ro)} | {best[0]} | {nchw[0]} |",
                   flush=True)
+    for name, off, n in exact:
+        print(f"{name}: {off} of {n} outputs one step from the exact "
+              "products requantized in float64")
 
 
 if __name__ == "__main__":
