@@ -11,8 +11,10 @@ Also ten-layer chains of the 14x14x256 and 7x7x512 layers (l3x10, l4x10),
 whose 24 and 94 MB of 3x3 weights do not stay in cache between runs, as
 inside ResNet-18: the weights then come from memory, which the
 single-layer models hide (docs/runtime.md, eighteenth session).
+Also ResNet-18's max pool after the stem (pool: 3x3 stride 2, pad 1,
+over 64 x 112 x 112; twenty-fifth session).
 Usage: conv_layers.py OUT_DIR
-Writes OUT_DIR/{l1,l2,l3,l4,l3x10,l4x10,b2,b3,b5}.onnx.
+Writes OUT_DIR/{l1,l2,l3,l4,l3x10,l4x10,b2,b3,b5,pool}.onnx.
 """
 import os
 import sys
@@ -72,6 +74,12 @@ def block(c, ce, co, h, s, path):
     save(nodes, inits, [1, c, h, h], out, [1, co, oh, oh], path)
 
 
+def max_pool(path):
+    nodes = [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[1, 1, 1, 1])]
+    save(nodes, [], [1, 64, 112, 112], "y", [1, 64, 56, 56], path)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -82,6 +90,7 @@ def main():
     for name, args in {"b2": (16, 96, 24, 112, 2), "b3": (24, 144, 24, 56, 1),
                        "b5": (32, 192, 32, 28, 1)}.items():
         block(*args, os.path.join(out, name + ".onnx"))
+    max_pool(os.path.join(out, "pool.onnx"))
 
 
 if __name__ == "__main__":
