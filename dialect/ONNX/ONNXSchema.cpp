@@ -339,8 +339,36 @@ static LogicalResult rejectZeroWidthTensors(Operation *op) {
          << ": ONNX has no zero-width integer type";
 }
 
+/// QuantizeLinear and DequantizeLinear: the zero point has the scale's
+/// shape (ONNX: "Shape must match y_scale"). The kernels index both with
+/// one index, so a shorter zero point was read past its end, by the
+/// runtime and the interpreter alike.
+static LogicalResult verifyZeroPointShape(Operation *op) {
+  StringRef name = op->getName().stripDialect();
+  if ((name != "QuantizeLinear" && name != "DequantizeLinear") ||
+      op->getNumOperands() < 3)
+    return success();
+  auto scale = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  auto zp = dyn_cast<RankedTensorType>(op->getOperand(2).getType());
+  // One value each ([] against [1]) is per tensor either way, as ONNX
+  // Runtime reads it; exporters write both.
+  if (!scale || !zp || !scale.hasStaticShape() || !zp.hasStaticShape() ||
+      scale.getShape() == zp.getShape() ||
+      (scale.getNumElements() == 1 && zp.getNumElements() == 1))
+    return success();
+  auto dims = [](ArrayRef<int64_t> shape) {
+    std::string text = "[";
+    for (auto [i, d] : llvm::enumerate(shape))
+      text += (i ? "," : "") + std::to_string(d);
+    return text + "]";
+  };
+  return op->emitOpError() << "zero point of shape " << dims(zp.getShape())
+                           << " where the scale has shape "
+                           << dims(scale.getShape()) << "; they must match";
+}
+
 LogicalResult verifyAgainstSchema(Operation *op) {
-  if (failed(rejectZeroWidthTensors(op)))
+  if (failed(rejectZeroWidthTensors(op)) || failed(verifyZeroPointShape(op)))
     return failure();
   const OpInfo *info = lookupOpInfo(op->getName().stripDialect());
   if (!info)

@@ -388,3 +388,24 @@ func.func @cast_to_overflow(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "onnx.Cast"(%x) {to = 4294967297 : i64} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// A zero point whose shape is not the scale's (the kernels would read it
+// past its end); one value each is per tensor and accepted.
+module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @zero_point_shape(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<2xui8>) -> tensor<2x3xui8> {
+    // expected-error @+1 {{zero point of shape [2] where the scale has shape [3]; they must match}}
+    %0 = "onnx.QuantizeLinear"(%x, %s, %z) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<2xui8>) -> tensor<2x3xui8>
+    return %0 : tensor<2x3xui8>
+  }
+  func.func @dequantize_zero_point_shape(%x: tensor<2x3xui8>, %s: tensor<3xf32>, %z: tensor<1xui8>) -> tensor<2x3xf32> {
+    // expected-error @+1 {{zero point of shape [1] where the scale has shape [3]; they must match}}
+    %0 = "onnx.DequantizeLinear"(%x, %s, %z) {axis = 1 : i64} : (tensor<2x3xui8>, tensor<3xf32>, tensor<1xui8>) -> tensor<2x3xf32>
+    return %0 : tensor<2x3xf32>
+  }
+  func.func @scalar_against_one(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<1xui8>) -> tensor<2x3xui8> {
+    %0 = "onnx.QuantizeLinear"(%x, %s, %z) : (tensor<2x3xf32>, tensor<f32>, tensor<1xui8>) -> tensor<2x3xui8>
+    return %0 : tensor<2x3xui8>
+  }
+}
