@@ -82,6 +82,12 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "(MobileNetV2's inverted-residual block, the expansion optional) "
            "as one kernel over output row strips whose expanded activation "
            "stays in cache [tune: true|false]">,
+    Option<"blockedLayout", "blocked-layout", "bool", /*default=*/"true",
+           "Keep the activations between convolutions that take them "
+           "channel-blocked (NCHW16c: 16 channels per vector): flat 1x1 "
+           "convolutions on the direct kernel and 3x3 depthwise ones, 16 "
+           "dividing the channels; a value any other op reads stays NCHW, so "
+           "no layout change is inserted [tune: true|false]">,
     Option<"fuseGatedProducts", "fuse-gated-products", "bool",
            /*default=*/"true",
            "Run Mul(act(A x Bg), A x Bu) of two float32 products with "

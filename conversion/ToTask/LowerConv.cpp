@@ -9,6 +9,7 @@
 #include "transforms/Utils/PassUtils.h"
 #include "transforms/Utils/Patterns.h"
 
+#include "dialect/AMK/AMKDialect.h"
 #include "dialect/ONNX/ONNXDialect.h"
 #include "dialect/ONNX/ONNXNames.h"
 #include "runtime/lib/kernels/Winograd.h"
@@ -102,6 +103,92 @@ static int64_t chooseWinogradTile(const ConvGeometry &g, double peakGflops,
   return choice;
 }
 
+/// What the channel-blocked layout (NCHW16c) can do for a convolution:
+/// nothing, or a flat 1x1 convolution that lowerConv gives the direct
+/// kernel (either operand, and its residual, blocked), or a 3x3 depthwise
+/// one (input and output blocked together). Only float32 with constant
+/// weights, channel counts that 16 divides.
+enum class BlockedRole { None, Pointwise, Depthwise };
+
+static BlockedRole blockedRole(Operation *op,
+                               const amk::ScheduleMegakernelOptions &opts) {
+  if (!isa<amk::onnx::ConvOp, amk::fused::ConvOp>(op) ||
+      op->getNumOperands() < 2)
+    return BlockedRole::None;
+  auto xt = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto wt = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  if (!xt || !wt || xt.getRank() != 4 || !xt.hasStaticShape() ||
+      !xt.getElementType().isF32() || !wt.getElementType().isF32() ||
+      !op->getOperand(1).getDefiningOp<amk::onnx::ConstantOp>() ||
+      activationCode(strAttr(op, "activation", "none")) < 0)
+    return BlockedRole::None;
+  ConvGeometry g = ConvGeometry::of(op, op->getOperand(1));
+  if (g.c % 16 || g.oc % 16)
+    return BlockedRole::None;
+  // lowerConv's choice for a flat 1x1 layer: the direct kernel when its
+  // output channels fill 32-channel blocks.
+  bool flat = g.group == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 &&
+              g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.h && g.ow == g.w;
+  if (flat && opts.vectorWidth == 16 &&
+      opts.convKernel != amk::ConvKernel::Im2col &&
+      (opts.convKernel == amk::ConvKernel::Direct ||
+       g.oc % AMK_CONV_OC_BLOCK == 0))
+    return BlockedRole::Pointwise;
+  if (g.group == g.c && g.oc == g.c && g.kh == 3 && g.kw == 3 && g.dh == 1 &&
+      g.dw == 1 && (g.sh == 1 || g.sh == 2) && (g.sw == 1 || g.sw == 2))
+    return BlockedRole::Depthwise;
+  return BlockedRole::None;
+}
+
+void Scheduler::findChannelBlocked() {
+  if (!opts.blockedLayout || opts.vectorWidth != 16)
+    return;
+  DenseMap<Operation *, BlockedRole> role;
+  for (Operation &op : func.getBody().front())
+    if (!absorbed.contains(&op) && !blocks.count(&op))
+      if (BlockedRole r = blockedRole(&op, opts); r != BlockedRole::None)
+        role[&op] = r;
+  auto roleOf = [&](Operation *op) {
+    auto it = role.find(op);
+    return it == role.end() ? BlockedRole::None : it->second;
+  };
+  // A result is blocked only where every reader takes it blocked: as a
+  // convolution's input, or as a direct convolution's residual. Anything
+  // else (a pool, a Concat, the function's return) reads NCHW, so the
+  // value stays NCHW and no layout change is ever inserted.
+  for (auto [op, r] : role) {
+    Value y = op->getResult(0);
+    bool ok = !y.use_empty();
+    for (mlir::OpOperand &use : y.getUses()) {
+      BlockedRole ur = roleOf(use.getOwner());
+      unsigned i = use.getOperandNumber();
+      ok &= ur != BlockedRole::None &&
+            (i == 0 || (i == 3 && ur == BlockedRole::Pointwise));
+    }
+    if (ok)
+      channelBlocked.insert(y);
+  }
+  // The kernels' constraints: a depthwise layer's input and output are
+  // both blocked or neither; a residual has its output's layout. Dropping
+  // a value never adds one, so this ends.
+  for (bool changed = true; changed;) {
+    changed = false;
+    auto tie = [&](Value a, Value b) {
+      if (channelBlocked.contains(a) == channelBlocked.contains(b))
+        return;
+      channelBlocked.erase(a);
+      channelBlocked.erase(b);
+      changed = true;
+    };
+    for (auto [op, r] : role) {
+      if (r == BlockedRole::Depthwise)
+        tie(op->getOperand(0), op->getResult(0));
+      else if (op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3)))
+        tie(op->getOperand(3), op->getResult(0));
+    }
+  }
+}
+
 LogicalResult Scheduler::lowerConv(Operation *op) {
   Value x = op->getOperand(0), w = op->getOperand(1);
   Value b = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
@@ -161,7 +248,16 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   // layers (docs/runtime.md). Under auto it is left to Winograd there.
   bool directPays =
       opts.vectorWidth == 16 || opts.convKernel == amk::ConvKernel::Direct;
+  // NCHW16c operands (findChannelBlocked): only on the kernels it chose
+  // them for.
+  const bool xBlk = channelBlocked.contains(x),
+             yBlk = channelBlocked.contains(op->getResult(0));
+  const int64_t layout =
+      (xBlk ? AMK_CONV_X_BLOCKED : 0) | (yBlk ? AMK_CONV_Y_BLOCKED : 0);
   if (pointwise && (!direct || !directPays)) {
+    if (layout)
+      return op->emitOpError("internal error: a channel-blocked operand on "
+                             "the GEMM kernel");
     // A 1x1 convolution is a GEMM: Y[n] = W [OC x C] X[n] [C x P].
     KOp &k = newKOp(op, AMK_RT_K_GEMM);
     k.slots = {*wi, *xi, yi, bi, zi};
@@ -257,14 +353,19 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
     wSlot = newConstTensor(type, packed.toAttr(op->getContext()),
                            amk::onnx::getTensorName(w).str() + ".direct");
   }
+  if (layout && !(depthwise ? xBlk && yBlk : direct && !wino && pointwise))
+    return op->emitOpError("internal error: a channel-blocked operand on a "
+                           "kernel that does not take it");
   KOp &k = newKOp(op, depthwise ? AMK_RT_K_DWCONV : AMK_RT_K_CONV);
   // Grouped convolutions (not depthwise) take the implicit GEMM per group:
   // the direct loops of variant 0 ran ResNeXt's and RegNet's at ~1 GFLOP/s.
   k.variant = wino ? 3 : direct ? 2 : !depthwise ? 1 : 0;
   k.slots = {*xi, wSlot, yi, bi, zi};
-  k.ip.assign(wino ? AMK_CONV_NUM_IPARAMS : AMK_SP_NUM_IPARAMS, 0);
+  k.ip.assign(wino || layout ? AMK_CONV_NUM_IPARAMS : AMK_SP_NUM_IPARAMS, 0);
   if (wino)
     k.ip[AMK_CONV_WINOGRAD_M] = wino;
+  if (layout)
+    k.ip[AMK_CONV_LAYOUT] = layout;
   int64_t *ip = k.ip.data();
   ip[AMK_SP_N] = N, ip[AMK_SP_C] = C, ip[AMK_SP_H] = H, ip[AMK_SP_W] = W,
   ip[AMK_SP_OC] = OC, ip[AMK_SP_KH] = KH, ip[AMK_SP_KW] = KW,
@@ -274,6 +375,9 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   ip[AMK_SP_MODE] = act;
   k.fp = {actA, actB};
   k.rows = N * OC;
+  // A blocked depthwise tile runs whole 16-channel blocks.
+  if (layout)
+    k.rowAlign = 16;
   k.flops = flops;
   k.bytes = 4.0 * (N * C * H * W + tensors[*wi].bytes / 4 + N * OC * P);
   if (k.variant == 1) {
@@ -328,11 +432,19 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
       else if (group > 1)
         ch0 = m0 / (OC / group) * (C / group),
         ch1 = ((m1 - 1) / (OC / group) + 1) * (C / group);
-      if (iy1 >= iy0)
+      // In NCHW16c a block of 16 channels is [H][W][16]: the same rows of
+      // the pixels, 16 times as long, one per block.
+      if (iy1 >= iy0 && xBlk)
+        rd.push_back(rect(xs, ((img * C + ch0) * H * W + iy0 * W * 16) * 4,
+                          (iy1 - iy0 + 1) * W * 64, H * W * 64,
+                          (ch1 - ch0 + 15) / 16));
+      else if (iy1 >= iy0)
         rd.push_back(rect(xs, ((img * C + ch0) * H + iy0) * W * 4,
                           (iy1 - iy0 + 1) * W * 4, H * W * 4, ch1 - ch0));
-      TAccess out = rect(yi, ((img * OC + m0) * P + c0) * 4, (c1 - c0) * 4,
-                         P * 4, m1 - m0);
+      TAccess out = yBlk ? rect(yi, ((img * OC + m0) * P + c0 * 16) * 4,
+                                (c1 - c0) * 64, P * 64, (m1 - m0 + 15) / 16)
+                         : rect(yi, ((img * OC + m0) * P + c0) * 4,
+                                (c1 - c0) * 4, P * 4, m1 - m0);
       wr.push_back(out);
       if (zi >= 0) {
         out.tensor = zi;

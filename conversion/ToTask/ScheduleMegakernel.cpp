@@ -403,6 +403,7 @@ LogicalResult Scheduler::lowerView(Operation *op) {
 
 LogicalResult Scheduler::run() {
   findInvertedResiduals();
+  findChannelBlocked();
   findGatedProducts();
   for (Operation &op : func.getBody().front())
     if (failed(lowerOp(&op)))
@@ -500,6 +501,7 @@ struct ScheduleMegakernelPass
     o.minTaskNs = minTaskNs, o.tileRows = tileRows, o.tileCols = tileCols;
     o.convKernel = convKernel, o.winogradTile = winogradTile;
     o.fuseBlocks = fuseBlocks, o.fuseBlocksMinBytes = fuseBlocksMinBytes;
+    o.blockedLayout = blockedLayout;
     o.fuseGatedProducts = fuseGatedProducts;
     o.vectorWidth = vectorWidth;
     if (o.vectorWidth == 0) {

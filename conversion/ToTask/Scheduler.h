@@ -221,6 +221,9 @@ private:
   };
   DenseMap<Operation *, GatedProducts> gated;
   llvm::DenseSet<Operation *> absorbed;
+  /// Convolution results kept channel-blocked (NCHW16c) between the
+  /// convolutions that read and write them (blocked-layout).
+  llvm::DenseSet<Value> channelBlocked;
 
   // Graph to kernels.
   FailureOr<int> getTensor(Value v, Operation *user);
@@ -238,6 +241,7 @@ private:
   LogicalResult lowerView(Operation *op);
   LogicalResult lowerConv(Operation *op);
   void findInvertedResiduals();
+  void findChannelBlocked();
   LogicalResult lowerInvertedResidual(Operation *dw);
   LogicalResult lowerQConv(Operation *op);
   LogicalResult lowerQGemm(Operation *op);

@@ -12,6 +12,7 @@ through applyActivation, many input channels. Seeded random weights.
 Usage: check-conv-kernels.py BIN_DIR WORK_DIR
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -47,14 +48,45 @@ def conv(nodes, inits, x, name, C, OC, act=None, residual=None):
     return out
 
 
+def depthwise(nodes, inits, x, name, C, stride, act):
+    inits += [nh.from_array((RNG.standard_normal((C, 1, 3, 3)) /
+                             3).astype(np.float32), name + "_w"),
+              nh.from_array(RNG.standard_normal(C).astype(np.float32),
+                            name + "_b")]
+    nodes.append(h.make_node("Conv", [x, name + "_w", name + "_b"],
+                             [name + "_c"], kernel_shape=[3, 3], group=C,
+                             pads=[1, 1, 1, 1], strides=[stride, stride]))
+    if not act:
+        return name + "_c"
+    if act == "clip":
+        inits += [nh.from_array(np.array(0, np.float32), name + "_lo"),
+                  nh.from_array(np.array(6, np.float32), name + "_hi")]
+        nodes.append(h.make_node("Clip", [name + "_c", name + "_lo",
+                                          name + "_hi"], [name + "_a"]))
+    else:
+        nodes.append(h.make_node(act, [name + "_c"], [name + "_a"]))
+    return name + "_a"
+
+
 def model(path, shape, layers):
-    """layers: (OC, act, residual?) applied in turn from x."""
+    """layers, applied in turn from x: (OC, act, residual) for a 1x1
+    convolution, residual False, True (x) or the index of the layer whose
+    output it adds; ("dw", stride, act) for a padded 3x3 depthwise one."""
     nodes, inits = [], []
-    x, C = "x", shape[1]
-    for i, (OC, act, res) in enumerate(layers):
-        x = conv(nodes, inits, x, f"l{i}", C, OC, act, "x" if res else None)
-        C = OC
-    out_shape = [shape[0], C] + list(shape[2:])
+    x, C, H, W = "x", shape[1], shape[2], shape[3]
+    outs = []
+    for i, layer in enumerate(layers):
+        if layer[0] == "dw":
+            x = depthwise(nodes, inits, x, f"l{i}", C, layer[1], layer[2])
+            H, W = (H - 1) // layer[1] + 1, (W - 1) // layer[1] + 1
+        else:
+            OC, act, res = layer
+            res = ("x" if res is True else outs[res]) if res is not False \
+                else None
+            x = conv(nodes, inits, x, f"l{i}", C, OC, act, res)
+            C = OC
+        outs.append(x)
+    out_shape = [shape[0], C, H, W]
     g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", T.FLOAT,
                                                            list(shape))],
                      [h.make_tensor_value_info(x, T.FLOAT, out_shape)], inits)
@@ -73,7 +105,40 @@ CASES = [
     # 200 input channels (a 48-pixel chunk larger than L1) and 520 pixels:
     # 10 chunks of 48 and one of 40.
     ("many_channels", (1, 200, 20, 26), [(64, None, False)]),
+    # Channel-blocked (NCHW16c) activations between the convolutions
+    # (blocked-layout): an expansion from NCHW, depthwise layers of stride
+    # 1 and 2 on odd planes, projections that add a blocked residual, an
+    # activation outside the kernels' inline ones, and the last 1x1 back
+    # to NCHW for the output. Two images, so tiles cross them.
+    ("blocked_chain", (2, 32, 13, 11),
+     [(64, "clip", False), ("dw", 1, "Relu"), (32, None, False),
+      (96, "Sigmoid", False), ("dw", 1, None), (32, None, 2),
+      ("dw", 2, "Relu"), (64, None, False)]),
+    # 7x7 planes after a stride-2 depthwise layer, residual on the last
+    # blocked projection, 160 channels (five 32-channel blocks).
+    ("blocked_small", (1, 32, 14, 14),
+     [(160, "Relu", False), ("dw", 2, "clip"), (32, None, False),
+      (160, "Relu", False), ("dw", 1, None), (32, None, 2),
+      (64, None, False)]),
 ]
+
+
+def blocked_kernels(bin_dir, path):
+    """How many conv/dwconv kernels of the compiled model have both
+    operands channel-blocked (AMK_CONV_LAYOUT 3)."""
+    r = subprocess.run(
+        [os.path.join(bin_dir, "amk-opt"), path,
+         "--pass-pipeline=builtin.module(amk-graph-opt{target=cpu},"
+         "amk-schedule-megakernel{workers=1 vector-width=16})"],
+        capture_output=True, text=True, check=True)
+    n = 0
+    for line in r.stdout.splitlines():
+        m = re.search(r"amk_task.kernel (conv|dwconv) .*iparams = "
+                      r"array<i64: ([^>]*)>", line)
+        if m and len(m.group(2).split(",")) == 19 and \
+                m.group(2).split(",")[-1].strip() == "3":
+            n += 1
+    return n
 
 
 def main():
@@ -86,6 +151,19 @@ def main():
     for name, shape, layers in CASES:
         path = os.path.join(work, name + ".onnx")
         model(path, shape, layers)
+        if name.startswith("blocked"):
+            # The blocked cases must run on blocked operands: every layer
+            # but the first and the last takes and gives NCHW16c.
+            want = len(layers) - 2
+            got = blocked_kernels(sys.argv[1], path)
+            if got == want:
+                passed += 1
+                print(f"conv-kernels {name} layouts: ok ({got} kernels with "
+                      "both operands blocked)")
+            else:
+                failed += 1
+                print(f"conv-kernels {name} layouts: FAIL ({got} kernels "
+                      f"with both operands blocked, expected {want})")
         for mode, args in [("threads=1", ["--threads", "1"]),
                            ("threads=2", ["--threads", "2"])]:
             r = subprocess.run([amk, path, "--seed", "5",

@@ -155,7 +155,19 @@ enum {
  * (runtime/lib/kernels/Winograd.h); column tiles are whole rows of m-row
  * output tiles. */
 #define AMK_CONV_OC_BLOCK 32
-enum { AMK_CONV_WINOGRAD_M = AMK_SP_NUM_IPARAMS, AMK_CONV_NUM_IPARAMS };
+/* AMK_CONV_LAYOUT (optional; 0 where absent): which operands are
+ * channel-blocked, NCHW16c (element (n, c, p) at ((n * C / 16 + c / 16) * P
+ * + p) * 16 + c % 16, with 16 dividing C). X_BLOCKED: the input, for CONV
+ * variant 2 on a flat 1x1 convolution. Y_BLOCKED: the output and the
+ * residual, for CONV variant 2. DWCONV (3x3, one output channel per input
+ * channel, dilation 1) takes both or neither, with rows in whole
+ * 16-channel blocks. */
+enum {
+  AMK_CONV_WINOGRAD_M = AMK_SP_NUM_IPARAMS,
+  AMK_CONV_LAYOUT,
+  AMK_CONV_NUM_IPARAMS
+};
+enum { AMK_CONV_X_BLOCKED = 1, AMK_CONV_Y_BLOCKED = 2 };
 /* INVERTED_RESIDUAL: MobileNetV2's block as one kernel over output row
  * strips, so the expanded activation stays in cache
  * (amk-schedule-megakernel{fuse-blocks}): E = act1(W1 X + b1) [N][CE][H][W]

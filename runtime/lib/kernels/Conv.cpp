@@ -172,6 +172,21 @@ bool KernelImpl<AMK_RT_K_CONV>::check(const amk_rt_kernel &k, const int64_t *ip,
             "of 1 or 2";
     return false;
   }
+  const int64_t layout =
+      k.num_iparams > AMK_CONV_LAYOUT ? ip[AMK_CONV_LAYOUT] : 0;
+  const bool flat =
+      ip[AMK_SP_KH] == 1 && ip[AMK_SP_KW] == 1 && ip[AMK_SP_SH] == 1 &&
+      ip[AMK_SP_SW] == 1 && ip[AMK_SP_PH] == 0 && ip[AMK_SP_PW] == 0 &&
+      ip[AMK_SP_OH] == ip[AMK_SP_H] && ip[AMK_SP_OW] == ip[AMK_SP_W];
+  if (layout &&
+      (k.variant != 2 || layout > 3 || ip[AMK_SP_C] % 16 ||
+       ip[AMK_SP_OC] % 16 || ((layout & AMK_CONV_X_BLOCKED) && !flat))) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': channel-blocked operands need the direct convolution, 16 "
+            "dividing the channels, and a flat 1x1 convolution for a "
+            "blocked input";
+    return false;
+  }
   if (k.variant == 3 &&
       (k.num_iparams < AMK_CONV_NUM_IPARAMS || ip[AMK_SP_GROUP] != 1 ||
        ip[AMK_SP_KH] != 3 || ip[AMK_SP_KW] != 3 || ip[AMK_SP_SH] != 1 ||

@@ -33,6 +33,32 @@ struct Spatial {
         mode(ip[AMK_SP_MODE]) {}
 };
 
+/// AMK_CONV_LAYOUT of a DWCONV or CONV call: 0 (NCHW) where the kernel has
+/// no such iparam.
+inline int64_t convLayout(const KernelCall &call) {
+  return call.kernel && call.kernel->num_iparams > AMK_CONV_LAYOUT
+             ? call.ip[AMK_CONV_LAYOUT]
+             : 0;
+}
+
+/// The activation on the first n lanes of v: Relu and Clip inline, the
+/// others through applyActivation.
+inline V16 activate(V16 v, int64_t n, int act, const float *fp) {
+  if (act == AMK_OP_RELU)
+    return v > 0 ? v : 0;
+  if (act == AMK_OP_CLIP) {
+    v = v < fp[0] ? fp[0] : v;
+    return v > fp[1] ? fp[1] : v;
+  }
+  if (act != AMK_OP_NONE) {
+    alignas(64) float t[16];
+    std::memcpy(t, &v, sizeof(t));
+    applyActivation(t, n, act, fp[0], fp[1]);
+    std::memcpy(&v, t, sizeof(t));
+  }
+  return v;
+}
+
 /// The buffers of DWCONV and CONV: X, W, Y, bias, residual (null where
 /// absent).
 struct ConvBuffers {

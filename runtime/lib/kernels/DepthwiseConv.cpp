@@ -123,11 +123,100 @@ void dwconvBlockedTile(const KernelCall &call, const Spatial &s,
   }
 }
 
+/// A 3x3 depthwise (one output channel per input channel, dilation 1) whose
+/// input and output are channel-blocked (NCHW16c, AMK_CONV_LAYOUT): every
+/// output pixel of a 16-channel block is 9 FMAs of whole vectors, read
+/// straight from the input block, so nothing is transposed or copied, and
+/// the epilogue (bias, residual, activation) runs on the vector before its
+/// one store. Taps that fall in the padding are skipped: rows by a null
+/// row pointer, columns only at the ends of the row. Tile rows are whole
+/// 16-channel blocks (the scheduler aligns them).
+void dwconvChannelBlockedTile(const KernelCall &call, const Spatial &s,
+                              const int64_t *tile) {
+  auto [X, W, Y, bias, res] = ConvBuffers::of(call);
+  const int64_t P = s.oh * s.ow, HW = s.h * s.w;
+  const bool fuseAct =
+      s.mode == AMK_OP_NONE || s.mode == AMK_OP_RELU || s.mode == AMK_OP_CLIP;
+  const float lo = s.mode == AMK_OP_RELU   ? 0.f
+                   : s.mode == AMK_OP_CLIP ? call.fp[0]
+                                           : -INFINITY;
+  const float hi = s.mode == AMK_OP_CLIP ? call.fp[1] : INFINITY;
+  // Output columns whose three taps all fall inside the row.
+  const int64_t oxLo = std::min(s.ow, (s.pw + s.sw - 1) / s.sw);
+  const int64_t lastIn = s.w - 3 + s.pw; // the last interior tap 0's column
+  const int64_t oxHi =
+      lastIn < 0 ? oxLo : std::max(oxLo, std::min(s.ow, lastIn / s.sw + 1));
+  for (int64_t r = tile[0]; r < tile[1]; r += 16) {
+    const int64_t img = r / s.oc, c0 = r % s.oc;
+    const float *x = X + (img * s.c + c0) * HW;
+    float *y = Y + (img * s.oc + c0) * P;
+    const float *z = res ? res + (img * s.oc + c0) * P : nullptr;
+    V16 wv[9];
+    for (int k = 0; k < 9; ++k)
+      for (int c = 0; c < 16; ++c)
+        wv[k][c] = W[(c0 + c) * 9 + k];
+    const V16 bv = bias ? loadV16(bias + c0) : V16{};
+    for (int64_t oy = 0; oy < s.oh; ++oy) {
+      const float *row[3];
+      for (int ky = 0; ky < 3; ++ky) {
+        const int64_t iy = oy * s.sh - s.ph + ky;
+        row[ky] = iy >= 0 && iy < s.h ? x + iy * s.w * 16 : nullptr;
+      }
+      auto finish = [&](int64_t ox, V16 acc) {
+        float *o = y + (oy * s.ow + ox) * 16;
+        if (z)
+          acc += loadV16(z + (oy * s.ow + ox) * 16);
+        if (fuseAct && !z) {
+          acc = acc < lo ? lo : acc;
+          acc = acc > hi ? hi : acc;
+        } else {
+          acc = activate(acc, 16, (int)s.mode, call.fp);
+        }
+        storeV16(o, acc, 16);
+      };
+      // The edges: taps checked one by one.
+      auto edge = [&](int64_t ox) {
+        V16 acc = bv;
+        for (int ky = 0; ky < 3; ++ky) {
+          if (!row[ky])
+            continue;
+          for (int kx = 0; kx < 3; ++kx) {
+            const int64_t ix = ox * s.sw - s.pw + kx;
+            if (ix >= 0 && ix < s.w)
+              acc += wv[ky * 3 + kx] * loadV16(row[ky] + ix * 16);
+          }
+        }
+        finish(ox, acc);
+      };
+      for (int64_t ox = 0; ox < oxLo; ++ox)
+        edge(ox);
+      for (int64_t ox = oxLo; ox < oxHi; ++ox) {
+        V16 acc = bv;
+        const int64_t ix = (ox * s.sw - s.pw) * 16;
+#pragma clang loop unroll(full)
+        for (int ky = 0; ky < 3; ++ky) {
+          if (!row[ky])
+            continue;
+          const float *p = row[ky] + ix;
+          acc += wv[ky * 3] * loadV16(p);
+          acc += wv[ky * 3 + 1] * loadV16(p + 16);
+          acc += wv[ky * 3 + 2] * loadV16(p + 32);
+        }
+        finish(ox, acc);
+      }
+      for (int64_t ox = oxHi; ox < s.ow; ++ox)
+        edge(ox);
+    }
+  }
+}
+
 /// Depthwise: output channel o reads input channel o / multiplier. The
 /// input plane is copied once into a zero-padded buffer so the inner loops
 /// carry no bounds checks and vectorize.
 void dwconvTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
+  if (convLayout(call))
+    return dwconvChannelBlockedTile(call, s, tile);
   if (blockedApplies(s))
     return dwconvBlockedTile(call, s, tile);
   auto [X, W, Y, bias, res] = ConvBuffers::of(call);
@@ -222,9 +311,24 @@ bool KernelImpl<AMK_RT_K_DWCONV>::run(const KernelCall &call,
 }
 
 template <>
-bool KernelImpl<AMK_RT_K_DWCONV>::check(const amk_rt_kernel &k, const int64_t *,
-                                        const float *, std::string &error) {
-  return hasParams(k, AMK_SP_NUM_IPARAMS, 2, error) && k.num_buffers >= 5;
+bool KernelImpl<AMK_RT_K_DWCONV>::check(const amk_rt_kernel &k,
+                                        const int64_t *ip, const float *,
+                                        std::string &error) {
+  if (!hasParams(k, AMK_SP_NUM_IPARAMS, 2, error) || k.num_buffers < 5)
+    return false;
+  const int64_t layout =
+      k.num_iparams > AMK_CONV_LAYOUT ? ip[AMK_CONV_LAYOUT] : 0;
+  if (layout && (layout != (AMK_CONV_X_BLOCKED | AMK_CONV_Y_BLOCKED) ||
+                 ip[AMK_SP_C] % 16 || ip[AMK_SP_OC] != ip[AMK_SP_C] ||
+                 ip[AMK_SP_KH] != 3 || ip[AMK_SP_KW] != 3 ||
+                 ip[AMK_SP_DH] != 1 || ip[AMK_SP_DW] != 1)) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': a channel-blocked depthwise convolution needs both operands "
+            "blocked, 16 dividing the channels, one output channel per "
+            "input channel and a 3x3 filter of dilation 1";
+    return false;
+  }
+  return true;
 }
 
 } // namespace amk::rt

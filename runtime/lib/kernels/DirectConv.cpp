@@ -67,6 +67,39 @@ void convMicroTile(const float *x, int64_t step, int64_t cs, int64_t C,
 using MicroTileFn = void (*)(const float *, int64_t, int64_t, int64_t,
                              const int64_t *, int64_t, const float *, float *);
 
+/// convMicroTile for a flat 1x1 convolution whose input is channel-blocked
+/// (NCHW16c: pixel p of channel c at [c / 16][p][c % 16]): R consecutive
+/// pixels from `x`, channel blocks `bs` floats apart. The same FMAs in the
+/// same channel order as convMicroTile, so the same bits; the broadcasts
+/// now come from one 64-byte line per pixel and block.
+template <int R>
+void blockedInMicroTile(const float *x, int64_t bs, int64_t C, const float *w,
+                        float *out) {
+  V16 acc[R][2] = {};
+  for (int64_t cb = 0; cb < C; cb += 16, x += bs) {
+    for (int c = 0; c < 16; ++c, w += kOcBlock) {
+      V16 w0 = loadV16(w), w1 = loadV16(w + 16);
+      __builtin_prefetch(w + 16 * kOcBlock);
+      __builtin_prefetch(w + 16 * kOcBlock + 16);
+      for (int j = 0; j < R; ++j) {
+        float v = x[j * 16 + c];
+        acc[j][0] += w0 * v;
+        acc[j][1] += w1 * v;
+      }
+    }
+  }
+  std::memcpy(out, acc, sizeof(acc));
+}
+
+using BlockedInTileFn = void (*)(const float *, int64_t, int64_t, const float *,
+                                 float *);
+
+template <int... Rs>
+constexpr std::array<BlockedInTileFn, sizeof...(Rs)>
+blockedInTiles(std::integer_sequence<int, Rs...>) {
+  return {&blockedInMicroTile<Rs + 1>...};
+}
+
 /// The register tiles of one row, by pixel count.
 template <int S, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
@@ -79,24 +112,6 @@ template <int S, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
 pairTiles(std::integer_sequence<int, Rs...>) {
   return {&convMicroTile<Rs + 1, Rs + 1, S>...};
-}
-
-/// The activation on the first n lanes of v: Relu and Clip inline, the
-/// others through applyActivation.
-V16 activate(V16 v, int64_t n, int act, const float *fp) {
-  if (act == AMK_OP_RELU)
-    return v > 0 ? v : 0;
-  if (act == AMK_OP_CLIP) {
-    v = v < fp[0] ? fp[0] : v;
-    return v > fp[1] ? fp[1] : v;
-  }
-  if (act != AMK_OP_NONE) {
-    alignas(64) float t[16];
-    std::memcpy(t, &v, sizeof(t));
-    applyActivation(t, n, act, fp[0], fp[1]);
-    std::memcpy(&v, t, sizeof(t));
-  }
-  return v;
 }
 
 /// The end of a direct-convolution register tile: `acc` holds n <= 16
@@ -138,6 +153,29 @@ void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
       applyActivation(t, n, act, fp[0], fp[1]);
       std::memcpy(yo, t, n * sizeof(float));
 #endif
+    }
+  }
+}
+
+/// storeConvTile for a channel-blocked output: the tile's n pixels,
+/// starting at pixel p0, go to [ob / 16 + h][p0 + j][16] of `y` (the
+/// image's output) as whole vectors, with no transpose; the residual has
+/// the same layout. The steps and their order are storeConvTile's, so the
+/// values are the same. [o0, o1) are whole 16-channel halves (the
+/// scheduler blocks only channel counts that 16 divides).
+void storeBlockedTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
+                      int64_t o1, const float *bias, const float *res, float *y,
+                      int64_t P, int64_t p0, int act, const float *fp) {
+  for (int64_t h = 0; h < kOcBlock; h += 16) {
+    if (ob + h < o0 || ob + h >= o1)
+      continue;
+    const V16 b = bias ? loadV16(bias + ob + h) : V16{};
+    const int64_t at = ((ob + h) / 16 * P + p0) * 16;
+    for (int64_t j = 0; j < n; ++j) {
+      V16 v = loadV16(acc + j * kOcBlock + h) + b;
+      if (res)
+        v += loadV16(res + at + j * 16);
+      storeV16(y + at + j * 16, activate(v, 16, act, fp), 16);
     }
   }
 }
@@ -207,6 +245,13 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
   const auto &tiles = s.sw == 1 ? row1 : row2;
   const auto &pairs = s.sw == 1 ? pair1 : pair2;
   int64_t P = s.oh * s.ow, ntaps = s.kh * s.kw;
+  // Channel-blocked operands (AMK_CONV_LAYOUT): the input only of a flat
+  // 1x1 convolution, the output (and residual) of any.
+  const int64_t layout = convLayout(call);
+  const bool xBlocked = layout & AMK_CONV_X_BLOCKED,
+             yBlocked = layout & AMK_CONV_Y_BLOCKED;
+  static constexpr auto blockedIn =
+      blockedInTiles(std::make_integer_sequence<int, kMaxTilePixels>());
   // A 1x1 stride-1 convolution without padding reads pixel p at p: one
   // long row.
   bool flat = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 &&
@@ -221,7 +266,8 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
   // pixels fill four vectors).
   static constexpr std::array<decltype(&pointwiseTile<1>), 3> pwTiles = {
       &pointwiseTile<1>, &pointwiseTile<2>, &pointwiseTile<3>};
-  const bool pointwise = flat && P >= kPwMinPixels;
+  // The channel x pixel tile reads channel rows and stores them.
+  const bool pointwise = flat && P >= kPwMinPixels && !layout;
   // The input is read in place only when no tap of any output falls
   // outside it: no begin padding, and no end padding either (SAME_UPPER
   // with an odd total pads only the end).
@@ -300,16 +346,23 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
           int64_t a = ox0 + (ox1 - ox0) * i / pieces,
                   b = ox0 + (ox1 - ox0) * (i + 1) / pieces, n = b - a;
           const float *xp = base + oy * s.sh * rs + a * s.sw;
-          if (pair)
+          if (xBlocked)
+            blockedIn[n - 1](x + a * 16, P * 16, s.c, wb, acc);
+          else if (pair)
             pairs[ow - 1](xp, s.sh * rs, cs, s.c, taps.data(), ntaps, wb, acc);
           else
             tiles[n - 1](xp, 0, cs, s.c, taps.data(), ntaps, wb, acc);
           // A pair's pixels are consecutive in the output too.
           n = pair ? 2 * ow : n;
-          storeConvTile(acc, n, ob, o0, o1, bias,
-                        res ? res + img * s.oc * P + oy * ow + a : nullptr,
-                        Y + img * s.oc * P + oy * ow + a, P, (int)s.mode,
-                        call.fp);
+          if (yBlocked)
+            storeBlockedTile(
+                acc, n, ob, o0, o1, bias, res ? res + img * s.oc * P : nullptr,
+                Y + img * s.oc * P, P, oy * ow + a, (int)s.mode, call.fp);
+          else
+            storeConvTile(acc, n, ob, o0, o1, bias,
+                          res ? res + img * s.oc * P + oy * ow + a : nullptr,
+                          Y + img * s.oc * P + oy * ow + a, P, (int)s.mode,
+                          call.fp);
         }
         oy += pair ? 2 : 1;
       }

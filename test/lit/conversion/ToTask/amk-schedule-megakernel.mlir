@@ -56,6 +56,13 @@
 // RUN: amk-run %t/winograd.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1 conv-kernel=winograd winograd-tile=4})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 fuse-blocks-min-bytes=0 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1 fuse-blocks-min-bytes=0})' | FileCheck %s --check-prefix=WHEREEXEC
+// blocked-layout keeps the values between flat 1x1 and 3x3 depthwise
+// convolutions NCHW16c (AMK_CONV_LAYOUT, the last iparam: 1 input, 2
+// output, 3 both); off, every kernel reads and writes NCHW.
+// RUN: amk-opt %t/blocked_layout.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=BLOCKED
+// RUN: amk-opt %t/blocked_layout.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 blocked-layout=false})' | FileCheck %s --check-prefix=NOBLOCKED
+// RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -225,7 +232,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // CHECK-LABEL: amk_task.program @winograd attributes
 // CHECK: kind = "const", name = "{{.*}}.winograd4", {{.*}}type = tensor<2304x32xf32>
 // CHECK: kind = "const", name = "{{.*}}.winograd4", {{.*}}type = tensor<2880x32xf32>
-// CHECK: amk_task.kernel conv {{{.*}}iparams = array<i64: 1, 32, 24, 24, 40, 3, 3, 24, 24, 1, 1, 1, 1, 1, 1, 1, 1, 4>{{.*}}variant = 3 : i64}
+// CHECK: amk_task.kernel conv {{{.*}}iparams = array<i64: 1, 32, 24, 24, 40, 3, 3, 24, 24, 1, 1, 1, 1, 1, 1, 1, 1, 4, 0>{{.*}}variant = 3 : i64}
 // CHECK: amk_task.kernel conv {{{.*}}variant = 3 : i64}
 // Two workers split the rows of tiles, each taking all 40 channels: a
 // split by channels would copy and transform the whole input twice.
@@ -237,7 +244,7 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // DIRECT: amk_task.kernel conv {{{.*}}variant = 2 : i64}
 // WINO2-LABEL: amk_task.program @winograd attributes
 // WINO2: kind = "const", name = "{{.*}}.winograd2", {{.*}}type = tensor<1024x32xf32>
-// WINO2: amk_task.kernel conv {{{.*}}array<i64: 1, 32, 24, 24, 40, 3, 3, 24, 24, 1, 1, 1, 1, 1, 1, 1, 1, 2>{{.*}}variant = 3 : i64}
+// WINO2: amk_task.kernel conv {{{.*}}array<i64: 1, 32, 24, 24, 40, 3, 3, 24, 24, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0>{{.*}}variant = 3 : i64}
 // Forced Winograd also takes the 3-channel convolution of @cnn_mlp above.
 // WINO-LABEL: amk_task.program @cnn_mlp attributes
 // WINO: kind = "const", name = "{{.*}}.winograd{{[24]}}"
@@ -294,6 +301,56 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %w = "onnx.Constant"() <{value = dense<0.02> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
     %c = "amk.conv"(%x, %w, %none, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<8x64x7x7xf32>, tensor<64x64x3x3xf32>, none, none) -> tensor<8x64x7x7xf32>
     return %c : tensor<8x64x7x7xf32>
+  }
+}
+
+// -----
+
+//--- blocked_layout.mlir
+// Expansion from the NCHW input (output blocked), depthwise (both),
+// projection whose result two convolutions read (both), a second
+// expansion and depthwise, a projection adding the first one's result as
+// its residual (both), a stride-2 depthwise, the last 1x1 back to NCHW for
+// the return. A depthwise layer of 24 channels (16 does not divide them)
+// stays NCHW.
+// BLOCKED-LABEL: amk_task.program @blocked_layout attributes
+// BLOCKED: amk_task.kernel conv {{{.*}}iparams = array<i64: 2, 32, 9, 11, 64, 1, 1, 9, 11, 1, 1, 0, 0, 1, 1, 1, 1, 0, 2>{{.*}}variant = 2 : i64}
+// BLOCKED: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 64, 9, 11, 64, 3, 3, 9, 11, 1, 1, 1, 1, 1, 1, 64, 1, 0, 3>
+// BLOCKED: amk_task.kernel conv {{{.*}}iparams = array<i64: 2, 64, 9, 11, 32, 1, 1, 9, 11, 1, 1, 0, 0, 1, 1, 1, 0, 0, 3>{{.*}}variant = 2 : i64}
+// BLOCKED: amk_task.kernel conv {{{.*}}iparams = array<i64: 2, 32, 9, 11, 96, 1, 1, 9, 11, 1, 1, 0, 0, 1, 1, 1, 1, 0, 3>{{.*}}variant = 2 : i64}
+// BLOCKED: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 96, 9, 11, 96, 3, 3, 9, 11, 1, 1, 1, 1, 1, 1, 96, 0, 0, 3>
+// BLOCKED: amk_task.kernel conv {{{.*}}buffers = array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, -1, {{[0-9]+}}>, {{.*}}iparams = array<i64: 2, 96, 9, 11, 32, 1, 1, 9, 11, 1, 1, 0, 0, 1, 1, 1, 0, 0, 3>{{.*}}variant = 2 : i64}
+// BLOCKED: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 32, 9, 11, 32, 3, 3, 5, 6, 2, 2, 1, 1, 1, 1, 32, 1, 0, 3>
+// BLOCKED: amk_task.kernel conv {{{.*}}iparams = array<i64: 2, 32, 5, 6, 64, 1, 1, 5, 6, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1>{{.*}}variant = 2 : i64}
+// BLOCKED: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 24, 9, 11, 24, 3, 3, 9, 11, 1, 1, 1, 1, 1, 1, 24, 0>
+// NOBLOCKED-LABEL: amk_task.program @blocked_layout attributes
+// NOBLOCKED: amk_task.kernel conv {{{.*}}iparams = array<i64: 2, 32, 9, 11, 64, 1, 1, 9, 11, 1, 1, 0, 0, 1, 1, 1, 1>{{.*}}variant = 2 : i64}
+// NOBLOCKED: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 64, 9, 11, 64, 3, 3, 9, 11, 1, 1, 1, 1, 1, 1, 64, 1>
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @blocked_layout(%x: tensor<2x32x9x11xf32> {onnx.name = "x"}) -> (tensor<2x64x5x6xf32> {onnx.name = "y"}, tensor<2x24x9x11xf32> {onnx.name = "side"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.03> : tensor<64x32x1x1xf32>}> : () -> tensor<64x32x1x1xf32>
+    %b1 = "onnx.Constant"() <{value = dense<0.1> : tensor<64xf32>}> : () -> tensor<64xf32>
+    %wd1 = "onnx.Constant"() <{value = dense<0.2> : tensor<64x1x3x3xf32>}> : () -> tensor<64x1x3x3xf32>
+    %w2 = "onnx.Constant"() <{value = dense<-0.05> : tensor<32x64x1x1xf32>}> : () -> tensor<32x64x1x1xf32>
+    %w3 = "onnx.Constant"() <{value = dense<0.04> : tensor<96x32x1x1xf32>}> : () -> tensor<96x32x1x1xf32>
+    %wd2 = "onnx.Constant"() <{value = dense<-0.1> : tensor<96x1x3x3xf32>}> : () -> tensor<96x1x3x3xf32>
+    %w4 = "onnx.Constant"() <{value = dense<0.02> : tensor<32x96x1x1xf32>}> : () -> tensor<32x96x1x1xf32>
+    %wd3 = "onnx.Constant"() <{value = dense<0.15> : tensor<32x1x3x3xf32>}> : () -> tensor<32x1x3x3xf32>
+    %w5 = "onnx.Constant"() <{value = dense<0.25> : tensor<64x32x1x1xf32>}> : () -> tensor<64x32x1x1xf32>
+    %w6 = "onnx.Constant"() <{value = dense<0.1> : tensor<24x32x1x1xf32>}> : () -> tensor<24x32x1x1xf32>
+    %wd6 = "onnx.Constant"() <{value = dense<0.3> : tensor<24x1x3x3xf32>}> : () -> tensor<24x1x3x3xf32>
+    %e = "amk.conv"(%x, %w1, %b1, %none) <{activation = "relu"}> : (tensor<2x32x9x11xf32>, tensor<64x32x1x1xf32>, tensor<64xf32>, none) -> tensor<2x64x9x11xf32>
+    %d = "amk.conv"(%e, %wd1, %none, %none) <{group = 64 : i64, pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<2x64x9x11xf32>, tensor<64x1x3x3xf32>, none, none) -> tensor<2x64x9x11xf32>
+    %p = "amk.conv"(%d, %w2, %none, %none) : (tensor<2x64x9x11xf32>, tensor<32x64x1x1xf32>, none, none) -> tensor<2x32x9x11xf32>
+    %e2 = "amk.conv"(%p, %w3, %none, %none) <{activation = "relu"}> : (tensor<2x32x9x11xf32>, tensor<96x32x1x1xf32>, none, none) -> tensor<2x96x9x11xf32>
+    %d2 = "amk.conv"(%e2, %wd2, %none, %none) <{group = 96 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<2x96x9x11xf32>, tensor<96x1x3x3xf32>, none, none) -> tensor<2x96x9x11xf32>
+    %p2 = "amk.conv"(%d2, %w4, %none, %p) : (tensor<2x96x9x11xf32>, tensor<32x96x1x1xf32>, none, tensor<2x32x9x11xf32>) -> tensor<2x32x9x11xf32>
+    %d3 = "amk.conv"(%p2, %wd3, %none, %none) <{group = 32 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, activation = "relu"}> : (tensor<2x32x9x11xf32>, tensor<32x1x3x3xf32>, none, none) -> tensor<2x32x5x6xf32>
+    %y = "amk.conv"(%d3, %w5, %none, %none) : (tensor<2x32x5x6xf32>, tensor<64x32x1x1xf32>, none, none) -> tensor<2x64x5x6xf32>
+    %s = "amk.conv"(%x, %w6, %none, %none) : (tensor<2x32x9x11xf32>, tensor<24x32x1x1xf32>, none, none) -> tensor<2x24x9x11xf32>
+    %side = "amk.conv"(%s, %wd6, %none, %none) <{group = 24 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<2x24x9x11xf32>, tensor<24x1x3x3xf32>, none, none) -> tensor<2x24x9x11xf32>
+    return %y, %side : tensor<2x64x5x6xf32>, tensor<2x24x9x11xf32>
   }
 }
 
