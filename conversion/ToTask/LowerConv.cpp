@@ -189,6 +189,30 @@ void Scheduler::findChannelBlocked() {
   }
 }
 
+FailureOr<int> Scheduler::packDirectWeights(Operation *op, Value w, int64_t OC,
+                                            int64_t C, int64_t taps) {
+  // [ceil(OC/32)][C][taps][32]: each tap's 32 output channels are two
+  // vectors, and a block's taps are read in order.
+  auto value = amk::getConstantTensor(w);
+  if (!value)
+    return unsupported(op, "cannot read the constant weights");
+  const int64_t B = AMK_CONV_OC_BLOCK, blocks = (OC + B - 1) / B;
+  amk::ref::Tensor packed(value->dtype(), {blocks * C * taps, B});
+  const float *src = value->data<float>();
+  float *dst = packed.data<float>();
+  std::fill_n(dst, blocks * C * taps * B, 0.f);
+  for (int64_t o = 0; o < OC; ++o)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        dst[((o / B * C + c) * taps + t) * B + o % B] =
+            src[(o * C + c) * taps + t];
+  auto type = RankedTensorType::get(
+      {blocks * C * taps, B},
+      cast<RankedTensorType>(w.getType()).getElementType());
+  return newConstTensor(type, packed.toAttr(op->getContext()),
+                        amk::onnx::getTensorName(w).str() + ".direct");
+}
+
 LogicalResult Scheduler::lowerConv(Operation *op) {
   Value x = op->getOperand(0), w = op->getOperand(1);
   Value b = op->getNumOperands() > 2 ? op->getOperand(2) : Value();
@@ -332,26 +356,10 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
                            amk::onnx::getTensorName(w).str() + ".winograd" +
                                std::to_string(wino));
   } else if (direct) {
-    // [ceil(OC/32)][C][KH][KW][32]: each tap's 32 output channels are two
-    // vectors, and a block's taps are read in order.
-    auto value = amk::getConstantTensor(w);
-    if (!value)
-      return unsupported(op, "cannot read the constant weights");
-    const int64_t B = AMK_CONV_OC_BLOCK, blocks = (OC + B - 1) / B,
-                  taps = KH * KW;
-    amk::ref::Tensor packed(value->dtype(), {blocks * C * taps, B});
-    const float *src = value->data<float>();
-    float *dst = packed.data<float>();
-    std::fill_n(dst, blocks * C * taps * B, 0.f);
-    for (int64_t o = 0; o < OC; ++o)
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t t = 0; t < taps; ++t)
-          dst[((o / B * C + c) * taps + t) * B + o % B] =
-              src[(o * C + c) * taps + t];
-    auto type =
-        RankedTensorType::get({blocks * C * taps, B}, wt.getElementType());
-    wSlot = newConstTensor(type, packed.toAttr(op->getContext()),
-                           amk::onnx::getTensorName(w).str() + ".direct");
+    auto packed = packDirectWeights(op, w, OC, C, KH * KW);
+    if (failed(packed))
+      return failure();
+    wSlot = *packed;
   }
   if (layout && !(depthwise ? xBlk && yBlk : direct && !wino && pointwise))
     return op->emitOpError("internal error: a channel-blocked operand on a "

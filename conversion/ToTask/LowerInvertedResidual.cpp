@@ -141,7 +141,19 @@ LogicalResult Scheduler::lowerInvertedResidual(Operation *dw) {
     return {floatAttr(op, "activation_alpha", 0),
             floatAttr(op, "activation_beta", 0)};
   };
+  // Variant 1 (blocked-layout): the strips' activations channel-blocked and
+  // the 1x1 products on the direct kernel's register tiles, so its
+  // weights are packed as that kernel's.
+  const bool blocked = opts.blockedLayout && expand && CE % 16 == 0;
+  if (blocked) {
+    auto p1 = packDirectWeights(expand, expand->getOperand(1), CE, C, 1);
+    auto p3 = packDirectWeights(project, project->getOperand(1), CO, CE, 1);
+    if (failed(p1) || failed(p3))
+      return failure();
+    w1 = *p1, w3 = *p3;
+  }
   KOp &k = newKOp(dw, AMK_RT_K_INVERTED_RESIDUAL);
+  k.variant = blocked ? 1 : 0;
   k.slots.assign(AMK_IR_NUM_BUFFERS, -1);
   k.slots[AMK_IR_X] = *xi, k.slots[AMK_IR_W1] = *w1, k.slots[AMK_IR_B1] = *b1;
   k.slots[AMK_IR_WD] = *wd, k.slots[AMK_IR_BD] = *bd;

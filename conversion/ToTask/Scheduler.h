@@ -240,6 +240,10 @@ private:
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerView(Operation *op);
   LogicalResult lowerConv(Operation *op);
+  /// Constant weights w [OC][C][taps] packed for the direct convolution's
+  /// register tiles, [ceil(OC/32)][C][taps][32] (zero past OC).
+  FailureOr<int> packDirectWeights(Operation *op, Value w, int64_t OC,
+                                   int64_t C, int64_t taps);
   void findInvertedResiduals();
   void findChannelBlocked();
   LogicalResult lowerInvertedResidual(Operation *dw);

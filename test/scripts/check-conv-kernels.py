@@ -120,19 +120,37 @@ CASES = [
      [(160, "Relu", False), ("dw", 2, "clip"), (32, None, False),
       (160, "Relu", False), ("dw", 1, None), (32, None, 2),
       (64, None, False)]),
+    # MobileNetV2's early blocks, fused into INVERTED_RESIDUAL kernels
+    # (expanded activations over fuse-blocks-min-bytes) whose strips are
+    # channel-blocked (variant 1): a residual block at 56x56 with 144
+    # channels (a last half-empty 32-channel block), and a stride-2 block
+    # from 112x113 (odd width) on two images.
+    ("ir_residual", (1, 24, 56, 56),
+     [(144, "clip", False), ("dw", 1, "clip"), (24, None, True)]),
+    ("ir_stride2", (2, 16, 112, 113),
+     [(96, "clip", False), ("dw", 2, "clip"), (24, None, False)]),
 ]
+
+
+def compiled(bin_dir, path):
+    return subprocess.run(
+        [os.path.join(bin_dir, "amk-opt"), path,
+         "--pass-pipeline=builtin.module(amk-graph-opt{target=cpu},"
+         "amk-schedule-megakernel{workers=1 vector-width=16})"],
+        capture_output=True, text=True, check=True).stdout
+
+
+def count_kernels(bin_dir, path, pattern):
+    return sum(1 for line in compiled(bin_dir, path).splitlines()
+               if re.search(pattern, line))
 
 
 def blocked_kernels(bin_dir, path):
     """How many conv/dwconv kernels of the compiled model have both
     operands channel-blocked (AMK_CONV_LAYOUT 3)."""
-    r = subprocess.run(
-        [os.path.join(bin_dir, "amk-opt"), path,
-         "--pass-pipeline=builtin.module(amk-graph-opt{target=cpu},"
-         "amk-schedule-megakernel{workers=1 vector-width=16})"],
-        capture_output=True, text=True, check=True)
+    r = compiled(bin_dir, path)
     n = 0
-    for line in r.stdout.splitlines():
+    for line in r.splitlines():
         m = re.search(r"amk_task.kernel (conv|dwconv) .*iparams = "
                       r"array<i64: ([^>]*)>", line)
         if m and len(m.group(2).split(",")) == 19 and \
@@ -151,6 +169,17 @@ def main():
     for name, shape, layers in CASES:
         path = os.path.join(work, name + ".onnx")
         model(path, shape, layers)
+        if name.startswith("ir_"):
+            got = count_kernels(sys.argv[1], path,
+                                r"amk_task.kernel inverted_residual .*"
+                                r"variant = 1")
+            if got == 1:
+                passed += 1
+                print(f"conv-kernels {name} fused: ok")
+            else:
+                failed += 1
+                print(f"conv-kernels {name} fused: FAIL ({got} channel-"
+                      "blocked inverted-residual kernels, expected 1)")
         if name.startswith("blocked"):
             # The blocked cases must run on blocked operands: every layer
             # but the first and the last takes and gives NCHW16c.

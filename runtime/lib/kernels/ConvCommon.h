@@ -150,6 +150,26 @@ inline void dw3x3Plane(const float *plane, int64_t PW, int64_t sh, int64_t oh,
 /// (DirectConv.cpp).
 void directConvTile(const KernelCall &call, const int64_t *tile);
 
+/// Register tiles of the direct convolution, for the kernels that run 1x1
+/// convolutions inside their own loops (INVERTED_RESIDUAL's channel-blocked
+/// strips). Each sums n <= 14 consecutive pixels x 32 output channels over
+/// C input channels, from weights packed as the direct kernel packs a
+/// block ([C][32]), into acc[n][32]:
+/// - pointwiseRegisterTile from NCHW input (channel c's pixels at x + c *
+///   cs);
+/// - blockedInRegisterTile from NCHW16c input (16-channel blocks bs floats
+///   apart, a pixel's 16 channels one line).
+void pointwiseRegisterTile(const float *x, int64_t cs, int64_t C,
+                           const float *w, int64_t n, float *acc);
+void blockedInRegisterTile(const float *x, int64_t bs, int64_t C,
+                           const float *w, int64_t n, float *acc);
+/// Writes channels [o0, o1) of a register tile (n pixels x the 32 channels
+/// of block ob) into the NCHW output y (pixel 0 of channel o at y[o * P]):
+/// bias, then the residual (laid out as y), then the activation.
+void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
+                   int64_t o1, const float *bias, const float *res, float *y,
+                   int64_t P, int act, const float *fp);
+
 /// CONV variant 3, Winograd F(m x m, 3 x 3) (WinogradConv.cpp).
 void winogradConvTile(const KernelCall &call, const int64_t *tile);
 

@@ -114,49 +114,6 @@ pairTiles(std::integer_sequence<int, Rs...>) {
   return {&convMicroTile<Rs + 1, Rs + 1, S>...};
 }
 
-/// The end of a direct-convolution register tile: `acc` holds n <= 16
-/// pixels x 32 channels (block `ob`); channels [o0, o1) of it are written
-/// to the NCHW output `y` (pixel 0 at y[o * P]) with the bias, then the
-/// residual (same layout as y), then the activation.
-void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
-                   int64_t o1, const float *bias, const float *res, float *y,
-                   int64_t P, int act, const float *fp) {
-  for (int64_t h = 0; h < kOcBlock; h += 16) {
-    int64_t lo = std::max<int64_t>(0, o0 - ob - h),
-            hi = std::min<int64_t>(16, o1 - ob - h);
-    if (lo >= hi)
-      continue;
-    V16 b = {};
-    if (bias)
-      for (int64_t k = lo; k < hi; ++k)
-        b[k] = bias[ob + h + k];
-    V16 r[16];
-    for (int64_t j = 0; j < 16; ++j)
-      r[j] = j < n ? loadV16(acc + j * kOcBlock + h) + b : V16{};
-    transpose16(r);
-    for (int64_t k = lo; k < hi; ++k) {
-      float *yo = y + (ob + h + k) * P;
-      const float *ro = res ? res + (ob + h + k) * P : nullptr;
-      V16 v = r[k];
-#ifdef __AVX512F__
-      __mmask16 m = (__mmask16)((1u << n) - 1);
-      if (ro)
-        v += (V16)_mm512_maskz_loadu_ps(m, ro);
-      v = activate(v, n, act, fp);
-      _mm512_mask_storeu_ps(yo, m, (__m512)v);
-#else
-      float t[16];
-      std::memcpy(t, &v, sizeof(t));
-      if (ro)
-        for (int64_t j = 0; j < n; ++j)
-          t[j] += ro[j];
-      applyActivation(t, n, act, fp[0], fp[1]);
-      std::memcpy(yo, t, n * sizeof(float));
-#endif
-    }
-  }
-}
-
 /// storeConvTile for a channel-blocked output: the tile's n pixels,
 /// starting at pixel p0, go to [ob / 16 + h][p0 + j][16] of `y` (the
 /// image's output) as whole vectors, with no transpose; the residual has
@@ -224,6 +181,64 @@ void pointwiseTile(const float *x, int64_t cs, int64_t C, const float *w,
 }
 
 } // namespace
+
+/// The end of a direct-convolution register tile: `acc` holds n <= 16
+/// pixels x 32 channels (block `ob`); channels [o0, o1) of it are written
+/// to the NCHW output `y` (pixel 0 at y[o * P]) with the bias, then the
+/// residual (same layout as y), then the activation.
+void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
+                   int64_t o1, const float *bias, const float *res, float *y,
+                   int64_t P, int act, const float *fp) {
+  for (int64_t h = 0; h < kOcBlock; h += 16) {
+    int64_t lo = std::max<int64_t>(0, o0 - ob - h),
+            hi = std::min<int64_t>(16, o1 - ob - h);
+    if (lo >= hi)
+      continue;
+    V16 b = {};
+    if (bias)
+      for (int64_t k = lo; k < hi; ++k)
+        b[k] = bias[ob + h + k];
+    V16 r[16];
+    for (int64_t j = 0; j < 16; ++j)
+      r[j] = j < n ? loadV16(acc + j * kOcBlock + h) + b : V16{};
+    transpose16(r);
+    for (int64_t k = lo; k < hi; ++k) {
+      float *yo = y + (ob + h + k) * P;
+      const float *ro = res ? res + (ob + h + k) * P : nullptr;
+      V16 v = r[k];
+#ifdef __AVX512F__
+      __mmask16 m = (__mmask16)((1u << n) - 1);
+      if (ro)
+        v += (V16)_mm512_maskz_loadu_ps(m, ro);
+      v = activate(v, n, act, fp);
+      _mm512_mask_storeu_ps(yo, m, (__m512)v);
+#else
+      float t[16];
+      std::memcpy(t, &v, sizeof(t));
+      if (ro)
+        for (int64_t j = 0; j < n; ++j)
+          t[j] += ro[j];
+      applyActivation(t, n, act, fp[0], fp[1]);
+      std::memcpy(yo, t, n * sizeof(float));
+#endif
+    }
+  }
+}
+
+void pointwiseRegisterTile(const float *x, int64_t cs, int64_t C,
+                           const float *w, int64_t n, float *acc) {
+  static constexpr auto tiles =
+      rowTiles<1>(std::make_integer_sequence<int, kMaxTilePixels>());
+  static const int64_t tap0 = 0;
+  tiles[n - 1](x, 0, cs, C, &tap0, 1, w, acc);
+}
+
+void blockedInRegisterTile(const float *x, int64_t bs, int64_t C,
+                           const float *w, int64_t n, float *acc) {
+  static constexpr auto tiles =
+      blockedInTiles(std::make_integer_sequence<int, kMaxTilePixels>());
+  tiles[n - 1](x, bs, C, w, acc);
+}
 
 /// Direct convolution (group 1, stride 1 or 2) on weights the scheduler
 /// packed as [ceil(OC/32)][C][KH][KW][32] (zero past OC). The input rows a

@@ -152,12 +152,144 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
   return true;
 }
 
+/// Variant 1: the same block with the expanded and depthwise activations
+/// of a strip channel-blocked (NCHW16c: [CE / 16][row][pixel][16]) in the
+/// per-worker buffers, and the two 1x1 convolutions on the direct kernel's
+/// register tiles (W1 and W3 packed as it packs them, [ceil(OC / 32)][C]
+/// [32]). The expansion's tiles of pixels x 32 channels are stored as
+/// they are, a pixel's 16 channels being one line of the blocked rows; the
+/// depthwise layer is 9 FMAs of whole vectors per output pixel, its rows
+/// padded by one zero column on each side; the projection broadcasts from
+/// the blocked rows and transposes its tiles into the NCHW output. Variant
+/// 0 keeps each channel's rows apart: at 56 to 112 pixels a row, its
+/// depthwise vectors are partly idle and its 1x1 products, per row, have
+/// only 16 to 144 input channels to amortize their C tiles over.
+bool invertedResidualBlockedTile(const KernelCall &call, const int64_t *tile,
+                                 std::string &error) {
+  const Block k(call.ip);
+  const auto *X = static_cast<const float *>(call.buffers[AMK_IR_X]);
+  const auto *W1 = static_cast<const float *>(call.buffers[AMK_IR_W1]);
+  const auto *B1 = static_cast<const float *>(call.buffers[AMK_IR_B1]);
+  const auto *WD = static_cast<const float *>(call.buffers[AMK_IR_WD]);
+  const auto *BD = static_cast<const float *>(call.buffers[AMK_IR_BD]);
+  const auto *W3 = static_cast<const float *>(call.buffers[AMK_IR_W3]);
+  const auto *B3 = static_cast<const float *>(call.buffers[AMK_IR_B3]);
+  const auto *R = static_cast<const float *>(call.buffers[AMK_IR_R]);
+  auto *Y = static_cast<float *>(call.buffers[AMK_IR_Y]);
+  if (!W1) {
+    error = "kernel '" +
+            std::string(call.kernel->name ? call.kernel->name : "") +
+            "': the channel-blocked inverted-residual block needs its "
+            "expansion's weights";
+    return false;
+  }
+  const float *fp = call.fp;
+  constexpr int64_t B = AMK_CONV_OC_BLOCK, T = 14; // register tile
+  const int64_t HW = k.h * k.w, P = k.oh * k.ow, CB = k.ce / 16;
+  // Blocked rows: a zero column on each side of the W pixels.
+  const int64_t PW = k.w + 2;
+  const int64_t fit = std::max<int64_t>(3, kStripBytes / (k.ce * PW * 4));
+  const int64_t strip = std::max<int64_t>(1, (fit - 3) / k.s + 1);
+  const int64_t cap = (strip - 1) * k.s + 3; // expanded rows per strip
+  thread_local std::vector<V16> E, D;
+  if ((int64_t)E.size() < CB * cap * PW)
+    E.resize(CB * cap * PW);
+  if ((int64_t)D.size() < CB * strip * k.ow)
+    D.resize(CB * strip * k.ow);
+  alignas(64) float acc[T * B];
+  V16 wd[9];
+  for (int64_t r = tile[0]; r < tile[1];) {
+    const int64_t img = r / k.oh, oyA = r % k.oh;
+    const int64_t oyB = std::min(k.oh, oyA + (tile[1] - r));
+    const float *x = X + img * k.c * HW;
+    int64_t e0 = 0, have = 0;
+    for (int64_t oy0 = oyA; oy0 < oyB; oy0 += strip) {
+      const int64_t oy1 = std::min(oyB, oy0 + strip), ns = oy1 - oy0;
+      const int64_t lo = oy0 * k.s - 1, hi = (oy1 - 1) * k.s + 1;
+      int64_t keep = 0;
+      if (have > 0 && lo >= e0 && lo < e0 + have) {
+        keep = e0 + have - lo;
+        for (int64_t cb = 0; cb < CB; ++cb) {
+          V16 *e = E.data() + cb * cap * PW;
+          std::memmove(e, e + (lo - e0) * PW, keep * PW * sizeof(V16));
+        }
+      }
+      e0 = lo, have = hi - lo + 1;
+      for (int64_t iy = lo + keep; iy <= hi; ++iy) {
+        const int64_t i = iy - lo;
+        for (int64_t cb = 0; cb < CB; ++cb) {
+          V16 *row = E.data() + (cb * cap + i) * PW;
+          row[0] = row[PW - 1] = V16{};
+          if (iy < 0 || iy >= k.h)
+            std::fill_n(row, PW, V16{});
+        }
+        if (iy < 0 || iy >= k.h)
+          continue;
+        // Pieces of at most 14 pixels, as even as they come.
+        const int64_t pieces = (k.w + T - 1) / T;
+        for (int64_t q = 0; q < pieces; ++q) {
+          const int64_t a = k.w * q / pieces, n = k.w * (q + 1) / pieces - a;
+          for (int64_t ob = 0; ob < k.ce; ob += B) {
+            pointwiseRegisterTile(x + iy * k.w + a, HW, k.c, W1 + ob * k.c, n,
+                                  acc);
+            for (int64_t h = 0; h < B && ob + h < k.ce; h += 16) {
+              const V16 b = B1 ? loadV16(B1 + ob + h) : V16{};
+              V16 *dst = E.data() + ((ob + h) / 16 * cap + i) * PW + 1 + a;
+              for (int64_t j = 0; j < n; ++j)
+                dst[j] = activate(loadV16(acc + j * B + h) + b, 16, k.act1, fp);
+            }
+          }
+        }
+      }
+      // Depthwise into D [CB][ns * OW][16], bias and activation in
+      // registers.
+      for (int64_t cb = 0; cb < CB; ++cb) {
+        for (int t = 0; t < 9; ++t)
+          for (int c = 0; c < 16; ++c)
+            wd[t][c] = WD[(cb * 16 + c) * 9 + t];
+        const V16 bd = BD ? loadV16(BD + cb * 16) : V16{};
+        const V16 *e = E.data() + cb * cap * PW;
+        V16 *d = D.data() + cb * ns * k.ow;
+        for (int64_t oy = 0; oy < ns; ++oy) {
+          const V16 *r0 = e + oy * k.s * PW, *r1 = r0 + PW, *r2 = r1 + PW;
+          for (int64_t ox = 0; ox < k.ow; ++ox) {
+            const int64_t c = ox * k.s;
+            V16 v = bd;
+            v += wd[0] * r0[c] + wd[1] * r0[c + 1] + wd[2] * r0[c + 2];
+            v += wd[3] * r1[c] + wd[4] * r1[c + 1] + wd[5] * r1[c + 2];
+            v += wd[6] * r2[c] + wd[7] * r2[c + 1] + wd[8] * r2[c + 2];
+            d[oy * k.ow + ox] = activate(v, 16, k.act2, fp + 2);
+          }
+        }
+      }
+      // Projection from the blocked rows into Y's NCHW rows.
+      const int64_t Pn = ns * k.ow;
+      const int64_t pieces = (Pn + T - 1) / T;
+      const int64_t at = img * k.co * P + oy0 * k.ow;
+      for (int64_t q = 0; q < pieces; ++q) {
+        const int64_t a = Pn * q / pieces, n = Pn * (q + 1) / pieces - a;
+        for (int64_t ob = 0; ob < k.co; ob += B) {
+          blockedInRegisterTile(reinterpret_cast<const float *>(D.data() + a),
+                                Pn * 16, k.ce, W3 + ob * k.ce, n, acc);
+          storeConvTile(acc, n, ob, ob, std::min(ob + B, k.co), B3,
+                        R ? R + at + a : nullptr, Y + at + a, P, k.act3,
+                        fp + 4);
+        }
+      }
+    }
+    r += oyB - oyA;
+  }
+  return true;
+}
+
 } // namespace
 
 template <>
 bool KernelImpl<AMK_RT_K_INVERTED_RESIDUAL>::run(const KernelCall &call,
                                                  const int64_t *tile,
                                                  std::string &error) {
+  if (call.kernel && call.kernel->variant == 1)
+    return invertedResidualBlockedTile(call, tile, error);
   return invertedResidualTile(call, tile, error);
 }
 
@@ -176,6 +308,12 @@ bool KernelImpl<AMK_RT_K_INVERTED_RESIDUAL>::check(const amk_rt_kernel &k,
             "': the inverted-residual block needs its nine buffers, a "
             "depthwise stride of 1 or 2 and the output size of a padded "
             "3x3 convolution";
+    return false;
+  }
+  if (k.variant == 1 && ip[AMK_IR_CE] % 16) {
+    error = "kernel '" + std::string(k.name ? k.name : "") +
+            "': the channel-blocked inverted-residual block needs an "
+            "expansion whose channels 16 divides";
     return false;
   }
   return true;
