@@ -76,6 +76,8 @@ double activate(double v, int64_t act, double alpha, double beta) {
     return 1 / (1 + std::exp(-v));
   if (act == AMK_OP_HARD_SWISH)
     return v * std::min(std::max(v * alpha + beta, 0.0), 1.0);
+  if (act == AMK_OP_QUICK_GELU)
+    return v / (1 + std::exp(-alpha * v));
   return v;
 }
 
@@ -126,7 +128,13 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
                         {3, 2, 1, AMK_OP_CLIP, false},
                         {3, 1, 1, AMK_OP_RELU, true},
                         {3, 2, 1, AMK_OP_HARD_SWISH, false},
-                        {5, 1, 2, AMK_OP_RELU, false}};
+                        {5, 1, 2, AMK_OP_RELU, false},
+                        // The filters without a 3x3 fast path: 4 output
+                        // rows per step with a last partial step (OH 19
+                        // and 10), strides 1 and 2.
+                        {5, 1, 1, AMK_OP_QUICK_GELU, true},
+                        {5, 2, 1, AMK_OP_SIGMOID, false},
+                        {7, 2, 1, AMK_OP_NONE, false}};
   const int64_t C = 5, H = 19, W = 23, mult = 2, OC = C * mult;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -143,7 +151,9 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
     std::vector<int64_t> ip =
         convParams(1, C, H, W, OC, c.k, OH, OW, c.stride, pad, c.dil, c.act);
     ip[AMK_SP_GROUP] = C;
-    float alpha = c.act == AMK_OP_CLIP ? 0.f : 1.f / 6;
+    float alpha = c.act == AMK_OP_CLIP         ? 0.f
+                  : c.act == AMK_OP_QUICK_GELU ? 1.f
+                                               : 1.f / 6;
     float beta = c.act == AMK_OP_CLIP ? 6.f : 0.5f;
     uint32_t k =
         addConvKernel(b, AMK_RT_K_DWCONV, 0, {1, C, H, W}, {1, OC, OH, OW}, Wt,

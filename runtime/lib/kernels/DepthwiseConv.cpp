@@ -228,10 +228,9 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
   int64_t OWr = (s.ow + V - 1) / V * V;
   int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
   int64_t PW = std::max(s.w + s.pw, (OWr - 1) * s.sw + (s.kw - 1) * s.dw + 1);
-  thread_local std::vector<float> plane, row;
+  thread_local std::vector<float> plane;
   // 32 floats of slack: the 3x3 path reads whole vectors.
   plane.assign(PH * PW + 32, 0.f);
-  row.resize(OWr);
   bool fast3x3 = s.kh == 3 && s.kw == 3 && s.dh == 1 && s.dw == 1 &&
                  (s.sw == 1 || s.sw == 2);
   int64_t loaded = -1;
@@ -271,30 +270,42 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
                      call.fp);
       continue;
     }
-    for (int64_t oy = 0; oy < s.oh; ++oy) {
-      for (int64_t ox0 = 0; ox0 < OWr; ox0 += V) {
-        float acc[V] = {};
-        for (int64_t ky = 0; ky < s.kh; ++ky) {
-          const float *__restrict prow =
-              plane.data() + (oy * s.sh + ky * s.dh) * PW + ox0 * s.sw;
-          for (int64_t kx = 0; kx < s.kw; ++kx) {
-            float wv = wk[ky * s.kw + kx];
-            const float *__restrict src = prow + kx * s.dw;
-            if (s.sw == 1) {
-              for (int64_t i = 0; i < V; ++i)
-                acc[i] += wv * src[i];
-            } else if (s.sw == 2) {
-              for (int64_t i = 0; i < V; ++i)
-                acc[i] += wv * src[2 * i];
-            } else {
-              for (int64_t i = 0; i < V; ++i)
-                acc[i] += wv * src[i * s.sw];
-            }
-          }
-        }
-        std::memcpy(row.data() + ox0, acc, sizeof(acc));
+    // Any other filter (5x5, dilated): R output rows x 16 columns per
+    // step, one accumulator each. With one, every tap's FMA waited on the
+    // previous one's: EfficientNet-B0's 5x5 layers ran at a quarter of the
+    // FMA rate (docs/runtime.md). Each output still sums its taps in order
+    // from zero, so the values are as before.
+    constexpr int R = 4;
+    auto load = [&](const float *p) -> V16 {
+      if (s.sw == 1)
+        return loadV16(p);
+      if (s.sw == 2) {
+        V16 a = loadV16(p), b = loadV16(p + 16);
+        return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                       20, 22, 24, 26, 28, 30);
       }
-      std::memcpy(y + oy * s.ow, row.data(), s.ow * sizeof(float));
+      V16 v;
+      for (int64_t i = 0; i < V; ++i)
+        v[i] = p[i * s.sw];
+      return v;
+    };
+    for (int64_t oy0 = 0; oy0 < s.oh; oy0 += R) {
+      const int64_t nr = std::min<int64_t>(R, s.oh - oy0);
+      for (int64_t ox0 = 0; ox0 < OWr; ox0 += V) {
+        V16 acc[R] = {};
+        for (int64_t ky = 0; ky < s.kh; ++ky)
+          for (int64_t kx = 0; kx < s.kw; ++kx) {
+            const float wv = wk[ky * s.kw + kx];
+            const float *src = plane.data() + (oy0 * s.sh + ky * s.dh) * PW +
+                               ox0 * s.sw + kx * s.dw;
+            for (int r = 0; r < R; ++r)
+              if (r < nr)
+                acc[r] += wv * load(src + r * s.sh * PW);
+          }
+        for (int r = 0; r < nr; ++r)
+          storeV16(y + (oy0 + r) * s.ow + ox0, acc[r],
+                   std::min<int64_t>(V, s.ow - ox0));
+      }
     }
     convEpilogue(y, P, o, bias, res ? res + r * P : nullptr, (int)s.mode,
                  call.fp);
