@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <string>
@@ -135,40 +136,47 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
                         {5, 1, 1, AMK_OP_QUICK_GELU, true},
                         {5, 2, 1, AMK_OP_SIGMOID, false},
                         {7, 2, 1, AMK_OP_NONE, false}};
-  const int64_t C = 5, H = 19, W = 23, mult = 2, OC = C * mult;
+  const int64_t C = 5, mult = 2;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1, 1);
-  for (const Case &c : cases) {
-    int64_t pad = c.dil * (c.k - 1) / 2;
-    int64_t OH = (H + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
-    int64_t OW = (W + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
-    std::vector<float> X(C * H * W), Wt(OC * c.k * c.k), bias(OC),
-        R(OC * OH * OW);
-    for (auto *v : {&X, &Wt, &bias, &R})
-      for (float &f : *v)
-        f = 3 * dist(rng);
-    ProgramBuilder b(1);
-    std::vector<int64_t> ip =
-        convParams(1, C, H, W, OC, c.k, OH, OW, c.stride, pad, c.dil, c.act);
-    ip[AMK_SP_GROUP] = C;
-    float alpha = c.act == AMK_OP_CLIP         ? 0.f
-                  : c.act == AMK_OP_QUICK_GELU ? 1.f
-                                               : 1.f / 6;
-    float beta = c.act == AMK_OP_CLIP ? 6.f : 0.5f;
-    uint32_t k =
-        addConvKernel(b, AMK_RT_K_DWCONV, 0, {1, C, H, W}, {1, OC, OH, OW}, Wt,
-                      bias, true, c.residual, ip, alpha, beta, "dw");
-    b.addTask(k, 0, {0, 3, 0, OH * OW}, {}, -1);
-    b.addTask(k, 0, {3, OC, 0, OH * OW}, {}, -1);
-    std::vector<float> Y(OC * OH * OW, NAN);
-    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
-    std::vector<double> ref = referenceConv(
-        X, 1, C, H, W, Wt, OC, C, c.k, c.stride, pad, c.dil, OH, OW,
-        bias.data(), c.residual ? R.data() : nullptr, c.act, alpha, beta);
-    for (int64_t at = 0; at < OC * OH * OW; ++at)
-      ASSERT_NEAR(Y[at], ref[at], 1e-4 * (1 + std::fabs(ref[at])))
-          << "k " << c.k << " stride " << c.stride << " at " << at;
-  }
+  // 19x23 planes take the per-plane loops; 13x11 ones, one output channel
+  // per input channel, the channel-blocked path (up to 20x20, any filter up
+  // to 7x7).
+  for (auto [H, W, m] : {std::array<int64_t, 3>{19, 23, mult},
+                         std::array<int64_t, 3>{13, 11, 1}})
+    for (const Case &c : cases) {
+      const int64_t OC = C * m;
+      int64_t pad = c.dil * (c.k - 1) / 2;
+      int64_t OH = (H + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+      int64_t OW = (W + 2 * pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+      std::vector<float> X(C * H * W), Wt(OC * c.k * c.k), bias(OC),
+          R(OC * OH * OW);
+      for (auto *v : {&X, &Wt, &bias, &R})
+        for (float &f : *v)
+          f = 3 * dist(rng);
+      ProgramBuilder b(1);
+      std::vector<int64_t> ip =
+          convParams(1, C, H, W, OC, c.k, OH, OW, c.stride, pad, c.dil, c.act);
+      ip[AMK_SP_GROUP] = C;
+      float alpha = c.act == AMK_OP_CLIP         ? 0.f
+                    : c.act == AMK_OP_QUICK_GELU ? 1.f
+                                                 : 1.f / 6;
+      float beta = c.act == AMK_OP_CLIP ? 6.f : 0.5f;
+      uint32_t k =
+          addConvKernel(b, AMK_RT_K_DWCONV, 0, {1, C, H, W}, {1, OC, OH, OW},
+                        Wt, bias, true, c.residual, ip, alpha, beta, "dw");
+      b.addTask(k, 0, {0, 3, 0, OH * OW}, {}, -1);
+      b.addTask(k, 0, {3, OC, 0, OH * OW}, {}, -1);
+      std::vector<float> Y(OC * OH * OW, NAN);
+      ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
+      std::vector<double> ref = referenceConv(
+          X, 1, C, H, W, Wt, OC, C, c.k, c.stride, pad, c.dil, OH, OW,
+          bias.data(), c.residual ? R.data() : nullptr, c.act, alpha, beta);
+      for (int64_t at = 0; at < OC * OH * OW; ++at)
+        ASSERT_NEAR(Y[at], ref[at], 1e-4 * (1 + std::fabs(ref[at])))
+            << "k " << c.k << " stride " << c.stride << " plane " << H << "x"
+            << W << " at " << at;
+    }
 }
 
 /// The channel-blocked depthwise path (3x3, one output channel per input

@@ -29,10 +29,16 @@ namespace {
 /// in L1. On 28x28 planes it measured no faster than the per-plane path.
 constexpr int64_t kBlockedMaxPixels = 20 * 20;
 
-/// Whether the channel-blocked path applies: a 3x3 depthwise (one output
-/// channel per input channel), stride 1 or 2, dilation 1, on a small plane.
+/// Largest filter side of the channel-blocked path (its weight vectors).
+constexpr int64_t kBlockedMaxTaps = 7;
+
+/// Whether the channel-blocked path applies: a depthwise (one output
+/// channel per input channel) of filters up to 7x7, stride 1 or 2, on a
+/// small plane. Filters other than 3x3 went to per-plane loops whose
+/// 16-lane rows were half idle on 7x7 planes: EfficientNet-B0's 5x5 layers
+/// at 14x14 and 7x7 (docs/runtime.md).
 bool blockedApplies(const Spatial &s) {
-  return s.oc == s.c && s.kh == 3 && s.kw == 3 && s.dh == 1 && s.dw == 1 &&
+  return s.oc == s.c && s.kh <= kBlockedMaxTaps && s.kw <= kBlockedMaxTaps &&
          (s.sh == 1 || s.sh == 2) && (s.sw == 1 || s.sw == 2) &&
          s.h * s.w <= kBlockedMaxPixels;
 }
@@ -51,8 +57,12 @@ void dwconvBlockedTile(const KernelCall &call, const Spatial &s,
   auto [X, W, Y, bias, res] = ConvBuffers::of(call);
   const int64_t P = s.oh * s.ow, HW = s.h * s.w;
   // Padded input: rows and columns of every tap of every output pixel.
-  const int64_t PH = std::max(s.h + s.ph, (s.oh - 1) * s.sh + 3);
-  const int64_t PW = std::max(s.w + s.pw, (s.ow - 1) * s.sw + 3);
+  const int64_t PH =
+      std::max(s.h + s.ph, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
+  const int64_t PW =
+      std::max(s.w + s.pw, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1);
+  const bool k3 = s.kh == 3 && s.kw == 3 && s.dh == 1 && s.dw == 1;
+  const int64_t taps = s.kh * s.kw;
   thread_local std::vector<V16> in, out;
   in.resize(PH * PW);
   out.resize(P + 16);
@@ -80,10 +90,10 @@ void dwconvBlockedTile(const KernelCall &call, const Spatial &s,
         for (int64_t q = 0; q < n; ++q)
           dst[q] = t[q];
       }
-    V16 wv[9], bv = {};
-    for (int k = 0; k < 9; ++k)
+    V16 wv[kBlockedMaxTaps * kBlockedMaxTaps], bv = {};
+    for (int64_t k = 0; k < taps; ++k)
       for (int64_t c = 0; c < 16; ++c)
-        wv[k][c] = c < G ? W[(c0 + c) * 9 + k] : 0.f;
+        wv[k][c] = c < G ? W[(c0 + c) * taps + k] : 0.f;
     if (bias)
       bv = loadV16Window(bias + c0, G, 0);
     for (int64_t oy = 0; oy < s.oh; ++oy) {
@@ -92,11 +102,17 @@ void dwconvBlockedTile(const KernelCall &call, const Spatial &s,
       for (int64_t ox = 0; ox < s.ow; ++ox) {
         const V16 *px = row + ox * s.sw;
         V16 acc = bv;
+        if (k3) {
 #pragma clang loop unroll(full)
-        for (int ky = 0; ky < 3; ++ky)
+          for (int ky = 0; ky < 3; ++ky)
 #pragma clang loop unroll(full)
-          for (int kx = 0; kx < 3; ++kx)
-            acc += wv[ky * 3 + kx] * px[ky * PW + kx];
+            for (int kx = 0; kx < 3; ++kx)
+              acc += wv[ky * 3 + kx] * px[ky * PW + kx];
+        } else {
+          for (int64_t ky = 0; ky < s.kh; ++ky)
+            for (int64_t kx = 0; kx < s.kw; ++kx)
+              acc += wv[ky * s.kw + kx] * px[ky * s.dh * PW + kx * s.dw];
+        }
         if (fuseAct) {
           acc = acc < lo ? lo : acc;
           acc = acc > hi ? hi : acc;
