@@ -388,7 +388,19 @@ LogicalResult Scheduler::lowerBatchNorm(Operation *op) {
   auto xi = getTensor(op->getOperand(0), op);
   if (failed(xi))
     return failure();
-  int yi = defineOutput(op->getResult(0));
+  // A Relu that alone reads the result (DenseNet's and pre-activation
+  // ResNets' BN -> ReLU before each convolution) runs as the program's
+  // last instruction and writes the tensor itself: one pass over the
+  // activation instead of two (DenseNet-121: 2.8 ms of separate ReLUs).
+  Value result = op->getResult(0);
+  Operation *relu = result.hasOneUse() ? *result.getUsers().begin() : nullptr;
+  if (relu && !isa<amk::onnx::ReluOp>(relu))
+    relu = nullptr;
+  if (relu) {
+    absorbed.insert(relu);
+    result = relu->getResult(0);
+  }
+  int yi = defineOutput(result);
   KOp &k = newKOp(op, AMK_RT_K_ELEMENTWISE);
   k.slots = {yi, *xi, ai, bi};
   int64_t rank = xt.getRank();
@@ -403,7 +415,11 @@ LogicalResult Scheduler::lowerBatchNorm(Operation *op) {
     for (int64_t d = 0; d < rank; ++d)
       k.ip.push_back(d == 1 ? 1 : 0);
   }
-  k.ip.append({2, AMK_OP_MUL, 3, 0, 1, 0, AMK_OP_ADD, 4, 3, 2, 0, 4});
+  if (relu)
+    k.ip.append({3, AMK_OP_MUL, 3, 0, 1, 0, AMK_OP_ADD, 4, 3, 2, 0, AMK_OP_RELU,
+                 5, 4, 0, 0, 5});
+  else
+    k.ip.append({2, AMK_OP_MUL, 3, 0, 1, 0, AMK_OP_ADD, 4, 3, 2, 0, 4});
   k.fp = {0.f, 0.f};
   int64_t numel = xt.getNumElements();
   k.rows = numel, k.rowAlign = 256;

@@ -496,6 +496,57 @@ TEST(Runtime, MaxPoolMatchesNaive) {
   }
 }
 
+/// Float average pooling whose windows lie inside the plane (the vector
+/// path) against a naive loop: DenseNet's 2x2 stride 2 with a partial last
+/// vector (28 outputs a row, an odd input width), 3x3 stride 1 over rows
+/// longer than two vectors, a non-square window, a plane narrower than a
+/// vector; both average modes (no pads, so they agree).
+TEST(Runtime, AveragePoolMatchesNaive) {
+  struct Case {
+    int64_t c, h, w, kh, kw, sh, sw, mode;
+  };
+  const Case cases[] = {{3, 12, 57, 2, 2, 2, 2, 1},
+                        {2, 9, 40, 3, 3, 1, 1, 2},
+                        {2, 8, 35, 2, 3, 2, 2, 1},
+                        {2, 7, 7, 3, 3, 2, 2, 2}};
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  for (const Case &c : cases) {
+    const int64_t oh = (c.h - c.kh) / c.sh + 1, ow = (c.w - c.kw) / c.sw + 1;
+    const int64_t n = 2, rows = n * c.c;
+    std::vector<float> X(rows * c.h * c.w);
+    for (float &f : X)
+      f = dist(rng);
+    ProgramBuilder b(1);
+    uint32_t in = b.addIO(true, "X", AMK_RT_F32, {n, c.c, c.h, c.w}, 4);
+    uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {n, c.c, oh, ow}, 4);
+    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+    ip[AMK_SP_N] = n, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h,
+    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = c.c, ip[AMK_SP_KH] = c.kh,
+    ip[AMK_SP_KW] = c.kw, ip[AMK_SP_OH] = oh, ip[AMK_SP_OW] = ow,
+    ip[AMK_SP_SH] = c.sh, ip[AMK_SP_SW] = c.sw, ip[AMK_SP_DH] = 1,
+    ip[AMK_SP_DW] = 1, ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = c.mode;
+    uint32_t k = b.addKernel(AMK_RT_K_POOL, 0, {in, out}, ip, {}, "avgpool");
+    b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
+    b.addTask(k, 0, {1, rows, 0, 1}, {}, -1);
+    std::vector<float> Y(rows * oh * ow, NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data()}, {Y.data()}));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          float want = 0;
+          for (int64_t ky = 0; ky < c.kh; ++ky)
+            for (int64_t kx = 0; kx < c.kw; ++kx)
+              want += X[(r * c.h + oy * c.sh + ky) * c.w + ox * c.sw + kx];
+          want /= (float)(c.kh * c.kw);
+          ASSERT_FLOAT_EQ(Y[(r * oh + oy) * ow + ox], want)
+              << c.h << "x" << c.w << " window " << c.kh << "x" << c.kw
+              << " stride " << c.sh << " at plane " << r << " (" << oy << ", "
+              << ox << ")";
+        }
+  }
+}
+
 /// POOL's reduction modes as amk-schedule-megakernel uses them for
 /// ReduceSum (3) and ReduceMin (4): an R x 1 window over [outer, R, inner],
 /// through the generic path (inner 4) and the global one (inner 1).

@@ -251,6 +251,44 @@ void poolTile(const KernelCall &call, const int64_t *tile) {
     }
     return;
   }
+  if (averages && s.dh == 1 && s.dw == 1 && s.ph == 0 && s.pw == 0 &&
+      (s.oh - 1) * s.sh + s.kh <= s.h && (s.ow - 1) * s.sw + s.kw <= s.w &&
+      (s.sw == 1 || s.sw == 2)) {
+    // Average pooling whose windows all lie inside the plane (DenseNet's
+    // 2x2 stride-2 transitions, Inception's 3x3 stride 1 with no pads): 16
+    // outputs a vector, each summing its taps in the scalar loop's order,
+    // so the values are the same. One output at a time, DenseNet-121's
+    // three took 1.6 ms against ORT's 0.09 (docs/runtime.md).
+    constexpr int64_t V = 16;
+    const float count = (float)(s.kh * s.kw);
+    // The first m outputs' taps at p: masked, so nothing past the row's
+    // last needed element is read.
+    auto load = [&](const float *p, int64_t m) -> V16 {
+      if (s.sw == 1)
+        return loadV16(p, m);
+      const int64_t need = 2 * m - 1;
+      V16 a = loadV16(p, std::min(V, need));
+      V16 b = need > V ? loadV16(p + V, need - V) : V16{};
+      return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                     20, 22, 24, 26, 28, 30);
+    };
+    for (int64_t r = tile[0]; r < tile[1]; ++r) {
+      const float *x = X + r * s.h * s.w;
+      float *y = Y + r * s.oh * s.ow;
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {
+          const int64_t m = std::min(V, s.ow - ox0);
+          V16 acc = {};
+          for (int64_t ky = 0; ky < s.kh; ++ky) {
+            const float *src = x + (oy * s.sh + ky) * s.w + ox0 * s.sw;
+            for (int64_t kx = 0; kx < s.kw; ++kx)
+              acc += load(src + kx, m);
+          }
+          storeV16(y + oy * s.ow + ox0, acc / count, m);
+        }
+    }
+    return;
+  }
   if (s.mode >= AMK_POOL_L1) {
     // The other reductions, over the window's in-bounds elements, in
     // double (a log-sum-exp shifted by the window's maximum).

@@ -64,6 +64,11 @@
 // RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// A BatchNormalization whose only reader is a Relu runs the Relu as its
+// program's last instruction (one kernel); one with another reader does
+// not.
+// RUN: amk-opt %t/bn_relu.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=BNRELU
+// RUN: amk-run %t/bn_relu.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -301,6 +306,29 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %w = "onnx.Constant"() <{value = dense<0.02> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
     %c = "amk.conv"(%x, %w, %none, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<8x64x7x7xf32>, tensor<64x64x3x3xf32>, none, none) -> tensor<8x64x7x7xf32>
     return %c : tensor<8x64x7x7xf32>
+  }
+}
+
+// -----
+
+//--- bn_relu.mlir
+// BNRELU-LABEL: amk_task.program @bn_relu attributes
+// BNRELU: amk_task.kernel elementwise {{{.*}}, 3, 34, 3, 0, 1, 0, 32, 4, 3, 2, 0, 1, 5, 4, 0, 0, 5>, {{.*}}op = "onnx.BatchNormalization"
+// BNRELU: amk_task.kernel elementwise {{{.*}}, 2, 34, 3, 0, 1, 0, 32, 4, 3, 2, 0, 4>, {{.*}}op = "onnx.BatchNormalization"
+// BNRELU: op = "onnx.Relu"
+// BNRELU-NOT: op = "onnx.Relu"
+// BNRELU: amk_task.task
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @bn_relu(%x: tensor<2x3x5x4xf32> {onnx.name = "x"}) -> (tensor<2x3x5x4xf32> {onnx.name = "y"}, tensor<2x3x5x4xf32> {onnx.name = "z"}, tensor<2x3x5x4xf32> {onnx.name = "w"}) {
+    %s = "onnx.Constant"() <{value = dense<[0.5, -1.5, 2.0]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %b = "onnx.Constant"() <{value = dense<[0.1, 0.2, -0.3]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %m = "onnx.Constant"() <{value = dense<[0.0, 0.5, -0.5]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %v = "onnx.Constant"() <{value = dense<[1.0, 2.0, 0.5]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %n1:5 = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) : (tensor<2x3x5x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x5x4xf32>, none, none, none, none)
+    %y = "onnx.Relu"(%n1#0) : (tensor<2x3x5x4xf32>) -> tensor<2x3x5x4xf32>
+    %n2:5 = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) : (tensor<2x3x5x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x5x4xf32>, none, none, none, none)
+    %z = "onnx.Relu"(%n2#0) : (tensor<2x3x5x4xf32>) -> tensor<2x3x5x4xf32>
+    return %y, %z, %n2#0 : tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>
   }
 }
 
