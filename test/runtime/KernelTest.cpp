@@ -441,6 +441,20 @@ TEST(Runtime, RopeMatchesNaive) {
     }
 }
 
+/// POOL's iparams: a 2-D window of dilation 1 over n x c planes.
+std::vector<int64_t> poolParams(int64_t n, int64_t c, int64_t h, int64_t w,
+                                int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                                int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                                int64_t mode) {
+  std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+  ip[AMK_SP_N] = n, ip[AMK_SP_C] = c, ip[AMK_SP_H] = h, ip[AMK_SP_W] = w,
+  ip[AMK_SP_OC] = c, ip[AMK_SP_KH] = kh, ip[AMK_SP_KW] = kw, ip[AMK_SP_OH] = oh,
+  ip[AMK_SP_OW] = ow, ip[AMK_SP_SH] = sh, ip[AMK_SP_SW] = sw,
+  ip[AMK_SP_PH] = ph, ip[AMK_SP_PW] = pw, ip[AMK_SP_DH] = 1, ip[AMK_SP_DW] = 1,
+  ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = mode;
+  return ip;
+}
+
 /// Float max pooling (POOL mode 0) against a naive loop: 3x3 stride 2 (the
 /// CNN stems), stride 1, a stride the vectors do not take (3), end padding
 /// larger than the begin (ceil_mode), rows shorter and longer than a
@@ -466,13 +480,8 @@ TEST(Runtime, MaxPoolMatchesNaive) {
     ProgramBuilder b(1);
     uint32_t in = b.addIO(true, "X", AMK_RT_F32, {n, c.c, c.h, c.w}, 4);
     uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {n, c.c, oh, ow}, 4);
-    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
-    ip[AMK_SP_N] = n, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h,
-    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = c.c, ip[AMK_SP_KH] = c.kh,
-    ip[AMK_SP_KW] = c.kw, ip[AMK_SP_OH] = oh, ip[AMK_SP_OW] = ow,
-    ip[AMK_SP_SH] = c.sh, ip[AMK_SP_SW] = c.sw, ip[AMK_SP_PH] = c.ph,
-    ip[AMK_SP_PW] = c.pw, ip[AMK_SP_DH] = 1, ip[AMK_SP_DW] = 1,
-    ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = 0;
+    std::vector<int64_t> ip = poolParams(n, c.c, c.h, c.w, c.kh, c.kw, oh, ow,
+                                         c.sh, c.sw, c.ph, c.pw, 0);
     uint32_t k = b.addKernel(AMK_RT_K_POOL, 0, {in, out}, ip, {}, "maxpool");
     b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
     b.addTask(k, 0, {1, rows, 0, 1}, {}, -1);
@@ -520,12 +529,8 @@ TEST(Runtime, AveragePoolMatchesNaive) {
     ProgramBuilder b(1);
     uint32_t in = b.addIO(true, "X", AMK_RT_F32, {n, c.c, c.h, c.w}, 4);
     uint32_t out = b.addIO(false, "Y", AMK_RT_F32, {n, c.c, oh, ow}, 4);
-    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
-    ip[AMK_SP_N] = n, ip[AMK_SP_C] = c.c, ip[AMK_SP_H] = c.h,
-    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = c.c, ip[AMK_SP_KH] = c.kh,
-    ip[AMK_SP_KW] = c.kw, ip[AMK_SP_OH] = oh, ip[AMK_SP_OW] = ow,
-    ip[AMK_SP_SH] = c.sh, ip[AMK_SP_SW] = c.sw, ip[AMK_SP_DH] = 1,
-    ip[AMK_SP_DW] = 1, ip[AMK_SP_GROUP] = 1, ip[AMK_SP_MODE] = c.mode;
+    std::vector<int64_t> ip = poolParams(n, c.c, c.h, c.w, c.kh, c.kw, oh, ow,
+                                         c.sh, c.sw, 0, 0, c.mode);
     uint32_t k = b.addKernel(AMK_RT_K_POOL, 0, {in, out}, ip, {}, "avgpool");
     b.addTask(k, 0, {0, 1, 0, 1}, {}, -1);
     b.addTask(k, 0, {1, rows, 0, 1}, {}, -1);

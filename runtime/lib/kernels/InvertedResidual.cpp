@@ -40,18 +40,30 @@ struct Block {
         act2((int)ip[AMK_IR_ACT2]), act3((int)ip[AMK_IR_ACT3]) {}
 };
 
+/// The kernel's nine buffers (null where absent).
+struct Buffers {
+  const float *X, *W1, *B1, *WD, *BD, *W3, *B3, *R;
+  float *Y;
+  static Buffers of(const KernelCall &call) {
+    auto in = [&](int i) {
+      return static_cast<const float *>(call.buffers[i]);
+    };
+    return {in(AMK_IR_X),
+            in(AMK_IR_W1),
+            in(AMK_IR_B1),
+            in(AMK_IR_WD),
+            in(AMK_IR_BD),
+            in(AMK_IR_W3),
+            in(AMK_IR_B3),
+            in(AMK_IR_R),
+            static_cast<float *>(call.buffers[AMK_IR_Y])};
+  }
+};
+
 bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
                           std::string &error) {
   const Block k(call.ip);
-  const auto *X = static_cast<const float *>(call.buffers[AMK_IR_X]);
-  const auto *W1 = static_cast<const float *>(call.buffers[AMK_IR_W1]);
-  const auto *B1 = static_cast<const float *>(call.buffers[AMK_IR_B1]);
-  const auto *WD = static_cast<const float *>(call.buffers[AMK_IR_WD]);
-  const auto *BD = static_cast<const float *>(call.buffers[AMK_IR_BD]);
-  const auto *W3 = static_cast<const float *>(call.buffers[AMK_IR_W3]);
-  const auto *B3 = static_cast<const float *>(call.buffers[AMK_IR_B3]);
-  const auto *R = static_cast<const float *>(call.buffers[AMK_IR_R]);
-  auto *Y = static_cast<float *>(call.buffers[AMK_IR_Y]);
+  auto [X, W1, B1, WD, BD, W3, B3, R, Y] = Buffers::of(call);
   const float *fp = call.fp;
   const int64_t HW = k.h * k.w, P = k.oh * k.ow;
   // Expanded rows are stored zero-padded (one column on the left, enough
@@ -167,15 +179,7 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
 bool invertedResidualBlockedTile(const KernelCall &call, const int64_t *tile,
                                  std::string &error) {
   const Block k(call.ip);
-  const auto *X = static_cast<const float *>(call.buffers[AMK_IR_X]);
-  const auto *W1 = static_cast<const float *>(call.buffers[AMK_IR_W1]);
-  const auto *B1 = static_cast<const float *>(call.buffers[AMK_IR_B1]);
-  const auto *WD = static_cast<const float *>(call.buffers[AMK_IR_WD]);
-  const auto *BD = static_cast<const float *>(call.buffers[AMK_IR_BD]);
-  const auto *W3 = static_cast<const float *>(call.buffers[AMK_IR_W3]);
-  const auto *B3 = static_cast<const float *>(call.buffers[AMK_IR_B3]);
-  const auto *R = static_cast<const float *>(call.buffers[AMK_IR_R]);
-  auto *Y = static_cast<float *>(call.buffers[AMK_IR_Y]);
+  auto [X, W1, B1, WD, BD, W3, B3, R, Y] = Buffers::of(call);
   if (!W1) {
     error = "kernel '" +
             std::string(call.kernel->name ? call.kernel->name : "") +
