@@ -40,6 +40,38 @@ struct Block {
         act2((int)ip[AMK_IR_ACT2]), act3((int)ip[AMK_IR_ACT3]) {}
 };
 
+/// Walks a task's output rows (tile rows [tile[0], tile[1]), images
+/// included) strip by strip, `strip` rows at a time: `run(img, oy0, oy1,
+/// lo, keep)` computes output rows [oy0, oy1) of image img from expanded
+/// rows lo .. (oy1 - 1) * s + 1, whose first `keep` the previous strip
+/// expanded: `move(from, keep)` has just moved them from row `from` of the
+/// buffer to its front. Stops at the first strip `run` fails.
+template <typename Move, typename Run>
+bool forEachStrip(const Block &k, const int64_t *tile, int64_t strip, Move move,
+                  Run run) {
+  for (int64_t r = tile[0]; r < tile[1];) {
+    const int64_t img = r / k.oh, oyA = r % k.oh;
+    const int64_t oyB = std::min(k.oh, oyA + (tile[1] - r));
+    // Expanded rows e0 .. e0 + have - 1 are in the buffer's rows 0 ..
+    // have - 1.
+    int64_t e0 = 0, have = 0;
+    for (int64_t oy0 = oyA; oy0 < oyB; oy0 += strip) {
+      const int64_t oy1 = std::min(oyB, oy0 + strip);
+      const int64_t lo = oy0 * k.s - 1, hi = (oy1 - 1) * k.s + 1;
+      int64_t keep = 0;
+      if (have > 0 && lo >= e0 && lo < e0 + have) {
+        keep = e0 + have - lo;
+        move(lo - e0, keep);
+      }
+      e0 = lo, have = hi - lo + 1;
+      if (!run(img, oy0, oy1, lo, keep))
+        return false;
+    }
+    r += oyB - oyA;
+  }
+  return true;
+}
+
 /// The kernel's nine buffers (null where absent).
 struct Buffers {
   const float *X, *W1, *B1, *WD, *BD, *W3, *B3, *R;
@@ -63,7 +95,10 @@ struct Buffers {
 bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
                           std::string &error) {
   const Block k(call.ip);
-  auto [X, W1, B1, WD, BD, W3, B3, R, Y] = Buffers::of(call);
+  const Buffers buf = Buffers::of(call);
+  const float *X = buf.X, *W1 = buf.W1, *B1 = buf.B1, *WD = buf.WD,
+              *BD = buf.BD, *W3 = buf.W3, *B3 = buf.B3, *R = buf.R;
+  float *Y = buf.Y;
   const float *fp = call.fp;
   const int64_t HW = k.h * k.w, P = k.oh * k.ow;
   // Expanded rows are stored zero-padded (one column on the left, enough
@@ -82,86 +117,77 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
   BlockKernels expand, project;
   expand.lda = k.c, expand.ldb = HW, expand.ldc = cap * PW;
   project.lda = k.ce, project.ldb = strip * k.ow, project.ldc = P;
-  for (int64_t r = tile[0]; r < tile[1];) {
-    const int64_t img = r / k.oh, oyA = r % k.oh;
-    const int64_t oyB = std::min(k.oh, oyA + (tile[1] - r));
-    const float *x = X + img * k.c * HW;
-    // Expanded rows e0 .. e0 + have - 1 are in E's rows 0 .. have - 1.
-    int64_t e0 = 0, have = 0;
-    for (int64_t oy0 = oyA; oy0 < oyB; oy0 += strip) {
-      const int64_t oy1 = std::min(oyB, oy0 + strip), ns = oy1 - oy0;
-      const int64_t lo = oy0 * k.s - 1, hi = (oy1 - 1) * k.s + 1;
-      // Rows the previous strip expanded and this one reads again move to
-      // the front.
-      int64_t keep = 0;
-      if (have > 0 && lo >= e0 && lo < e0 + have) {
-        keep = e0 + have - lo;
-        for (int64_t ch = 0; ch < k.ce; ++ch) {
-          float *e = E.data() + ch * cap * PW;
-          std::memmove(e, e + (lo - e0) * PW, keep * PW * sizeof(float));
-        }
-      }
-      e0 = lo, have = hi - lo + 1;
-      for (int64_t iy = lo + keep; iy <= hi; ++iy) {
-        const int64_t i = iy - lo;
-        if (iy < 0 || iy >= k.h) {
-          for (int64_t ch = 0; ch < k.ce; ++ch)
-            std::fill_n(E.data() + (ch * cap + i) * PW, PW, 0.f);
-          continue;
-        }
-        float *row = E.data() + i * PW + 1;
-        if (W1) {
-          if (!blockGemm(expand, W1, x + iy * k.w, row, k.ce, k.w, k.c)) {
-            error = "kernel '" +
-                    std::string(call.kernel->name ? call.kernel->name : "") +
-                    "': libxsmm has no kernel for the expansion";
-            return false;
-          }
-        } else {
-          for (int64_t ch = 0; ch < k.ce; ++ch)
-            copyFloats(row + ch * cap * PW, x + ch * HW + iy * k.w, k.w);
-        }
-        for (int64_t ch = 0; ch < k.ce; ++ch) {
-          float *e = row + ch * cap * PW;
-          if (W1)
-            convEpilogue(e, k.w, ch, B1, nullptr, k.act1, fp);
-          e[-1] = 0.f;
-          std::fill(e + k.w, e - 1 + PW, 0.f);
-        }
-      }
-      // Depthwise into D [CE][ns][OW], with its ReLU/Clip in registers.
-      const bool fuse = k.act2 == AMK_OP_NONE || k.act2 == AMK_OP_RELU ||
-                        k.act2 == AMK_OP_CLIP;
-      for (int64_t ch = 0; ch < k.ce; ++ch) {
-        const float *plane = E.data() + ch * cap * PW;
-        float *d = D.data() + ch * strip * k.ow;
-        float b = BD ? BD[ch] : 0.f;
-        int act = fuse ? k.act2 : AMK_OP_NONE;
-        if (k.s == 1)
-          dw3x3Plane<1>(plane, PW, 1, ns, k.ow, WD + ch * 9, b, act, fp[2],
-                        fp[3], d, nullptr, 0);
-        else
-          dw3x3Plane<2>(plane, PW, 2, ns, k.ow, WD + ch * 9, b, act, fp[2],
-                        fp[3], d, nullptr, 0);
-        if (!fuse)
-          applyActivation(d, ns * k.ow, k.act2, fp[2], fp[3]);
-      }
-      // Projection straight into Y's rows, then bias, residual, activation.
-      float *y = Y + img * k.co * P + oy0 * k.ow;
-      if (!blockGemm(project, W3, D.data(), y, k.co, ns * k.ow, k.ce)) {
-        error = "kernel '" +
-                std::string(call.kernel->name ? call.kernel->name : "") +
-                "': libxsmm has no kernel for the projection";
-        return false;
-      }
-      for (int64_t o = 0; o < k.co; ++o)
-        convEpilogue(y + o * P, ns * k.ow, o, B3,
-                     R ? R + img * k.co * P + o * P + oy0 * k.ow : nullptr,
-                     k.act3, fp + 4);
+  // Rows the previous strip expanded and this one reads again move to the
+  // front.
+  auto move = [&](int64_t from, int64_t keep) {
+    for (int64_t ch = 0; ch < k.ce; ++ch) {
+      float *e = E.data() + ch * cap * PW;
+      std::memmove(e, e + from * PW, keep * PW * sizeof(float));
     }
-    r += oyB - oyA;
-  }
-  return true;
+  };
+  return forEachStrip(
+      k, tile, strip, move,
+      [&](int64_t img, int64_t oy0, int64_t oy1, int64_t lo, int64_t keep) {
+        const int64_t ns = oy1 - oy0, hi = (oy1 - 1) * k.s + 1;
+        const float *x = X + img * k.c * HW;
+        for (int64_t iy = lo + keep; iy <= hi; ++iy) {
+          const int64_t i = iy - lo;
+          if (iy < 0 || iy >= k.h) {
+            for (int64_t ch = 0; ch < k.ce; ++ch)
+              std::fill_n(E.data() + (ch * cap + i) * PW, PW, 0.f);
+            continue;
+          }
+          float *row = E.data() + i * PW + 1;
+          if (W1) {
+            if (!blockGemm(expand, W1, x + iy * k.w, row, k.ce, k.w, k.c)) {
+              error = "kernel '" +
+                      std::string(call.kernel->name ? call.kernel->name : "") +
+                      "': libxsmm has no kernel for the expansion";
+              return false;
+            }
+          } else {
+            for (int64_t ch = 0; ch < k.ce; ++ch)
+              copyFloats(row + ch * cap * PW, x + ch * HW + iy * k.w, k.w);
+          }
+          for (int64_t ch = 0; ch < k.ce; ++ch) {
+            float *e = row + ch * cap * PW;
+            if (W1)
+              convEpilogue(e, k.w, ch, B1, nullptr, k.act1, fp);
+            e[-1] = 0.f;
+            std::fill(e + k.w, e - 1 + PW, 0.f);
+          }
+        }
+        // Depthwise into D [CE][ns][OW], with its ReLU/Clip in registers.
+        const bool fuse = k.act2 == AMK_OP_NONE || k.act2 == AMK_OP_RELU ||
+                          k.act2 == AMK_OP_CLIP;
+        for (int64_t ch = 0; ch < k.ce; ++ch) {
+          const float *plane = E.data() + ch * cap * PW;
+          float *d = D.data() + ch * strip * k.ow;
+          float b = BD ? BD[ch] : 0.f;
+          int act = fuse ? k.act2 : AMK_OP_NONE;
+          if (k.s == 1)
+            dw3x3Plane<1>(plane, PW, 1, ns, k.ow, WD + ch * 9, b, act, fp[2],
+                          fp[3], d, nullptr, 0);
+          else
+            dw3x3Plane<2>(plane, PW, 2, ns, k.ow, WD + ch * 9, b, act, fp[2],
+                          fp[3], d, nullptr, 0);
+          if (!fuse)
+            applyActivation(d, ns * k.ow, k.act2, fp[2], fp[3]);
+        }
+        // Projection straight into Y's rows, then bias, residual, activation.
+        float *y = Y + img * k.co * P + oy0 * k.ow;
+        if (!blockGemm(project, W3, D.data(), y, k.co, ns * k.ow, k.ce)) {
+          error = "kernel '" +
+                  std::string(call.kernel->name ? call.kernel->name : "") +
+                  "': libxsmm has no kernel for the projection";
+          return false;
+        }
+        for (int64_t o = 0; o < k.co; ++o)
+          convEpilogue(y + o * P, ns * k.ow, o, B3,
+                       R ? R + img * k.co * P + o * P + oy0 * k.ow : nullptr,
+                       k.act3, fp + 4);
+        return true;
+      });
 }
 
 /// Variant 1: the same block with the expanded and depthwise activations
@@ -179,7 +205,10 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
 bool invertedResidualBlockedTile(const KernelCall &call, const int64_t *tile,
                                  std::string &error) {
   const Block k(call.ip);
-  auto [X, W1, B1, WD, BD, W3, B3, R, Y] = Buffers::of(call);
+  const Buffers buf = Buffers::of(call);
+  const float *X = buf.X, *W1 = buf.W1, *B1 = buf.B1, *WD = buf.WD,
+              *BD = buf.BD, *W3 = buf.W3, *B3 = buf.B3, *R = buf.R;
+  float *Y = buf.Y;
   if (!W1) {
     error = "kernel '" +
             std::string(call.kernel->name ? call.kernel->name : "") +
@@ -202,88 +231,81 @@ bool invertedResidualBlockedTile(const KernelCall &call, const int64_t *tile,
     D.resize(CB * strip * k.ow);
   alignas(64) float acc[T * B];
   V16 wd[9];
-  for (int64_t r = tile[0]; r < tile[1];) {
-    const int64_t img = r / k.oh, oyA = r % k.oh;
-    const int64_t oyB = std::min(k.oh, oyA + (tile[1] - r));
-    const float *x = X + img * k.c * HW;
-    int64_t e0 = 0, have = 0;
-    for (int64_t oy0 = oyA; oy0 < oyB; oy0 += strip) {
-      const int64_t oy1 = std::min(oyB, oy0 + strip), ns = oy1 - oy0;
-      const int64_t lo = oy0 * k.s - 1, hi = (oy1 - 1) * k.s + 1;
-      int64_t keep = 0;
-      if (have > 0 && lo >= e0 && lo < e0 + have) {
-        keep = e0 + have - lo;
-        for (int64_t cb = 0; cb < CB; ++cb) {
-          V16 *e = E.data() + cb * cap * PW;
-          std::memmove(e, e + (lo - e0) * PW, keep * PW * sizeof(V16));
-        }
-      }
-      e0 = lo, have = hi - lo + 1;
-      for (int64_t iy = lo + keep; iy <= hi; ++iy) {
-        const int64_t i = iy - lo;
-        for (int64_t cb = 0; cb < CB; ++cb) {
-          V16 *row = E.data() + (cb * cap + i) * PW;
-          row[0] = row[PW - 1] = V16{};
+  auto move = [&](int64_t from, int64_t keep) {
+    for (int64_t cb = 0; cb < CB; ++cb) {
+      V16 *e = E.data() + cb * cap * PW;
+      std::memmove(e, e + from * PW, keep * PW * sizeof(V16));
+    }
+  };
+  return forEachStrip(
+      k, tile, strip, move,
+      [&](int64_t img, int64_t oy0, int64_t oy1, int64_t lo, int64_t keep) {
+        const int64_t ns = oy1 - oy0, hi = (oy1 - 1) * k.s + 1;
+        const float *x = X + img * k.c * HW;
+        for (int64_t iy = lo + keep; iy <= hi; ++iy) {
+          const int64_t i = iy - lo;
+          for (int64_t cb = 0; cb < CB; ++cb) {
+            V16 *row = E.data() + (cb * cap + i) * PW;
+            row[0] = row[PW - 1] = V16{};
+            if (iy < 0 || iy >= k.h)
+              std::fill_n(row, PW, V16{});
+          }
           if (iy < 0 || iy >= k.h)
-            std::fill_n(row, PW, V16{});
-        }
-        if (iy < 0 || iy >= k.h)
-          continue;
-        // Pieces of at most 14 pixels, as even as they come.
-        const int64_t pieces = (k.w + T - 1) / T;
-        for (int64_t q = 0; q < pieces; ++q) {
-          const int64_t a = k.w * q / pieces, n = k.w * (q + 1) / pieces - a;
-          for (int64_t ob = 0; ob < k.ce; ob += B) {
-            pointwiseRegisterTile(x + iy * k.w + a, HW, k.c, W1 + ob * k.c, n,
-                                  acc);
-            for (int64_t h = 0; h < B && ob + h < k.ce; h += 16) {
-              const V16 b = B1 ? loadV16(B1 + ob + h) : V16{};
-              V16 *dst = E.data() + ((ob + h) / 16 * cap + i) * PW + 1 + a;
-              for (int64_t j = 0; j < n; ++j)
-                dst[j] = activate(loadV16(acc + j * B + h) + b, 16, k.act1, fp);
+            continue;
+          // Pieces of at most 14 pixels, as even as they come.
+          const int64_t pieces = (k.w + T - 1) / T;
+          for (int64_t q = 0; q < pieces; ++q) {
+            const int64_t a = k.w * q / pieces, n = k.w * (q + 1) / pieces - a;
+            for (int64_t ob = 0; ob < k.ce; ob += B) {
+              pointwiseRegisterTile(x + iy * k.w + a, HW, k.c, W1 + ob * k.c, n,
+                                    acc);
+              for (int64_t h = 0; h < B && ob + h < k.ce; h += 16) {
+                const V16 b = B1 ? loadV16(B1 + ob + h) : V16{};
+                V16 *dst = E.data() + ((ob + h) / 16 * cap + i) * PW + 1 + a;
+                for (int64_t j = 0; j < n; ++j)
+                  dst[j] =
+                      activate(loadV16(acc + j * B + h) + b, 16, k.act1, fp);
+              }
             }
           }
         }
-      }
-      // Depthwise into D [CB][ns * OW][16], bias and activation in
-      // registers.
-      for (int64_t cb = 0; cb < CB; ++cb) {
-        for (int t = 0; t < 9; ++t)
-          for (int c = 0; c < 16; ++c)
-            wd[t][c] = WD[(cb * 16 + c) * 9 + t];
-        const V16 bd = BD ? loadV16(BD + cb * 16) : V16{};
-        const V16 *e = E.data() + cb * cap * PW;
-        V16 *d = D.data() + cb * ns * k.ow;
-        for (int64_t oy = 0; oy < ns; ++oy) {
-          const V16 *r0 = e + oy * k.s * PW, *r1 = r0 + PW, *r2 = r1 + PW;
-          for (int64_t ox = 0; ox < k.ow; ++ox) {
-            const int64_t c = ox * k.s;
-            V16 v = bd;
-            v += wd[0] * r0[c] + wd[1] * r0[c + 1] + wd[2] * r0[c + 2];
-            v += wd[3] * r1[c] + wd[4] * r1[c + 1] + wd[5] * r1[c + 2];
-            v += wd[6] * r2[c] + wd[7] * r2[c + 1] + wd[8] * r2[c + 2];
-            d[oy * k.ow + ox] = activate(v, 16, k.act2, fp + 2);
+        // Depthwise into D [CB][ns * OW][16], bias and activation in
+        // registers.
+        for (int64_t cb = 0; cb < CB; ++cb) {
+          for (int t = 0; t < 9; ++t)
+            for (int c = 0; c < 16; ++c)
+              wd[t][c] = WD[(cb * 16 + c) * 9 + t];
+          const V16 bd = BD ? loadV16(BD + cb * 16) : V16{};
+          const V16 *e = E.data() + cb * cap * PW;
+          V16 *d = D.data() + cb * ns * k.ow;
+          for (int64_t oy = 0; oy < ns; ++oy) {
+            const V16 *r0 = e + oy * k.s * PW, *r1 = r0 + PW, *r2 = r1 + PW;
+            for (int64_t ox = 0; ox < k.ow; ++ox) {
+              const int64_t c = ox * k.s;
+              V16 v = bd;
+              v += wd[0] * r0[c] + wd[1] * r0[c + 1] + wd[2] * r0[c + 2];
+              v += wd[3] * r1[c] + wd[4] * r1[c + 1] + wd[5] * r1[c + 2];
+              v += wd[6] * r2[c] + wd[7] * r2[c + 1] + wd[8] * r2[c + 2];
+              d[oy * k.ow + ox] = activate(v, 16, k.act2, fp + 2);
+            }
           }
         }
-      }
-      // Projection from the blocked rows into Y's NCHW rows.
-      const int64_t Pn = ns * k.ow;
-      const int64_t pieces = (Pn + T - 1) / T;
-      const int64_t at = img * k.co * P + oy0 * k.ow;
-      for (int64_t q = 0; q < pieces; ++q) {
-        const int64_t a = Pn * q / pieces, n = Pn * (q + 1) / pieces - a;
-        for (int64_t ob = 0; ob < k.co; ob += B) {
-          blockedInRegisterTile(reinterpret_cast<const float *>(D.data() + a),
-                                Pn * 16, k.ce, W3 + ob * k.ce, n, acc);
-          storeConvTile(acc, n, ob, ob, std::min(ob + B, k.co), B3,
-                        R ? R + at + a : nullptr, Y + at + a, P, k.act3,
-                        fp + 4);
+        // Projection from the blocked rows into Y's NCHW rows.
+        const int64_t Pn = ns * k.ow;
+        const int64_t pieces = (Pn + T - 1) / T;
+        const int64_t at = img * k.co * P + oy0 * k.ow;
+        for (int64_t q = 0; q < pieces; ++q) {
+          const int64_t a = Pn * q / pieces, n = Pn * (q + 1) / pieces - a;
+          for (int64_t ob = 0; ob < k.co; ob += B) {
+            blockedInRegisterTile(reinterpret_cast<const float *>(D.data() + a),
+                                  Pn * 16, k.ce, W3 + ob * k.ce, n, acc);
+            storeConvTile(acc, n, ob, ob, std::min(ob + B, k.co), B3,
+                          R ? R + at + a : nullptr, Y + at + a, P, k.act3,
+                          fp + 4);
+          }
         }
-      }
-    }
-    r += oyB - oyA;
-  }
-  return true;
+        return true;
+      });
 }
 
 } // namespace
