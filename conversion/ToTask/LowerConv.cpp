@@ -361,13 +361,40 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
       return failure();
     wSlot = *packed;
   }
+  // Grouped convolutions (not depthwise) take channel x position tiles
+  // (variant 4): the implicit GEMM per group ran ResNeXt-50's and RegNet's
+  // 4- to 32-channel groups at 17-41 GFLOP/s, and the direct loops of
+  // variant 0 at ~1 (docs/runtime.md). `im2col` keeps the GEMM, and so do
+  // weights that are not constant (the tiles read them packed).
+  const bool grouped = group > 1 && !depthwise &&
+                       opts.convKernel != amk::ConvKernel::Im2col &&
+                       wt.getElementType().isF32() &&
+                       w.getDefiningOp<amk::onnx::ConstantOp>();
+  if (grouped) {
+    // [group][C / group][taps][OC / group]: a tile's channels for one
+    // input channel and tap are consecutive floats.
+    auto value = amk::getConstantTensor(w);
+    if (!value)
+      return unsupported(op, "cannot read the constant weights");
+    const int64_t icg = C / group, ocg = OC / group, taps = KH * KW;
+    amk::ref::Tensor packed(value->dtype(), {OC * icg * taps});
+    const float *src = value->data<float>();
+    float *dst = packed.data<float>();
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t j = 0; j < icg; ++j)
+        for (int64_t t = 0; t < taps; ++t)
+          dst[((o / ocg * icg + j) * taps + t) * ocg + o % ocg] =
+              src[(o * icg + j) * taps + t];
+    wSlot = newConstTensor(
+        RankedTensorType::get({OC * icg * taps}, wt.getElementType()),
+        packed.toAttr(op->getContext()),
+        amk::onnx::getTensorName(w).str() + ".grouped");
+  }
   if (layout && !(depthwise ? xBlk && yBlk : direct && !wino && pointwise))
     return op->emitOpError("internal error: a channel-blocked operand on a "
                            "kernel that does not take it");
   KOp &k = newKOp(op, depthwise ? AMK_RT_K_DWCONV : AMK_RT_K_CONV);
-  // Grouped convolutions (not depthwise) take the implicit GEMM per group:
-  // the direct loops of variant 0 ran ResNeXt's and RegNet's at ~1 GFLOP/s.
-  k.variant = wino ? 3 : direct ? 2 : !depthwise ? 1 : 0;
+  k.variant = wino ? 3 : direct ? 2 : grouped ? 4 : !depthwise ? 1 : 0;
   k.slots = {*xi, wSlot, yi, bi, zi};
   k.ip.assign(wino || layout ? AMK_CONV_NUM_IPARAMS : AMK_SP_NUM_IPARAMS, 0);
   if (wino)
@@ -408,6 +435,13 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
     // 0.40-0.47 ms, its F(2x2) 14x14 layers 0.64-0.73 -> 0.54-0.62
     // (docs/runtime.md).
     k.preferColumnSplit = true;
+  } else if (k.variant == 4) {
+    // Tiles are whole planes of whole groups where the groups are narrow:
+    // a row tile reads only its groups' inputs, which it copies into its
+    // phase planes once, while a column tile would copy every group's
+    // rows and its junk columns weigh more on a short plane.
+    k.cols = P, k.colTiling = false;
+    k.rowAlign = OC / group <= 32 ? OC / group : 8;
   } else if (k.variant == 2) {
     // Column tiles are whole output rows (the register tiles run along a
     // row); row tiles whole 32-channel blocks.

@@ -383,6 +383,103 @@ TEST(Runtime, WinogradConvMatchesNaive) {
 
 /// The direct convolution refuses, when the session is created, a stride
 /// it has no register tiles for.
+/// The grouped convolution (CONV variant 4) against a naive loop in
+/// double: group widths of 1 to 32 input and output channels (so every
+/// register tile shape, 8/4/2/1 channels, runs, and uneven ones meet at a
+/// group's end), strides 1 to 3 and unequal ones, dilation, begin-only and
+/// end-only padding, a batch of two, row tiles that cut a group and cross
+/// the image boundary, and column tiles that start and end mid-row.
+TEST(Runtime, GroupedConvMatchesNaive) {
+  struct Case {
+    int64_t n, group, icg, ocg, h, w, kh, kw, sh, sw, dh, dw, ph, pw, oh, ow,
+        act;
+    bool residual, bias;
+  };
+  // oh/ow are the outputs for the begin pads given and end pads implied.
+  const Case cases[] = {
+      {1, 32, 4, 4, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 14, 14, AMK_OP_RELU, true,
+       true},
+      {2, 6, 8, 8, 17, 15, 3, 3, 2, 2, 1, 1, 1, 1, 9, 8, AMK_OP_NONE, false,
+       true},
+      {1, 3, 16, 16, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 7, 7, AMK_OP_SIGMOID, true,
+       false},
+      {1, 2, 32, 13, 9, 11, 3, 3, 1, 2, 2, 1, 2, 0, 9, 5, AMK_OP_CLIP, false,
+       true},
+      {2, 4, 3, 5, 10, 12, 5, 3, 3, 1, 1, 2, 0, 2, 2, 12, AMK_OP_HARD_SWISH,
+       true, true},
+      {1, 5, 1, 7, 6, 6, 1, 1, 1, 1, 1, 1, 0, 0, 6, 6, AMK_OP_NONE, false,
+       false},
+      // Only end padding: the last row and column read zeros.
+      {1, 4, 4, 4, 8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 4, 4, AMK_OP_RELU, false,
+       true}};
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const Case &c : cases) {
+    const int64_t C = c.group * c.icg, OC = c.group * c.ocg,
+                  P = c.oh * c.ow, taps = c.kh * c.kw;
+    std::vector<float> X(c.n * C * c.h * c.w), Wt(OC * c.icg * taps),
+        bias(OC), R(c.n * OC * P);
+    for (auto *v : {&X, &Wt, &bias, &R})
+      for (float &f : *v)
+        f = 2 * dist(rng);
+    ProgramBuilder b(1);
+    std::vector<int64_t> ip(AMK_SP_NUM_IPARAMS, 0);
+    ip[AMK_SP_N] = c.n, ip[AMK_SP_C] = C, ip[AMK_SP_H] = c.h,
+    ip[AMK_SP_W] = c.w, ip[AMK_SP_OC] = OC, ip[AMK_SP_KH] = c.kh,
+    ip[AMK_SP_KW] = c.kw, ip[AMK_SP_OH] = c.oh, ip[AMK_SP_OW] = c.ow,
+    ip[AMK_SP_SH] = c.sh, ip[AMK_SP_SW] = c.sw, ip[AMK_SP_PH] = c.ph,
+    ip[AMK_SP_PW] = c.pw, ip[AMK_SP_DH] = c.dh, ip[AMK_SP_DW] = c.dw,
+    ip[AMK_SP_GROUP] = c.group, ip[AMK_SP_MODE] = c.act;
+    float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
+    float beta = c.act == AMK_OP_CLIP ? 0.75f : 0.5f;
+    // The packed layout the scheduler writes: [group][icg][taps][ocg].
+    std::vector<float> packed(Wt.size());
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t i = 0; i < c.icg * taps; ++i)
+        packed[((o / c.ocg) * c.icg * taps + i) * c.ocg + o % c.ocg] =
+            Wt[o * c.icg * taps + i];
+    uint32_t k = addConvKernel(b, AMK_RT_K_CONV, 4, {c.n, C, c.h, c.w},
+                               {c.n, OC, c.oh, c.ow}, packed, bias, c.bias,
+                               c.residual, ip, alpha, beta, "grouped");
+    // A row tile ending inside a group (and, with two images, one that
+    // crosses into the second), the rest cut mid-row.
+    const int64_t rows = c.n * OC, r0 = std::min<int64_t>(rows, OC / 2 + 3),
+                  c0 = std::min<int64_t>(P, c.ow / 2 + 1);
+    b.addTask(k, 0, {0, r0, 0, P}, {}, -1);
+    if (r0 < rows) {
+      b.addTask(k, 0, {r0, rows, 0, c0}, {}, -1);
+      b.addTask(k, 0, {r0, rows, c0, P}, {}, -1);
+    }
+    std::vector<float> Y(c.n * OC * P, NAN);
+    ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
+    for (int64_t img = 0; img < c.n; ++img)
+      for (int64_t o = 0; o < OC; ++o)
+        for (int64_t oy = 0; oy < c.oh; ++oy)
+          for (int64_t ox = 0; ox < c.ow; ++ox) {
+            double acc = c.bias ? bias[o] : 0;
+            for (int64_t i = 0; i < c.icg; ++i)
+              for (int64_t ky = 0; ky < c.kh; ++ky)
+                for (int64_t kx = 0; kx < c.kw; ++kx) {
+                  int64_t iy = oy * c.sh - c.ph + ky * c.dh,
+                          ix = ox * c.sw - c.pw + kx * c.dw,
+                          ic = o / c.ocg * c.icg + i;
+                  if (iy >= 0 && iy < c.h && ix >= 0 && ix < c.w)
+                    acc += (double)Wt[((o * c.icg + i) * c.kh + ky) * c.kw +
+                                      kx] *
+                           X[((img * C + ic) * c.h + iy) * c.w + ix];
+                }
+            const int64_t at = (img * OC + o) * P + oy * c.ow + ox;
+            if (c.residual)
+              acc += R[at];
+            const double ref = activate(acc, c.act, alpha, beta);
+            ASSERT_NEAR(Y[at], ref, 1e-4 * (1 + std::fabs(ref)))
+                << "group " << c.group << " icg " << c.icg << " stride "
+                << c.sh << "x" << c.sw << " image " << img << " channel " << o
+                << " at " << oy << "," << ox;
+          }
+  }
+}
+
 TEST(Runtime, DirectConvRejectsStrideThree) {
   std::vector<float> Wt(32 * 9, 0.f);
   ProgramBuilder b(1);

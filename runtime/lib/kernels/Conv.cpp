@@ -3,7 +3,8 @@
 // Part of AMK. The CONV kind, by variant: 0, direct loops for any group
 // count; 1, implicit GEMM on libxsmm blocks; 2, the register-tiled direct
 // convolution on packed weights, in DirectConv.cpp for its size; 3,
-// Winograd F(m x m, 3 x 3), in WinogradConv.cpp.
+// Winograd F(m x m, 3 x 3), in WinogradConv.cpp; 4, grouped convolution
+// on channel x position tiles, in GroupedConv.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,6 +149,10 @@ bool KernelImpl<AMK_RT_K_CONV>::run(const KernelCall &call, const int64_t *tile,
   }
   if (call.kernel->variant == 3) {
     winogradConvTile(call, tile);
+    return true;
+  }
+  if (call.kernel->variant == 4) {
+    groupedConvTile(call, tile);
     return true;
   }
   convTile(call, tile);

@@ -202,6 +202,10 @@ void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
 /// CONV variant 3, Winograd F(m x m, 3 x 3) (WinogradConv.cpp).
 void winogradConvTile(const KernelCall &call, const int64_t *tile);
 
+/// CONV variant 4, grouped convolution on flat phase planes
+/// (GroupedConv.cpp).
+void groupedConvTile(const KernelCall &call, const int64_t *tile);
+
 } // namespace amk::rt
 
 #endif // AMK_RUNTIME_KERNELS_CONVCOMMON_H

@@ -103,6 +103,8 @@
 // RUN: amk-opt %t/gated_products.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{fuse-gated-products=false})' | FileCheck %s --check-prefix=NOGATED
 // RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/grouped_conv.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 min-task-ns=0 tasks-per-worker=5})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/grouped_conv_const.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/grouped_conv_const.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=1 conv-kernel=im2col})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/attention_windows.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/output_view.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=VIEWEXEC
 // RUN: amk-run %t/typed_elementwise.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=TYPEDEXEC
@@ -680,8 +682,9 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
 
 //--- grouped_conv.mlir
 // A grouped convolution that is not depthwise (ResNeXt's 32 groups,
-// RegNet's groups of 8 channels) runs the implicit GEMM per group
-// (variant 1): 3 groups of 4 -> 2 channels, stride 2, with a bias.
+// RegNet's groups of 8 channels) runs channel x position tiles (variant 4),
+// tiled by whole groups; conv-kernel=im2col keeps the implicit GEMM per
+// group (variant 1): 3 groups of 4 -> 2 channels, stride 2, with a bias.
 module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
   func.func @grouped_conv(%x: tensor<2x12x9x9xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x5x5xf32> {
     %none = "onnx.NoValue"() : () -> none
@@ -689,8 +692,29 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 
     return %y : tensor<2x6x5x5xf32>
   }
 }
+// Weights that are function inputs keep the GEMM: variant 4 reads them
+// packed at compile time.
 // CHECK-LABEL: amk_task.program @grouped_conv
 // CHECK: amk_task.kernel conv {{{.*}}variant = 1 : i64}
+
+// -----
+
+//--- grouped_conv_const.mlir
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 17 : i64}} {
+  func.func @grouped_conv_const(%x: tensor<2x4x6x7xf32>) -> tensor<2x4x6x7xf32> {
+    %none = "onnx.NoValue"() : () -> none
+    %w = "onnx.Constant"() <{value = dense<[[[[-0.52, 0.09, -0.26], [0.21, 0.25, -0.87], [-0.97, 0.67, -0.48]], [[-0.53, 0.99, -0.06], [0.67, -0.05, 0.28], [-0.70, 0.27, 0.74]]], [[[0.05, 0.48, 0.34], [-0.87, 0.52, 0.18], [-0.40, -0.94, 0.73]], [[-0.05, 0.44, 0.76], [0.43, 0.84, -0.21], [0.60, -0.11, 0.87]]], [[[0.76, -0.81, -0.73], [-0.57, 0.93, -0.13], [0.25, -0.40, 0.01]], [[-0.23, -0.30, 0.17], [0.17, 0.81, 0.36], [0.86, 0.71, 0.98]]], [[[0.34, -0.67, 0.72], [0.93, 0.81, 0.14], [0.43, -0.58, 0.66]], [[0.15, -0.43, -0.87], [0.71, 0.98, -0.82], [0.60, -0.18, -0.70]]]]> : tensor<4x2x3x3xf32>}> : () -> tensor<4x2x3x3xf32>
+    %y = "amk.conv"(%x, %w, %none, %none) <{group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<2x4x6x7xf32>, tensor<4x2x3x3xf32>, none, none) -> tensor<2x4x6x7xf32>
+    return %y : tensor<2x4x6x7xf32>
+  }
+}
+// The packed weights are [group][C / group][taps][OC / group].
+// CHECK-LABEL: amk_task.program @grouped_conv_const
+// CHECK: amk_task.buffer {kind = "const", name = "{{.*}}.grouped"
+// CHECK: amk_task.kernel conv {{{.*}}variant = 4 : i64}
+// IM2COL-LABEL: amk_task.program @grouped_conv_const
+// IM2COL-NOT: .grouped
+// IM2COL: amk_task.kernel conv {{{.*}}variant = 1 : i64}
 
 // -----
 
