@@ -119,7 +119,8 @@ referenceConv(const std::vector<float> &X, int64_t n, int64_t C, int64_t H,
 
 /// Depthwise convolution against a naive loop: the 3x3 stride 1/2 fast
 /// path (odd widths for the partial last vector, fused Clip, a residual,
-/// a HardSwish it does not fuse) and the generic path (5x5, dilation 2).
+/// a HardSwish it does not fuse), the generic path (5x5, dilation 2) and
+/// the flat 1x1 path.
 TEST(Runtime, DepthwiseConvMatchesNaive) {
   struct Case {
     int64_t k, stride, dil, act;
@@ -135,7 +136,11 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
                         // and 10), strides 1 and 2.
                         {5, 1, 1, AMK_OP_QUICK_GELU, true},
                         {5, 2, 1, AMK_OP_SIGMOID, false},
-                        {7, 2, 1, AMK_OP_NONE, false}};
+                        {7, 2, 1, AMK_OP_NONE, false},
+                        // 1x1 (inference BatchNormalization): one pass
+                        // over the flat plane, a partial last vector.
+                        {1, 1, 1, AMK_OP_RELU, true},
+                        {1, 1, 1, AMK_OP_HARD_SWISH, false}};
   const int64_t C = 5, mult = 2;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1, 1);

@@ -226,6 +226,32 @@ void dwconvChannelBlockedTile(const KernelCall &call, const Spatial &s,
   }
 }
 
+/// A 1x1 filter of stride 1 without padding: each output plane is its
+/// input plane times one weight, plus the bias (and residual), through the
+/// activation, in one pass with no padded copy. Inference
+/// BatchNormalization runs here (as ONNX Runtime runs it, a depthwise 1x1):
+/// as an elementwise program with per-channel operands it moved 3-12 GB/s
+/// and took 10.7 of DenseNet-121's 37.7 ms (docs/runtime.md).
+void dwconvScaleTile(const KernelCall &call, const Spatial &s,
+                     const int64_t *tile) {
+  auto [X, W, Y, bias, res] = ConvBuffers::of(call);
+  const int64_t P = s.oh * s.ow, mult = s.oc / s.c;
+  for (int64_t r = tile[0]; r < tile[1]; ++r) {
+    const int64_t img = r / s.oc, o = r % s.oc;
+    const float *x = X + (img * s.c + o / mult) * P;
+    const float *rr = res ? res + r * P : nullptr;
+    float *y = Y + r * P;
+    const V16 w = (V16){} + W[o], b = (V16){} + (bias ? bias[o] : 0.f);
+    for (int64_t i = 0; i < P; i += 16) {
+      const int64_t n = std::min<int64_t>(16, P - i);
+      V16 v = loadV16(x + i, n) * w + b;
+      if (rr)
+        v += loadV16(rr + i, n);
+      storeV16(y + i, activate(v, n, (int)s.mode, call.fp), n);
+    }
+  }
+}
+
 /// Depthwise: output channel o reads input channel o / multiplier. The
 /// input plane is copied once into a zero-padded buffer so the inner loops
 /// carry no bounds checks and vectorize.
@@ -233,6 +259,9 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
   Spatial s(call.ip);
   if (convLayout(call))
     return dwconvChannelBlockedTile(call, s, tile);
+  if (s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 &&
+      s.pw == 0 && s.oh == s.h && s.ow == s.w)
+    return dwconvScaleTile(call, s, tile);
   if (blockedApplies(s))
     return dwconvBlockedTile(call, s, tile);
   auto [X, W, Y, bias, res] = ConvBuffers::of(call);

@@ -69,6 +69,8 @@
 // not.
 // RUN: amk-opt %t/bn_relu.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=BNRELU
 // RUN: amk-run %t/bn_relu.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-opt %t/bn_rows.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=BNROWS
+// RUN: amk-run %t/bn_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -314,9 +316,13 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
 // -----
 
 //--- bn_relu.mlir
+// Inference BatchNormalization over planes is a depthwise 1x1 convolution
+// (one plane of 20 pixels per channel, weight a = scale / sqrt(var + eps),
+// bias b = shift - mean * a); a Relu that alone reads it is its activation
+// (mode 1), one that shares it stays a kernel of its own (mode 0 here).
 // BNRELU-LABEL: amk_task.program @bn_relu attributes
-// BNRELU: amk_task.kernel elementwise {{{.*}}, 3, 34, 3, 0, 1, 0, 32, 4, 3, 2, 0, 1, 5, 4, 0, 0, 5>, {{.*}}op = "onnx.BatchNormalization"
-// BNRELU: amk_task.kernel elementwise {{{.*}}, 2, 34, 3, 0, 1, 0, 32, 4, 3, 2, 0, 4>, {{.*}}op = "onnx.BatchNormalization"
+// BNRELU: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 3, 1, 20, 3, 1, 1, 1, 20, 1, 1, 0, 0, 1, 1, 3, 1>, {{.*}}op = "onnx.BatchNormalization"
+// BNRELU: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 3, 1, 20, 3, 1, 1, 1, 20, 1, 1, 0, 0, 1, 1, 3, 0>, {{.*}}op = "onnx.BatchNormalization"
 // BNRELU: op = "onnx.Relu"
 // BNRELU-NOT: op = "onnx.Relu"
 // BNRELU: amk_task.task
@@ -331,6 +337,26 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %n2:5 = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) : (tensor<2x3x5x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x5x4xf32>, none, none, none, none)
     %z = "onnx.Relu"(%n2#0) : (tensor<2x3x5x4xf32>) -> tensor<2x3x5x4xf32>
     return %y, %z, %n2#0 : tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>
+  }
+}
+
+// -----
+
+//--- bn_rows.mlir
+// Without planes ([N, C]) BatchNormalization stays an elementwise program,
+// x * a + b, its Relu the last instruction.
+// BNROWS-LABEL: amk_task.program @bn_rows attributes
+// BNROWS: amk_task.kernel elementwise {{{.*}}, 3, 34, 3, 0, 1, 0, 32, 4, 3, 2, 0, 1, 5, 4, 0, 0, 5>, {{.*}}op = "onnx.BatchNormalization"
+// BNROWS-NOT: op = "onnx.Relu"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @bn_rows(%x: tensor<4x3xf32> {onnx.name = "r"}) -> (tensor<4x3xf32> {onnx.name = "q"}) {
+    %s = "onnx.Constant"() <{value = dense<[0.5, -1.5, 2.0]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %b = "onnx.Constant"() <{value = dense<[0.1, 0.2, -0.3]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %m = "onnx.Constant"() <{value = dense<[0.0, 0.5, -0.5]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %v = "onnx.Constant"() <{value = dense<[1.0, 2.0, 0.5]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %n:5 = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) : (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, none, none, none, none)
+    %y = "onnx.Relu"(%n#0) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    return %y : tensor<4x3xf32>
   }
 }
 
