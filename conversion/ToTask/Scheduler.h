@@ -309,6 +309,10 @@ private:
   void emitGather(Operation *op, int di, RankedTensorType dt, int64_t axis,
                   int ii, int64_t nidx, int64_t idxDtype, int yi);
   LogicalResult lowerBatchNorm(Operation *op);
+  /// y = act(x * w[c] + b[c]) over N images of C planes of P floats, as a
+  /// depthwise 1x1 convolution (DWCONV's flat path); `b` may be -1.
+  void channelScale(Operation *op, int x, int w, int b, int y, int64_t N,
+                    int64_t C, int64_t P, int act);
   LogicalResult lowerWhere(Operation *op);
   LogicalResult lowerRope(Operation *op);
   void findGatedProducts();

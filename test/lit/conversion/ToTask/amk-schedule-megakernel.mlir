@@ -70,6 +70,8 @@
 // RUN: amk-opt %t/bn_relu.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=BNRELU
 // RUN: amk-run %t/bn_relu.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-opt %t/bn_rows.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=BNROWS
+// RUN: amk-opt %t/channel_scale.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=SCALE
+// RUN: amk-run %t/channel_scale.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/bn_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/clip_max_only.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -337,6 +339,31 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %n2:5 = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) : (tensor<2x3x5x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x5x4xf32>, none, none, none, none)
     %z = "onnx.Relu"(%n2#0) : (tensor<2x3x5x4xf32>) -> tensor<2x3x5x4xf32>
     return %y, %z, %n2#0 : tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>
+  }
+}
+
+// -----
+
+//--- channel_scale.mlir
+// x * s with one s per channel ([1, C, 1, 1], squeeze-excitation's scale)
+// is a depthwise 1x1 convolution whose weights are s: N = 2 images of C = 3
+// planes of 20 pixels. A per-image s ([N, C, 1, 1]) makes the images'
+// channels one row of N * C = 6 planes; a constant s of rank 3 ([C, 1, 1],
+// as tf2onnx writes it) is the same as [1, C, 1, 1]; s broadcast along a
+// plane ([1, 1, 5, 4]) stays an elementwise program.
+// SCALE-LABEL: amk_task.program @channel_scale attributes
+// SCALE: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 3, 1, 20, 3, 1, 1, 1, 20, 1, 1, 0, 0, 1, 1, 3, 0>, {{.*}}op = "onnx.Mul"
+// SCALE: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 1, 6, 1, 20, 6, 1, 1, 1, 20, 1, 1, 0, 0, 1, 1, 6, 0>, {{.*}}op = "onnx.Mul"
+// SCALE: amk_task.kernel elementwise {{{.*}}op = "onnx.Mul"
+// SCALE: amk_task.kernel dwconv {{{.*}}iparams = array<i64: 2, 3, 1, 20, 3, 1, 1, 1, 20, 1, 1, 0, 0, 1, 1, 3, 0>, {{.*}}op = "onnx.Mul"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @channel_scale(%x: tensor<2x3x5x4xf32> {onnx.name = "x"}, %s: tensor<1x3x1x1xf32> {onnx.name = "s"}, %t: tensor<2x3x1x1xf32> {onnx.name = "t"}, %u: tensor<1x1x5x4xf32> {onnx.name = "u"}) -> (tensor<2x3x5x4xf32> {onnx.name = "y"}, tensor<2x3x5x4xf32> {onnx.name = "z"}, tensor<2x3x5x4xf32> {onnx.name = "w"}, tensor<2x3x5x4xf32> {onnx.name = "v"}) {
+    %y = "onnx.Mul"(%x, %s) : (tensor<2x3x5x4xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x5x4xf32>
+    %z = "onnx.Mul"(%t, %x) : (tensor<2x3x1x1xf32>, tensor<2x3x5x4xf32>) -> tensor<2x3x5x4xf32>
+    %w = "onnx.Mul"(%x, %u) : (tensor<2x3x5x4xf32>, tensor<1x1x5x4xf32>) -> tensor<2x3x5x4xf32>
+    %c = "onnx.Constant"() <{value = dense<[[[0.5]], [[-2.0]], [[1.25]]]> : tensor<3x1x1xf32>}> : () -> tensor<3x1x1xf32>
+    %v = "onnx.Mul"(%x, %c) : (tensor<2x3x5x4xf32>, tensor<3x1x1xf32>) -> tensor<2x3x5x4xf32>
+    return %y, %z, %w, %v : tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>
   }
 }
 
