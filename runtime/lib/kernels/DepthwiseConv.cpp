@@ -252,6 +252,55 @@ void dwconvChannelBlockedTile(const KernelCall &call, const Spatial &s,
   }
 }
 
+/// One output plane of a depthwise filter other than the 3x3 fast path,
+/// column stride SW (0: any, read from `s`), from the zero-padded plane:
+/// R output rows x 16 columns per step, one accumulator each. With one,
+/// every tap's FMA waited on the previous one's: EfficientNet-B0's 5x5
+/// layers ran at a quarter of the FMA rate (docs/runtime.md). Each output
+/// sums its taps in order from zero. A function of its own: inlined into
+/// the kernel, its loop-invariant addresses were spilled and reloaded on
+/// every step (a third of the time on 28x28 planes).
+template <int SW>
+__attribute__((noinline)) void genericPlane(const float *plane, int64_t PW,
+                                            const Spatial &s, const float *wk,
+                                            int64_t OWr, float *y) {
+  constexpr int R = 4;
+  constexpr int64_t V = 16;
+  const int64_t sw = SW ? SW : s.sw;
+  auto load = [&](const float *p) -> V16 {
+    if constexpr (SW == 1) {
+      return loadV16(p);
+    } else if constexpr (SW == 2) {
+      V16 a = loadV16(p), b = loadV16(p + 16);
+      return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                     20, 22, 24, 26, 28, 30);
+    } else {
+      V16 v;
+      for (int64_t i = 0; i < V; ++i)
+        v[i] = p[i * sw];
+      return v;
+    }
+  };
+  for (int64_t oy0 = 0; oy0 < s.oh; oy0 += R) {
+    const int64_t nr = std::min<int64_t>(R, s.oh - oy0);
+    for (int64_t ox0 = 0; ox0 < OWr; ox0 += V) {
+      V16 acc[R] = {};
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          const float wv = wk[ky * s.kw + kx];
+          const float *src =
+              plane + (oy0 * s.sh + ky * s.dh) * PW + ox0 * sw + kx * s.dw;
+          for (int r = 0; r < R; ++r)
+            if (r < nr)
+              acc[r] += wv * load(src + r * s.sh * PW);
+        }
+      for (int r = 0; r < nr; ++r)
+        storeV16(y + (oy0 + r) * s.ow + ox0, acc[r],
+                 std::min<int64_t>(V, s.ow - ox0));
+    }
+  }
+}
+
 /// A 1x1 filter of stride 1 without padding: each output plane is its
 /// input plane times one weight, plus the bias (and residual), through the
 /// activation, in one pass with no padded copy. Inference
@@ -342,42 +391,13 @@ void dwconvTile(const KernelCall &call, const int64_t *tile) {
       continue;
     }
     // Any other filter (5x5, dilated): R output rows x 16 columns per
-    // step, one accumulator each. With one, every tap's FMA waited on the
-    // previous one's: EfficientNet-B0's 5x5 layers ran at a quarter of the
-    // FMA rate (docs/runtime.md). Each output still sums its taps in order
-    // from zero, so the values are as before.
-    constexpr int R = 4;
-    auto load = [&](const float *p) -> V16 {
-      if (s.sw == 1)
-        return loadV16(p);
-      if (s.sw == 2) {
-        V16 a = loadV16(p), b = loadV16(p + 16);
-        return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                       20, 22, 24, 26, 28, 30);
-      }
-      V16 v;
-      for (int64_t i = 0; i < V; ++i)
-        v[i] = p[i * s.sw];
-      return v;
-    };
-    for (int64_t oy0 = 0; oy0 < s.oh; oy0 += R) {
-      const int64_t nr = std::min<int64_t>(R, s.oh - oy0);
-      for (int64_t ox0 = 0; ox0 < OWr; ox0 += V) {
-        V16 acc[R] = {};
-        for (int64_t ky = 0; ky < s.kh; ++ky)
-          for (int64_t kx = 0; kx < s.kw; ++kx) {
-            const float wv = wk[ky * s.kw + kx];
-            const float *src = plane.data() + (oy0 * s.sh + ky * s.dh) * PW +
-                               ox0 * s.sw + kx * s.dw;
-            for (int r = 0; r < R; ++r)
-              if (r < nr)
-                acc[r] += wv * load(src + r * s.sh * PW);
-          }
-        for (int r = 0; r < nr; ++r)
-          storeV16(y + (oy0 + r) * s.ow + ox0, acc[r],
-                   std::min<int64_t>(V, s.ow - ox0));
-      }
-    }
+    // step, one accumulator each (genericPlane).
+    if (s.sw == 1)
+      genericPlane<1>(plane.data(), PW, s, wk, OWr, y);
+    else if (s.sw == 2)
+      genericPlane<2>(plane.data(), PW, s, wk, OWr, y);
+    else
+      genericPlane<0>(plane.data(), PW, s, wk, OWr, y);
     convEpilogue(y, P, o, bias, res ? res + r * P : nullptr, (int)s.mode,
                  call.fp);
   }
