@@ -168,7 +168,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
   // moved 3-12 GB/s on 14x14 and 7x7 planes (EfficientNet-B0's 16 scales:
   // 1.8 ms, docs/runtime.md). A per-image s makes the images' channels one
   // row of N * C planes.
-  if (!region && isa<onnx::MulOp>(op) && rank >= 3)
+  if (!region && isa<onnx::MulOp>(op) && rank >= 3 && yt.getNumElements() > 0)
     for (int side = 0; side < 2; ++side) {
       Value xv = op->getOperand(side), sv = op->getOperand(1 - side);
       auto xt = dyn_cast<RankedTensorType>(xv.getType());
@@ -461,14 +461,13 @@ LogicalResult Scheduler::lowerBatchNorm(Operation *op) {
   }
   int yi = defineOutput(result);
   int64_t rank = xt.getRank();
-  if (rank >= 3) {
+  if (rank >= 3 && xt.getNumElements() > 0) {
     // A depthwise 1x1 convolution (weight a, bias b, the ReLU fused), as
     // ONNX Runtime runs it: one vector pass per channel plane. As the
     // elementwise program below it moved 3-12 GB/s (DenseNet-121's BN ->
     // ReLU before every dense layer: 10.7 of 37.7 ms, docs/runtime.md).
     const int64_t N = xt.getDimSize(0);
-    channelScale(op, *xi, ai, bi, yi, N, C,
-                 xt.getNumElements() / std::max<int64_t>(1, N * C),
+    channelScale(op, *xi, ai, bi, yi, N, C, xt.getNumElements() / (N * C),
                  relu ? AMK_OP_RELU : AMK_OP_NONE);
     return success();
   }

@@ -71,6 +71,7 @@
 // RUN: amk-run %t/bn_relu.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-opt %t/bn_rows.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=BNROWS
 // RUN: amk-opt %t/channel_scale.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel)' | FileCheck %s --check-prefix=SCALE
+// RUN: amk-run %t/empty_scale.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/channel_scale.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/bn_rows.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where_empty.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
@@ -364,6 +365,23 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %c = "onnx.Constant"() <{value = dense<[[[0.5]], [[-2.0]], [[1.25]]]> : tensor<3x1x1xf32>}> : () -> tensor<3x1x1xf32>
     %v = "onnx.Mul"(%x, %c) : (tensor<2x3x5x4xf32>, tensor<3x1x1xf32>) -> tensor<2x3x5x4xf32>
     return %y, %z, %w, %v : tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>
+  }
+}
+
+// -----
+
+//--- empty_scale.mlir
+// An empty batch through BatchNormalization and a channel scale: the
+// program runs and both outputs match the reference.
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @empty(%x: tensor<0x3x5x4xf32> {onnx.name = "x"}, %s: tensor<1x3x1x1xf32> {onnx.name = "s"}) -> (tensor<0x3x5x4xf32> {onnx.name = "y"}, tensor<0x3x5x4xf32> {onnx.name = "z"}) {
+    %sc = "onnx.Constant"() <{value = dense<[0.5, -1.5, 2.0]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %b = "onnx.Constant"() <{value = dense<[0.1, 0.2, -0.3]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %m = "onnx.Constant"() <{value = dense<[0.0, 0.5, -0.5]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %v = "onnx.Constant"() <{value = dense<[1.0, 2.0, 0.5]> : tensor<3xf32>}> : () -> tensor<3xf32>
+    %n:5 = "onnx.BatchNormalization"(%x, %sc, %b, %m, %v) : (tensor<0x3x5x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<0x3x5x4xf32>, none, none, none, none)
+    %z = "onnx.Mul"(%x, %s) : (tensor<0x3x5x4xf32>, tensor<1x3x1x1xf32>) -> tensor<0x3x5x4xf32>
+    return %n#0, %z : tensor<0x3x5x4xf32>, tensor<0x3x5x4xf32>
   }
 }
 
