@@ -363,7 +363,7 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   }
   // Grouped convolutions (not depthwise) take channel x position tiles
   // (variant 4): the implicit GEMM per group ran ResNeXt-50's and RegNet's
-  // 4- to 32-channel groups at 17-41 GFLOP/s, and the direct loops of
+  // 4- to 32-channel groups at 11-42 GFLOP/s, and the direct loops of
   // variant 0 at ~1 (docs/runtime.md). `im2col` keeps the GEMM, and so do
   // weights that are not constant (the tiles read them packed).
   const bool grouped = group > 1 && !depthwise &&

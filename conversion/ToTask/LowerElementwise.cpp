@@ -166,7 +166,7 @@ LogicalResult Scheduler::lowerElementwise(Operation *op) {
   // squeeze-excitation's scale, a depthwise 1x1 convolution with weights s
   // (one vector pass per plane). As a program with a broadcast operand it
   // moved 3-12 GB/s on 14x14 and 7x7 planes (EfficientNet-B0's 16 scales:
-  // 1.8 ms, docs/runtime.md). A per-image s makes the images' channels one
+  // 1.29 ms, docs/runtime.md). A per-image s makes the images' channels one
   // row of N * C planes.
   if (!region && isa<onnx::MulOp>(op) && rank >= 3 && yt.getNumElements() > 0)
     for (int side = 0; side < 2; ++side) {

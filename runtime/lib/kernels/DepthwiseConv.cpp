@@ -271,9 +271,7 @@ __attribute__((noinline)) void genericPlane(const float *plane, int64_t PW,
     if constexpr (SW == 1) {
       return loadV16(p);
     } else if constexpr (SW == 2) {
-      V16 a = loadV16(p), b = loadV16(p + 16);
-      return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                     20, 22, 24, 26, 28, 30);
+      return loadV16Stride2(p);
     } else {
       V16 v;
       for (int64_t i = 0; i < V; ++i)
