@@ -184,33 +184,45 @@ TEST(Runtime, DepthwiseConvMatchesNaive) {
     }
 }
 
-/// The channel-blocked depthwise path (3x3, one output channel per input
-/// channel, planes up to 20x20) against a naive loop: channel counts that
-/// leave a partial group of 16, tasks that start mid-group and cross an
-/// image, strides 1 and 2 on odd sizes, rows wider than 16, a residual, a
-/// fused Clip and a HardSwish applied after the transpose.
+/// The channel-blocked depthwise path (one output channel per input
+/// channel; 3x3 filters on planes up to 32x32, 5x5 and 7x7 up to 64x64)
+/// against a naive loop: channel counts that leave a partial group of 16,
+/// tasks that start mid-group and cross an image, strides 1 and 2 on odd
+/// sizes, rows wider than 16, a residual, a fused Clip and a HardSwish
+/// applied after the transpose. The output widths give the compiled row
+/// loop every last chunk from 1 to 8 pixels.
 TEST(Runtime, DepthwiseConvBlockedMatchesNaive) {
   struct Case {
-    int64_t n, c, h, w, stride, pad, act;
+    int64_t n, c, h, w, k, stride, pad, act;
     bool residual, bias;
   };
-  const Case cases[] = {{1, 37, 14, 14, 1, 1, AMK_OP_CLIP, false, true},
-                        {2, 21, 14, 14, 2, 1, AMK_OP_RELU, false, true},
-                        {1, 16, 7, 7, 1, 1, AMK_OP_NONE, true, false},
-                        {2, 19, 13, 20, 2, 1, AMK_OP_HARD_SWISH, false, true},
-                        {1, 5, 9, 11, 1, 0, AMK_OP_RELU, true, true}};
+  const Case cases[] = {
+      {1, 37, 14, 14, 3, 1, 1, AMK_OP_CLIP, false, true},
+      {2, 21, 14, 14, 3, 2, 1, AMK_OP_RELU, false, true},
+      {1, 16, 7, 7, 3, 1, 1, AMK_OP_NONE, true, false},
+      {2, 19, 13, 20, 3, 2, 1, AMK_OP_HARD_SWISH, false, true},
+      {1, 5, 9, 11, 3, 1, 0, AMK_OP_RELU, true, true},
+      {1, 20, 30, 29, 3, 1, 1, AMK_OP_RELU, false, true},
+      {1, 33, 7, 7, 5, 1, 2, AMK_OP_CLIP, false, true},
+      {2, 18, 28, 28, 5, 2, 2, AMK_OP_NONE, true, true},
+      {1, 17, 40, 43, 5, 1, 2, AMK_OP_RELU, false, false},
+      {1, 16, 20, 13, 7, 1, 3, AMK_OP_HARD_SWISH, false, true},
+      {1, 24, 19, 21, 7, 2, 3, AMK_OP_CLIP, true, true},
+      {1, 16, 12, 10, 5, 1, 2, AMK_OP_NONE, false, true},
+      {1, 16, 9, 9, 3, 1, 1, AMK_OP_NONE, false, true},
+      {1, 16, 12, 12, 5, 1, 2, AMK_OP_RELU, false, true}};
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> dist(-1, 1);
   for (const Case &c : cases) {
-    const int64_t OH = (c.h + 2 * c.pad - 3) / c.stride + 1;
-    const int64_t OW = (c.w + 2 * c.pad - 3) / c.stride + 1, P = OH * OW;
-    std::vector<float> X(c.n * c.c * c.h * c.w), Wt(c.c * 9), bias(c.c),
+    const int64_t OH = (c.h + 2 * c.pad - c.k) / c.stride + 1;
+    const int64_t OW = (c.w + 2 * c.pad - c.k) / c.stride + 1, P = OH * OW;
+    std::vector<float> X(c.n * c.c * c.h * c.w), Wt(c.c * c.k * c.k), bias(c.c),
         R(c.n * c.c * P);
     for (auto *v : {&X, &Wt, &bias, &R})
       for (float &f : *v)
         f = 3 * dist(rng);
     ProgramBuilder b(1);
-    std::vector<int64_t> ip = convParams(c.n, c.c, c.h, c.w, c.c, 3, OH, OW,
+    std::vector<int64_t> ip = convParams(c.n, c.c, c.h, c.w, c.c, c.k, OH, OW,
                                          c.stride, c.pad, 1, c.act);
     ip[AMK_SP_GROUP] = c.c;
     float alpha = c.act == AMK_OP_CLIP ? -0.5f : 1.f / 6;
@@ -225,13 +237,13 @@ TEST(Runtime, DepthwiseConvBlockedMatchesNaive) {
     std::vector<float> Y(rows * P, NAN);
     ASSERT_NO_FATAL_FAILURE(runProgram(b, {X.data(), R.data()}, {Y.data()}));
     std::vector<double> ref =
-        referenceConv(X, c.n, c.c, c.h, c.w, Wt, c.c, c.c, 3, c.stride, c.pad,
+        referenceConv(X, c.n, c.c, c.h, c.w, Wt, c.c, c.c, c.k, c.stride, c.pad,
                       1, OH, OW, c.bias ? bias.data() : nullptr,
                       c.residual ? R.data() : nullptr, c.act, alpha, beta);
     for (int64_t at = 0; at < rows * P; ++at)
       ASSERT_NEAR(Y[at], ref[at], 1e-4 * (1 + std::fabs(ref[at])))
-          << "c " << c.c << " " << c.h << "x" << c.w << " stride " << c.stride
-          << " at " << at;
+          << "c " << c.c << " " << c.h << "x" << c.w << " k " << c.k
+          << " stride " << c.stride << " at " << at;
   }
 }
 

@@ -24,23 +24,117 @@ namespace amk::rt {
 
 namespace {
 
-/// Planes up to this many input pixels take the channel-blocked path: its
-/// buffers (the padded input and the output, 64 bytes a pixel) then stay
-/// in L1. On 28x28 planes it measured no faster than the per-plane path.
-constexpr int64_t kBlockedMaxPixels = 20 * 20;
+/// Planes up to this many input pixels take the channel-blocked path. Its
+/// buffers (the padded input and the output, 64 bytes a pixel) outgrow L1
+/// past 20x20 but stay in L2; what decides is the per-plane path's rate.
+/// Its 3x3 loops keep up up to about 32x32 (96 x 56 x 56: 0.140 ms there,
+/// 0.138 blocked; 32 x 112 x 112: 0.154 vs 0.209), while its loops for
+/// other filters ran 5x5 layers at half the blocked path's speed on every
+/// plane measured up to 56x56 (72 x 28 x 28: 0.086 vs 0.036 ms).
+constexpr int64_t kBlockedMaxPixels3x3 = 32 * 32;
+constexpr int64_t kBlockedMaxPixels = 64 * 64;
 
 /// Largest filter side of the channel-blocked path (its weight vectors).
 constexpr int64_t kBlockedMaxTaps = 7;
 
 /// Whether the channel-blocked path applies: a depthwise (one output
 /// channel per input channel) of filters up to 7x7, stride 1 or 2, on a
-/// small plane. Filters other than 3x3 went to per-plane loops whose
-/// 16-lane rows were half idle on 7x7 planes: EfficientNet-B0's 5x5 layers
-/// at 14x14 and 7x7 (docs/runtime.md).
+/// plane small enough (above).
 bool blockedApplies(const Spatial &s) {
+  const bool k3 = s.kh == 3 && s.kw == 3;
   return s.oc == s.c && s.kh <= kBlockedMaxTaps && s.kw <= kBlockedMaxTaps &&
          (s.sh == 1 || s.sh == 2) && (s.sw == 1 || s.sw == 2) &&
-         s.h * s.w <= kBlockedMaxPixels;
+         s.h * s.w <= (k3 ? kBlockedMaxPixels3x3 : kBlockedMaxPixels);
+}
+
+/// Q output pixels of one row of the channel-blocked path, a KxK filter of
+/// stride S, each pixel on its own accumulator, from the bias, adding its
+/// taps in row-major order. Filter and stride are compile-time so the taps
+/// unroll into FMAs with memory operands: the run-time loops kept their
+/// addresses on the stack and ran each pixel past the fourth as one chain
+/// of K*K dependent FMAs (a 5x5 layer over 576 x 7 x 7 took 74 us, its
+/// 3x3 counterpart 16 us).
+template <int K, int S, int Q>
+inline void dwBlockedChunk(const V16 *px, int64_t PW, const V16 *wv, V16 bv,
+                           V16 *o, bool clamp, float lo, float hi) {
+  V16 acc[Q];
+  for (int q = 0; q < Q; ++q)
+    acc[q] = bv;
+#pragma clang loop unroll(full)
+  for (int ky = 0; ky < K; ++ky)
+#pragma clang loop unroll(full)
+    for (int kx = 0; kx < K; ++kx) {
+      const V16 w = wv[ky * K + kx];
+      const V16 *t = px + ky * PW + kx;
+      for (int q = 0; q < Q; ++q)
+        acc[q] += w * t[q * S];
+    }
+  for (int q = 0; q < Q; ++q) {
+    if (clamp) {
+      acc[q] = acc[q] < lo ? lo : acc[q];
+      acc[q] = acc[q] > hi ? hi : acc[q];
+    }
+    o[q] = acc[q];
+  }
+}
+
+/// Every output row of one 16-channel block, in chunks of up to 8 pixels
+/// (8 accumulators and the tap's weight stay in registers).
+template <int K, int S>
+__attribute__((noinline)) void
+dwBlockedRows(const V16 *in, int64_t PW, int64_t oh, int64_t ow, const V16 *wv,
+              V16 bv, V16 *out, bool clamp, float lo, float hi) {
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const V16 *row = in + oy * S * PW;
+    V16 *o = out + oy * ow;
+    int64_t ox = 0;
+    for (; ox + 8 <= ow; ox += 8)
+      dwBlockedChunk<K, S, 8>(row + ox * S, PW, wv, bv, o + ox, clamp, lo, hi);
+    const V16 *px = row + ox * S;
+    switch (ow - ox) {
+#define AMK_DW_CHUNK(N)                                                        \
+  case N:                                                                      \
+    dwBlockedChunk<K, S, N>(px, PW, wv, bv, o + ox, clamp, lo, hi);            \
+    break;
+      AMK_DW_CHUNK(1)
+      AMK_DW_CHUNK(2)
+      AMK_DW_CHUNK(3)
+      AMK_DW_CHUNK(4)
+      AMK_DW_CHUNK(5)
+      AMK_DW_CHUNK(6)
+      AMK_DW_CHUNK(7)
+#undef AMK_DW_CHUNK
+    default:
+      break;
+    }
+  }
+}
+
+using DwBlockedRowsFn = void (*)(const V16 *, int64_t, int64_t, int64_t,
+                                 const V16 *, V16, V16 *, bool, float, float);
+
+/// The compiled row loop for a square filter of side 3, 5 or 7 with equal
+/// strides of 1 or 2 and no dilation; null for anything else.
+DwBlockedRowsFn dwBlockedRowsFor(const Spatial &s) {
+  if (s.kh != s.kw || s.sh != s.sw || s.dh != 1 || s.dw != 1)
+    return nullptr;
+  const int key = s.kh * 10 + s.sh;
+  switch (key) {
+  case 31:
+    return dwBlockedRows<3, 1>;
+  case 32:
+    return dwBlockedRows<3, 2>;
+  case 51:
+    return dwBlockedRows<5, 1>;
+  case 52:
+    return dwBlockedRows<5, 2>;
+  case 71:
+    return dwBlockedRows<7, 1>;
+  case 72:
+    return dwBlockedRows<7, 2>;
+  default:
+    return nullptr;
+  }
 }
 
 /// A 3x3 depthwise on a small plane with 16 channels in the lanes of a
@@ -63,6 +157,7 @@ void dwconvBlockedTile(const KernelCall &call, const Spatial &s,
       std::max(s.w + s.pw, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1);
   const bool k3 = s.kh == 3 && s.kw == 3 && s.dh == 1 && s.dw == 1;
   const int64_t taps = s.kh * s.kw;
+  const DwBlockedRowsFn rows = dwBlockedRowsFor(s);
   thread_local std::vector<V16> in, out;
   in.resize(PH * PW);
   out.resize(P + 16);
@@ -91,12 +186,21 @@ void dwconvBlockedTile(const KernelCall &call, const Spatial &s,
           dst[q] = t[q];
       }
     V16 wv[kBlockedMaxTaps * kBlockedMaxTaps], bv = {};
-    for (int64_t k = 0; k < taps; ++k)
+    // The block's [channel][tap] weights transposed to [tap][channel], 16
+    // taps at a time (lane by lane, they cost a third of a 5x5 layer).
+    for (int64_t k0 = 0; k0 < taps; k0 += 16) {
+      const int64_t n = std::min<int64_t>(16, taps - k0);
       for (int64_t c = 0; c < 16; ++c)
-        wv[k][c] = c < G ? W[(c0 + c) * taps + k] : 0.f;
+        t[c] = c < G ? loadV16(W + (c0 + c) * taps + k0, n) : V16{};
+      transpose16(t);
+      for (int64_t k = 0; k < n; ++k)
+        wv[k0 + k] = t[k];
+    }
     if (bias)
       bv = loadV16Window(bias + c0, G, 0);
-    for (int64_t oy = 0; oy < s.oh; ++oy) {
+    if (rows)
+      rows(in.data(), PW, s.oh, s.ow, wv, bv, out.data(), fuseAct, lo, hi);
+    for (int64_t oy = 0; rows == nullptr && oy < s.oh; ++oy) {
       const V16 *row = in.data() + oy * s.sh * PW;
       V16 *o = out.data() + oy * s.ow;
       int64_t ox = 0;
