@@ -151,8 +151,39 @@ inline V16 fastTanhV(V16 x) {
 }
 
 /// Below about -87 the logistic is subnormal: 0 instead (see fastExp).
+/// With AVX-512, from e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e)
+/// below, so the divisor lies in [1, 2] and the reciprocal estimate needs
+/// no guards, and vscalefps applies 2^n, so the exponential needs no
+/// integer exponent arithmetic or overflow clamp: about 23 operations a
+/// vector instead of 33. SiLU (x * sigmoid x), EfficientNet-B0's
+/// activation on every layer, went from 0.31 to 0.25 ns an element, the
+/// largest relative error from 1.9e-7 to 2.9e-7 (one Taylor term fewer;
+/// utils/bench/activation_rate.cpp).
 inline V16 sigmoidV(V16 x) {
+#ifdef __AVX512F__
+  V16 a = __builtin_elementwise_abs(x);
+  // exp(-88) is subnormal, so is every logistic it yields (flushed below);
+  // a NaN fails the comparison and stays.
+  a = a > 88.f ? 88.f : a;
+  V16 n =
+      (V16)_mm512_roundscale_ps((__m512)(a * -1.44269504f),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  V16 r = -a - n * 0.693145752f;
+  r = r - n * 1.42860677e-6f;
+  V16 p = r * (1.f / 720) + 1.f / 120;
+  p = p * r + 1.f / 24;
+  p = p * r + 1.f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.f;
+  p = p * r + 1.f;
+  V16 e = (V16)_mm512_scalef_ps((__m512)p, (__m512)n);
+  V16 d = 1.f + e;
+  V16 q = (V16)_mm512_rcp14_ps((__m512)d);
+  q = q * (2.f - d * q);
+  V16 s = x < 0.f ? e * q : q;
+#else
   V16 s = recipV(1.f + fastExpV(-x));
+#endif
   return s < std::numeric_limits<float>::min() ? 0.f : s;
 }
 
