@@ -175,6 +175,8 @@ enum { AMK_CONV_X_BLOCKED = 1, AMK_CONV_Y_BLOCKED = 2 };
  * pad 1, stride S) [N][CE][OH][OW], Y = act3(W3 D + b3 + R)
  * [N][CO][OH][OW]. Buffers X, W1 [CE][C], B1 [CE], WD [CE][9], BD [CE],
  * W3 [CO][CE], B3 [CO], R (Y's shape), Y; W1, B1, BD, B3 and R optional.
+ * Without W3 (W1 present) the block ends at the depthwise layer: Y = D,
+ * CO = CE, no B3 or R.
  * Rows: N*OH (output rows). fparams: alpha and beta of act1, act2, act3.
  * Variant 1 (W1 present, 16 dividing CE): E and D channel-blocked inside
  * the kernel, W1 and W3 packed as CONV variant 2 packs its weights,

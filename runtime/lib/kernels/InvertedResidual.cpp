@@ -1,7 +1,9 @@
 //===- InvertedResidual.cpp - Expand, depthwise, project as one kernel ----===//
 //
 // Part of AMK. INVERTED_RESIDUAL: MobileNetV2's block (1x1 expansion, 3x3
-// depthwise, 1x1 projection, residual) over strips of output rows. The
+// depthwise, 1x1 projection, residual) over strips of output rows, or
+// (no projection weights) the expansion and the depthwise layer alone, as
+// EfficientNet's blocks are before their squeeze-excitation. The
 // expanded and depthwise activations of a strip live in per-worker buffers
 // sized for L2, so the block reads its input and writes its output once;
 // as separate kernels, the expanded activation (up to 4.8 MB in
@@ -157,12 +159,14 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
             std::fill(e + k.w, e - 1 + PW, 0.f);
           }
         }
-        // Depthwise into D [CE][ns][OW], with its ReLU/Clip in registers.
+        // Depthwise into D [CE][ns][OW], with its ReLU/Clip in registers;
+        // without a projection, straight into Y's rows (CO is CE).
         const bool fuse = k.act2 == AMK_OP_NONE || k.act2 == AMK_OP_RELU ||
                           k.act2 == AMK_OP_CLIP;
         for (int64_t ch = 0; ch < k.ce; ++ch) {
           const float *plane = E.data() + ch * cap * PW;
-          float *d = D.data() + ch * strip * k.ow;
+          float *d = W3 ? D.data() + ch * strip * k.ow
+                        : Y + (img * k.ce + ch) * P + oy0 * k.ow;
           float b = BD ? BD[ch] : 0.f;
           int act = fuse ? k.act2 : AMK_OP_NONE;
           if (k.s == 1)
@@ -174,6 +178,8 @@ bool invertedResidualTile(const KernelCall &call, const int64_t *tile,
           if (!fuse)
             applyActivation(d, ns * k.ow, k.act2, fp[2], fp[3]);
         }
+        if (!W3)
+          return true;
         // Projection straight into Y's rows, then bias, residual, activation.
         float *y = Y + img * k.co * P + oy0 * k.ow;
         if (!blockGemm(project, W3, D.data(), y, k.co, ns * k.ow, k.ce)) {
@@ -290,8 +296,26 @@ bool invertedResidualBlockedTile(const KernelCall &call, const int64_t *tile,
             }
           }
         }
-        // Projection from the blocked rows into Y's NCHW rows.
         const int64_t Pn = ns * k.ow;
+        if (!W3) {
+          // No projection: the depthwise rows are the output, transposed
+          // 16 pixels at a time into Y's NCHW rows (CO is CE).
+          V16 t[16];
+          for (int64_t cb = 0; cb < CB; ++cb) {
+            const V16 *d = D.data() + cb * Pn;
+            float *y = Y + (img * k.ce + cb * 16) * P + oy0 * k.ow;
+            for (int64_t p = 0; p < Pn; p += 16) {
+              const int64_t n = std::min<int64_t>(16, Pn - p);
+              for (int64_t q = 0; q < 16; ++q)
+                t[q] = q < n ? d[p + q] : V16{};
+              transpose16(t);
+              for (int64_t c = 0; c < 16; ++c)
+                storeV16(y + c * P + p, t[c], n);
+            }
+          }
+          return true;
+        }
+        // Projection from the blocked rows into Y's NCHW rows.
         const int64_t pieces = (Pn + T - 1) / T;
         const int64_t at = img * k.co * P + oy0 * k.ow;
         for (int64_t q = 0; q < pieces; ++q) {

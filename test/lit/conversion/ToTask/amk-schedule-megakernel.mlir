@@ -56,6 +56,8 @@
 // RUN: amk-run %t/winograd.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1 conv-kernel=winograd winograd-tile=4})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 fuse-blocks-min-bytes=0 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/inverted_residual.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1 fuse-blocks-min-bytes=0})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/se_block.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 fuse-blocks-min-bytes=0 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/se_block.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 fuse-blocks-min-bytes=0 blocked-layout=false min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // blocked-layout keeps the values between flat 1x1 and 3x3 depthwise
 // convolutions NCHW16c (AMK_CONV_LAYOUT, the last iparam: 1 input, 2
 // output, 3 both); off, every kernel reads and writes NCHW.
@@ -489,6 +491,48 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %d2 = "amk.conv"(%p, %wd2, %none, %none) <{group = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, activation = "relu"}> : (tensor<1x8x20x18xf32>, tensor<8x1x3x3xf32>, none, none) -> tensor<1x8x10x9xf32>
     %y = "amk.conv"(%d2, %w4, %none, %none) : (tensor<1x8x10x9xf32>, tensor<16x8x1x1xf32>, none, none) -> tensor<1x16x10x9xf32>
     return %y : tensor<1x16x10x9xf32>
+  }
+}
+
+// -----
+
+//--- se_block.mlir
+// EfficientNet-style blocks: expand (1x1, SiLU) -> depthwise 3x3 (SiLU),
+// whose output feeds a squeeze-excitation (global pool, sigmoid, Mul) as
+// well as the scale, so there is no projection to fuse: the block is the
+// expansion and the depthwise layer, writing the depthwise output. The
+// first block's 32 channels take the channel-blocked strips, the second's
+// 24 (stride 2) the per-channel ones.
+// FUSE-LABEL: amk_task.program @se_block attributes
+// FUSE: amk_task.kernel inverted_residual {buffers = array<i64: 0, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, -1, -1, -1, [[D1:[0-9]+]]>, {{.*}}iparams = array<i64: 1, 16, 12, 10, 32, 32, 12, 10, 1, [[SILU:[0-9]+]], [[SILU]], 0>, {{.*}}variant = 1
+// FUSE-NEXT: amk_task.kernel pool {buffers = array<i64: [[D1]],
+// FUSE: amk_task.kernel inverted_residual {buffers = array<i64: {{[0-9]+}}, {{[0-9]+}}, -1, {{[0-9]+}}, -1, -1, -1, -1, {{[0-9]+}}>, {{.*}}iparams = array<i64: 1, 16, 12, 10, 24, 24, 6, 5, 2, [[SILU]], [[SILU]], 0>, name = "amk.conv", op = "amk.conv"}
+// FUSE: amk_task.task
+// NOFUSE-LABEL: amk_task.program @se_block attributes
+// NOFUSE-NOT: inverted_residual {
+// NOFUSE: amk_task.kernel dwconv
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @se_block(%x: tensor<1x16x12x10xf32> {onnx.name = "x"}) -> (tensor<1x24x6x5xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.1> : tensor<32x16x1x1xf32>}> : () -> tensor<32x16x1x1xf32>
+    %b1 = "onnx.Constant"() <{value = dense<-0.2> : tensor<32xf32>}> : () -> tensor<32xf32>
+    %wd1 = "onnx.Constant"() <{value = dense<0.3> : tensor<32x1x3x3xf32>}> : () -> tensor<32x1x3x3xf32>
+    %bd1 = "onnx.Constant"() <{value = dense<0.05> : tensor<32xf32>}> : () -> tensor<32xf32>
+    %w3 = "onnx.Constant"() <{value = dense<-0.07> : tensor<16x32x1x1xf32>}> : () -> tensor<16x32x1x1xf32>
+    %w4 = "onnx.Constant"() <{value = dense<0.2> : tensor<24x16x1x1xf32>}> : () -> tensor<24x16x1x1xf32>
+    %wd2 = "onnx.Constant"() <{value = dense<-0.25> : tensor<24x1x3x3xf32>}> : () -> tensor<24x1x3x3xf32>
+    %e1 = "amk.conv"(%x, %w1, %b1, %none) <{activation = "quick_gelu", activation_alpha = 1.0 : f32}> : (tensor<1x16x12x10xf32>, tensor<32x16x1x1xf32>, tensor<32xf32>, none) -> tensor<1x32x12x10xf32>
+    %d1 = "amk.conv"(%e1, %wd1, %bd1, %none) <{group = 32 : i64, pads = array<i64: 1, 1, 1, 1>, activation = "quick_gelu", activation_alpha = 1.0 : f32}> {onnx.name = "d1"} : (tensor<1x32x12x10xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>, none) -> tensor<1x32x12x10xf32>
+    %g1 = "onnx.GlobalAveragePool"(%d1) : (tensor<1x32x12x10xf32>) -> tensor<1x32x1x1xf32>
+    %s1 = "onnx.Sigmoid"(%g1) : (tensor<1x32x1x1xf32>) -> tensor<1x32x1x1xf32>
+    %m1 = "onnx.Mul"(%d1, %s1) : (tensor<1x32x12x10xf32>, tensor<1x32x1x1xf32>) -> tensor<1x32x12x10xf32>
+    %p1 = "amk.conv"(%m1, %w3, %none, %x) : (tensor<1x32x12x10xf32>, tensor<16x32x1x1xf32>, none, tensor<1x16x12x10xf32>) -> tensor<1x16x12x10xf32>
+    %e2 = "amk.conv"(%p1, %w4, %none, %none) <{activation = "quick_gelu", activation_alpha = 1.0 : f32}> : (tensor<1x16x12x10xf32>, tensor<24x16x1x1xf32>, none, none) -> tensor<1x24x12x10xf32>
+    %d2 = "amk.conv"(%e2, %wd2, %none, %none) <{group = 24 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, activation = "quick_gelu", activation_alpha = 1.0 : f32}> {onnx.name = "d2"} : (tensor<1x24x12x10xf32>, tensor<24x1x3x3xf32>, none, none) -> tensor<1x24x6x5xf32>
+    %g2 = "onnx.GlobalAveragePool"(%d2) : (tensor<1x24x6x5xf32>) -> tensor<1x24x1x1xf32>
+    %s2 = "onnx.Sigmoid"(%g2) : (tensor<1x24x1x1xf32>) -> tensor<1x24x1x1xf32>
+    %y = "onnx.Mul"(%d2, %s2) : (tensor<1x24x6x5xf32>, tensor<1x24x1x1xf32>) -> tensor<1x24x6x5xf32>
+    return %y : tensor<1x24x6x5xf32>
   }
 }
 
