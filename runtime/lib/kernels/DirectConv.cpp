@@ -37,17 +37,21 @@ constexpr int kMaxTilePixels = 14;
 /// tile are taken two at a time). `taps` are the taps' offsets; `w` is the
 /// packed block, [C][taps][32]. The sum runs channel by channel and tap by
 /// tap whatever the tiling, so every tiling gives the same bits. Writes
-/// out[R1 + R2][32].
-template <int R1, int R2, int S>
+/// out[R1 + R2][32]. H = 1 computes only the block's first 16 channels
+/// (out[j][16..31] is left as it was), for a block whose other half lies
+/// past the output channels: a 16-channel stem (MobileNetV3's, MNASNet's)
+/// spent half its FMAs on zero weights, and ran no faster than 32 channels
+/// (3 -> 16 and 3 -> 32, 3x3 stride 2 at 224 x 224: 0.167 and 0.175 ms).
+template <int R1, int R2, int S, int H = 2>
 void convMicroTile(const float *x, int64_t step, int64_t cs, int64_t C,
                    const int64_t *taps, int64_t ntaps, const float *w,
                    float *out) {
-  V16 acc[R1 + R2][2] = {};
+  V16 acc[R1 + R2][H] = {};
   const int64_t next = C * ntaps * kOcBlock;
   for (int64_t c = 0; c < C; ++c, x += cs) {
     for (int64_t t = 0; t < ntaps; ++t, w += kOcBlock) {
       const float *xt = x + taps[t];
-      V16 w0 = loadV16(w), w1 = loadV16(w + 16);
+      V16 w0 = loadV16(w), w1 = H == 2 ? loadV16(w + 16) : V16{};
       // This block's weights ahead into L1, the next block's into L2 (the
       // next register tile over other channels streams them from there).
       __builtin_prefetch(w + 16 * kOcBlock);
@@ -57,11 +61,13 @@ void convMicroTile(const float *x, int64_t step, int64_t cs, int64_t C,
       for (int j = 0; j < R1 + R2; ++j) {
         float v = j < R1 ? xt[j * S] : xt[step + (j - R1) * S];
         acc[j][0] += w0 * v;
-        acc[j][1] += w1 * v;
+        if constexpr (H == 2)
+          acc[j][1] += w1 * v;
       }
     }
   }
-  std::memcpy(out, acc, sizeof(acc));
+  for (int j = 0; j < R1 + R2; ++j)
+    std::memcpy(out + j * kOcBlock, acc[j], sizeof(acc[j]));
 }
 
 using MicroTileFn = void (*)(const float *, int64_t, int64_t, int64_t,
@@ -101,17 +107,17 @@ blockedInTiles(std::integer_sequence<int, Rs...>) {
 }
 
 /// The register tiles of one row, by pixel count.
-template <int S, int... Rs>
+template <int S, int H, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
 rowTiles(std::integer_sequence<int, Rs...>) {
-  return {&convMicroTile<Rs + 1, 0, S>...};
+  return {&convMicroTile<Rs + 1, 0, S, H>...};
 }
 
 /// The register tiles of two rows, by pixels per row.
-template <int S, int... Rs>
+template <int S, int H, int... Rs>
 constexpr std::array<MicroTileFn, sizeof...(Rs)>
 pairTiles(std::integer_sequence<int, Rs...>) {
-  return {&convMicroTile<Rs + 1, Rs + 1, S>...};
+  return {&convMicroTile<Rs + 1, Rs + 1, S, H>...};
 }
 
 /// storeConvTile for a channel-blocked output: the tile's n pixels,
@@ -228,7 +234,7 @@ void storeConvTile(const float *acc, int64_t n, int64_t ob, int64_t o0,
 void pointwiseRegisterTile(const float *x, int64_t cs, int64_t C,
                            const float *w, int64_t n, float *acc) {
   static constexpr auto tiles =
-      rowTiles<1>(std::make_integer_sequence<int, kMaxTilePixels>());
+      rowTiles<1, 2>(std::make_integer_sequence<int, kMaxTilePixels>());
   static const int64_t tap0 = 0;
   tiles[n - 1](x, 0, cs, C, &tap0, 1, w, acc);
 }
@@ -254,11 +260,16 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
   auto [X, W, Y, bias, res] = ConvBuffers::of(call);
   using Rows = std::make_integer_sequence<int, kMaxTilePixels>;
   using Pairs = std::make_integer_sequence<int, kMaxTilePixels / 2>;
-  static constexpr auto row1 = rowTiles<1>(Rows()), row2 = rowTiles<2>(Rows());
-  static constexpr auto pair1 = pairTiles<1>(Pairs()),
-                        pair2 = pairTiles<2>(Pairs());
-  const auto &tiles = s.sw == 1 ? row1 : row2;
-  const auto &pairs = s.sw == 1 ? pair1 : pair2;
+  // By column stride and by the channels a block computes (32, or the
+  // first 16 where the rest lie past the output channels).
+  static constexpr auto row1 = rowTiles<1, 2>(Rows()),
+                        row2 = rowTiles<2, 2>(Rows()),
+                        row1h = rowTiles<1, 1>(Rows()),
+                        row2h = rowTiles<2, 1>(Rows());
+  static constexpr auto pair1 = pairTiles<1, 2>(Pairs()),
+                        pair2 = pairTiles<2, 2>(Pairs()),
+                        pair1h = pairTiles<1, 1>(Pairs()),
+                        pair2h = pairTiles<2, 1>(Pairs());
   int64_t P = s.oh * s.ow, ntaps = s.kh * s.kw;
   // Channel-blocked operands (AMK_CONV_LAYOUT): the input only of a flat
   // 1x1 convolution, the output (and residual) of any.
@@ -331,6 +342,11 @@ void directConvTile(const KernelCall &call, const int64_t *tile) {
     for (int64_t ob = m0 / kOcBlock * kOcBlock; ob < m1; ob += kOcBlock) {
       const float *wb = W + ob / kOcBlock * s.c * ntaps * kOcBlock;
       int64_t o0 = std::max(ob, m0), o1 = std::min(ob + kOcBlock, m1);
+      const bool half = o1 - ob <= 16;
+      const auto &tiles =
+          s.sw == 1 ? (half ? row1h : row1) : (half ? row2h : row2);
+      const auto &pairs =
+          s.sw == 1 ? (half ? pair1h : pair1) : (half ? pair2h : pair2);
       if (pointwise) {
         // 48 pixels at a time, the block's four 8-channel tiles reading
         // them from L1.
