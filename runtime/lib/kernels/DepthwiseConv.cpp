@@ -27,10 +27,12 @@ namespace {
 /// Planes up to this many input pixels take the channel-blocked path. Its
 /// buffers (the padded input and the output, 64 bytes a pixel) outgrow L1
 /// past 20x20 but stay in L2; what decides is the per-plane path's rate.
-/// Its 3x3 loops keep up up to about 32x32 (96 x 56 x 56: 0.140 ms there,
-/// 0.138 blocked; 32 x 112 x 112: 0.154 vs 0.209), while its loops for
-/// other filters ran 5x5 layers at half the blocked path's speed on every
-/// plane measured up to 56x56 (72 x 28 x 28: 0.086 vs 0.036 ms).
+/// Its 3x3 loops (four rows per step) win from 56x56 up (96 x 56 x 56:
+/// 0.086 ms there, 0.107 blocked; 32 x 112 x 112: 0.099 vs 0.162) and
+/// lose or tie at 28x28 (144 channels: 0.044 vs 0.038; 192: 0.051 both),
+/// while its loops for other filters ran 5x5 layers at half the blocked
+/// path's speed on every plane measured up to 56x56 (72 x 28 x 28: 0.086
+/// vs 0.036 ms).
 constexpr int64_t kBlockedMaxPixels3x3 = 32 * 32;
 constexpr int64_t kBlockedMaxPixels = 64 * 64;
 
