@@ -169,7 +169,7 @@ inline void dw3x3Block(const float *r0, int64_t PW, int64_t sh, const V16 *wv,
 /// per row, each row on its own accumulator, then the bias and a
 /// ReLU/Clip, then one store per row. With one row at a time each block's
 /// nine FMAs waited on one another: 144 x 56 x 56 ran at about 20 cycles a
-/// vector (0.172 ms) where loads and FMAs allow 5. Each output adds its
+/// vector (0.172-0.183 ms) where loads and FMAs allow 5. Each output adds its
 /// taps in row-major order from zero. DWCONV and the fused
 /// inverted-residual block share it.
 template <int SW>
