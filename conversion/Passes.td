@@ -88,6 +88,13 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "convolutions on the direct kernel and 3x3 depthwise ones, 16 "
            "dividing the channels; a value any other op reads stays NCHW, so "
            "no layout change is inserted [tune: true|false]">,
+    Option<"concatInPlace", "concat-in-place", "bool", /*default=*/"true",
+           "Have the producers of a Concat's inputs write them straight "
+           "into the result (a value several Concats read goes into the "
+           "last; an earlier Concat whose inputs then sit side by side is a "
+           "slice of it) where the axis has outer extent 1 and the offsets "
+           "are 64-byte aligned; other inputs are copied "
+           "[tune: true|false]">,
     Option<"fuseGatedProducts", "fuse-gated-products", "bool",
            /*default=*/"true",
            "Run Mul(act(A x Bg), A x Bu) of two float32 products with "

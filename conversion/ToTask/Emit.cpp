@@ -95,13 +95,27 @@ void Scheduler::emit() {
   for (auto [i, t] : llvm::enumerate(tensors))
     if (t.root == (int)i && t.kind == TensorInfo::Arena && t.lastUse >= 0)
       addBuffer(t, "arena", t.offset, 0);
+  // A tensor inside another (concat-in-place) is a buffer of its own over
+  // its bytes of the root, which is where its kernels' pointers start.
+  for (auto [i, t] : llvm::enumerate(tensors)) {
+    const TensorInfo &r = tensors[t.root];
+    if (t.root != (int)i && r.kind == TensorInfo::Arena && r.lastUse >= 0 &&
+        (t.rootOffset != 0 || t.bytes != r.bytes))
+      addBuffer(t, "arena", r.offset + t.rootOffset, 0);
+  }
   for (auto [i, t] : llvm::enumerate(tensors))
     if (t.root == (int)i && t.kind == TensorInfo::Const && t.lastUse >= 0) {
       addBuffer(t, "const", constOffset, 0);
       constOffset += (t.bytes + kAlign - 1) / kAlign * kAlign;
     }
+  auto ownBuffer = [&](int tensor) {
+    return rootOf(tensor) != tensor && tensors[tensor].buffer >= 0;
+  };
   auto bufferOf = [&](int tensor) {
-    return tensor < 0 ? -1 : tensors[rootOf(tensor)].buffer;
+    if (tensor < 0)
+      return -1;
+    return ownBuffer(tensor) ? tensors[tensor].buffer
+                             : tensors[rootOf(tensor)].buffer;
   };
   for (KOp &k : kops) {
     SmallVector<int64_t> bufs;
@@ -118,8 +132,10 @@ void Scheduler::emit() {
   auto flatten = [&](ArrayRef<TAccess> as) {
     SmallVector<int64_t> v;
     for (const TAccess &a : as)
-      v.append({bufferOf(a.tensor), a.offset + tensors[a.tensor].rootOffset,
-                a.rowBytes, a.stride, a.rows});
+      v.append(
+          {bufferOf(a.tensor),
+           a.offset + (ownBuffer(a.tensor) ? 0 : tensors[a.tensor].rootOffset),
+           a.rowBytes, a.stride, a.rows});
     return v;
   };
   for (size_t i = 0; i < tasks.size(); ++i) {

@@ -413,6 +413,95 @@ LogicalResult Scheduler::lowerDropout(Operation *op) {
   return success();
 }
 
+void Scheduler::planConcatSlices() {
+  namespace onnx = amk::onnx;
+  if (!opts.concatInPlace)
+    return;
+  SmallVector<Operation *> concats;
+  for (Operation &op : func.getBody().front())
+    if (isa<onnx::ConcatOp>(op))
+      concats.push_back(&op);
+  // Latest first: a value several Concats read (DenseNet's features, each
+  // in every later layer's Concat) goes into the last of them, and an
+  // earlier Concat whose inputs then sit side by side in it is a slice of
+  // it, no bytes moved.
+  for (Operation *op : llvm::reverse(concats)) {
+    Value y = op->getResult(0);
+    auto yt = cast<RankedTensorType>(y.getType());
+    if (!yt.hasStaticShape())
+      continue;
+    int64_t rank = yt.getRank(), axis = intAttr(op, "axis", 0);
+    if (axis < 0)
+      axis += rank;
+    // With an outer extent of 1 each input is one run of the result's
+    // bytes; otherwise its rows interleave with the others'.
+    if (axis < 0 || axis >= rank ||
+        product(yt.getShape().take_front(axis)) != 1)
+      continue;
+    int64_t eb = elemBytes(yt.getElementType());
+    int64_t inner = product(yt.getShape().drop_front(axis + 1)) * eb;
+    Value root = y;
+    int64_t base = 0;
+    if (auto it = concatSlices.find(y); it != concatSlices.end())
+      std::tie(root, base) = it->second;
+    // A returned result is the caller's buffer, which holds no other
+    // tensor: its inputs are copied there, as without this plan.
+    else if (llvm::any_of(y.getUsers(),
+                          [](Operation *u) { return isa<func::ReturnOp>(u); }))
+      continue;
+    // Offsets of the inputs in the result.
+    SmallVector<int64_t> at;
+    int64_t off = 0;
+    for (Value v : op->getOperands()) {
+      at.push_back(off);
+      off += cast<RankedTensorType>(v.getType()).getDimSize(axis) * inner;
+    }
+    if (root == y && op->getNumOperands() > 0) {
+      auto first = concatSlices.find(op->getOperand(0));
+      bool adjacent = first != concatSlices.end();
+      for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+        auto it = concatSlices.find(v);
+        adjacent &= it != concatSlices.end() &&
+                    it->second.first == first->second.first &&
+                    it->second.second == first->second.second + at[i];
+        if (!adjacent)
+          break;
+      }
+      if (adjacent) {
+        concatSlices[y] = first->second;
+        continue;
+      }
+    }
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      Operation *def = v.getDefiningOp();
+      // Views and constants have no producer of their own to redirect;
+      // a channel-blocked value is not laid out as the result's bytes.
+      if (!def || concatSlices.count(v) || (base + at[i]) % kAlign ||
+          isa<onnx::ConstantOp, onnx::ReshapeOp, onnx::FlattenOp,
+              onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::IdentityOp,
+              onnx::TransposeOp>(def) ||
+          channelBlocked.contains(v) || v == root)
+        continue;
+      concatSlices[v] = {root, base + at[i]};
+    }
+  }
+}
+
+bool Scheduler::placeSlice(int t, int rid, int64_t off) {
+  TensorInfo &x = tensors[t];
+  if (x.root != t || x.kind != TensorInfo::Arena || t == rid ||
+      tensors[rid].root != rid || off % kAlign ||
+      off + x.bytes > tensors[rid].bytes)
+    return false;
+  for (TensorInfo &v : tensors)
+    if (v.root == t) {
+      v.root = rid;
+      v.rootOffset += off;
+    }
+  tensors[rid].hasSlices = true;
+  return true;
+}
+
 LogicalResult Scheduler::lowerConcat(Operation *op) {
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   int64_t rank = yt.getRank(), axis = intAttr(op, "axis", 0);
@@ -425,18 +514,46 @@ LogicalResult Scheduler::lowerConcat(Operation *op) {
       return failure();
     ins.push_back(*t);
   }
-  int yi = defineOutput(op->getResult(0));
+  // A root a planned slice created before this Concat was reached.
+  auto tensorFor = [&](Value v) {
+    auto it = tensorOf.find(v);
+    return it != tensorOf.end() ? it->second : defineOutput(v);
+  };
+  int yi = tensorFor(op->getResult(0));
+  if (auto it = concatSlices.find(op->getResult(0)); it != concatSlices.end())
+    if (!placeSlice(yi, tensorFor(it->second.first), it->second.second))
+      return unsupported(op, "its planned place in a later Concat is taken");
   SmallVector<int64_t> outStrides = contiguousStrides(yt.getShape());
   int64_t at = 0;
+  int64_t eb = elemBytes(yt.getElementType());
   bool contiguous = product(yt.getShape().take_front(axis)) == 1;
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     auto it = cast<RankedTensorType>(v.getType());
     if (it.getNumElements() == 0)
       continue;
-    addCopy(op, ins[i], yi, it.getShape(), contiguousStrides(it.getShape()),
-            0, outStrides, at * outStrides[axis],
-            elemBytes(yt.getElementType()), contiguous);
+    int64_t begin = at * outStrides[axis] * eb;
     at += it.getDimSize(axis);
+    const TensorInfo &y = tensors[yi];
+    auto inPlace = [&] {
+      const TensorInfo &x = tensors[ins[i]];
+      return contiguous && x.root == y.root &&
+             x.rootOffset == y.rootOffset + begin;
+    };
+    if (inPlace())
+      continue;
+    auto plan = concatSlices.find(v);
+    auto planned = [&] {
+      if (plan == concatSlices.end())
+        return false;
+      auto r = tensorOf.find(plan->second.first);
+      return r != tensorOf.end() && r->second == y.root &&
+             plan->second.second == y.rootOffset + begin;
+    };
+    if (contiguous && planned() &&
+        placeSlice(ins[i], y.root, plan->second.second))
+      continue;
+    addCopy(op, ins[i], yi, it.getShape(), contiguousStrides(it.getShape()), 0,
+            outStrides, begin / eb, eb, contiguous);
   }
   return success();
 }

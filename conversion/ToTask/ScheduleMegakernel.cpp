@@ -404,6 +404,7 @@ LogicalResult Scheduler::lowerView(Operation *op) {
 LogicalResult Scheduler::run() {
   findInvertedResiduals();
   findChannelBlocked();
+  planConcatSlices();
   findGatedProducts();
   for (Operation &op : func.getBody().front())
     if (failed(lowerOp(&op)))
@@ -431,7 +432,7 @@ LogicalResult Scheduler::run() {
     TensorInfo &info = tensors[*t];
     TensorInfo &root = tensors[info.root];
     if (root.kind == TensorInfo::Arena && info.rootOffset == 0 &&
-        info.bytes == root.bytes) {
+        info.bytes == root.bytes && !root.hasSlices) {
       root.kind = TensorInfo::Output;
       root.ioIndex = i;
       // The caller's buffer has the returned value's shape, which a view
@@ -502,6 +503,7 @@ struct ScheduleMegakernelPass
     o.convKernel = convKernel, o.winogradTile = winogradTile;
     o.fuseBlocks = fuseBlocks, o.fuseBlocksMinBytes = fuseBlocksMinBytes;
     o.blockedLayout = blockedLayout;
+    o.concatInPlace = concatInPlace;
     o.fuseGatedProducts = fuseGatedProducts;
     o.vectorWidth = vectorWidth;
     if (o.vectorWidth == 0) {

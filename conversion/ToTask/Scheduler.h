@@ -127,6 +127,9 @@ struct TensorInfo {
   int root = -1;
   int64_t rootOffset = 0;
   int firstDef = INT32_MAX, lastUse = -1;
+  /// Another tensor lives inside this root (concat-in-place): the root
+  /// cannot become the caller's output buffer.
+  bool hasSlices = false;
   int64_t offset = 0;
   int buffer = -1;
   std::string name;
@@ -224,6 +227,10 @@ private:
   /// Convolution results kept channel-blocked (NCHW16c) between the
   /// convolutions that read and write them (blocked-layout).
   llvm::DenseSet<Value> channelBlocked;
+  /// Values a Concat holds in place (concat-in-place): each value's
+  /// producer writes it straight into the Concat result it is planned in,
+  /// at a byte offset, instead of a copy moving it there.
+  DenseMap<Value, std::pair<Value, int64_t>> concatSlices;
 
   // Graph to kernels.
   FailureOr<int> getTensor(Value v, Operation *user);
@@ -246,6 +253,11 @@ private:
                                    int64_t C, int64_t taps);
   void findInvertedResiduals();
   void findChannelBlocked();
+  void planConcatSlices();
+  /// Moves root arena tensor `t` and every tensor inside it into root `rid`
+  /// at byte `off`; false (nothing moved) where `t` is not such a root or
+  /// `off` is not aligned.
+  bool placeSlice(int t, int rid, int64_t off);
   LogicalResult lowerInvertedResidual(Operation *dw);
   LogicalResult lowerQConv(Operation *op);
   LogicalResult lowerQGemm(Operation *op);

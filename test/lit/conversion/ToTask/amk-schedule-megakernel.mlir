@@ -66,6 +66,18 @@
 // RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// concat-in-place has the producers of a Concat's inputs write them into
+// the result: a DenseNet block's features go into its last Concat, the
+// earlier Concat is a slice of it, and no copy is left; an input at an
+// offset that is not 64-byte aligned, and a returned Concat's inputs, are
+// still copied. Off, every input is copied.
+// RUN: amk-opt %t/concat_in_place.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=CAT
+// RUN: amk-opt %t/concat_in_place.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 concat-in-place=false})' | FileCheck %s --check-prefix=NOCAT
+// RUN: amk-opt %t/concat_copies.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=CATCOPY
+// RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: amk-run %t/concat_copies.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=CATEXEC
+// CATEXEC-COUNT-2: ok vs reference
 // A BatchNormalization whose only reader is a Relu runs the Relu as its
 // program's last instruction (one kernel); one with another reader does
 // not.
@@ -404,6 +416,65 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %n:5 = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) : (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, none, none, none, none)
     %y = "onnx.Relu"(%n#0) : (tensor<4x3xf32>) -> tensor<4x3xf32>
     return %y : tensor<4x3xf32>
+  }
+}
+
+// -----
+
+//--- concat_in_place.mlir
+// CAT-LABEL: amk_task.program @concat_in_place attributes
+// CAT-DAG: amk_task.buffer {kind = "arena", size = 12288 : i64, type = tensor<1x48x8x8xf32>}
+// CAT-DAG: amk_task.buffer {kind = "arena", size = 8192 : i64, type = tensor<1x32x8x8xf32>}
+// CAT-DAG: amk_task.buffer {kind = "arena", offset = 8192 : i64, size = 4096 : i64, type = tensor<1x16x8x8xf32>}
+// CAT-NOT: op = "onnx.Concat"
+// NOCAT-LABEL: amk_task.program @concat_in_place attributes
+// NOCAT-COUNT-5: op = "onnx.Concat"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @concat_in_place(%x: tensor<1x16x8x8xf32> {onnx.name = "x"}) -> (tensor<1x16x8x8xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.05> : tensor<16x16x1x1xf32>}> : () -> tensor<16x16x1x1xf32>
+    %w2 = "onnx.Constant"() <{value = dense<-0.03> : tensor<16x16x3x3xf32>}> : () -> tensor<16x16x3x3xf32>
+    %w3 = "onnx.Constant"() <{value = dense<0.02> : tensor<16x32x1x1xf32>}> : () -> tensor<16x32x1x1xf32>
+    %w4 = "onnx.Constant"() <{value = dense<0.04> : tensor<16x48x1x1xf32>}> : () -> tensor<16x48x1x1xf32>
+    %a = "amk.conv"(%x, %w1, %none, %none) <{activation = "relu"}> : (tensor<1x16x8x8xf32>, tensor<16x16x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
+    %b = "amk.conv"(%a, %w2, %none, %none) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x8x8xf32>
+    %c1 = "onnx.Concat"(%a, %b) <{axis = 1 : i64}> : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32>
+    %c = "amk.conv"(%c1, %w3, %none, %none) <{activation = "relu"}> : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
+    %c2 = "onnx.Concat"(%a, %b, %c) <{axis = 1 : i64}> : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x48x8x8xf32>
+    %y = "amk.conv"(%c2, %w4, %none, %none) : (tensor<1x48x8x8xf32>, tensor<16x48x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
+    return %y : tensor<1x16x8x8xf32>
+  }
+}
+
+// -----
+
+//--- concat_copies.mlir
+// 3x5x5 floats are 300 bytes: q would start unaligned and is copied; the
+// returned Concat copies both its inputs into the caller's buffer; the
+// batch-2 Concat interleaves its inputs' rows.
+// CATCOPY-LABEL: amk_task.program @concat_copies attributes
+// CATCOPY-NOT: onnx.Concat
+// CATCOPY: amk_task.kernel copy {buffers = array<i64: [[Q:[0-9]+]], [[U:[0-9]+]]>, fparams = array<f32>, iparams = array<i64: 4, 1, 0, 75, 75, 1, 1>, name = "onnx.Concat"
+// CATCOPY: amk_task.kernel gemm {buffers = array<i64: {{[0-9]+}}, [[U]],
+// CATCOPY: amk_task.kernel copy {buffers = array<i64: [[Q]], 3>, fparams = array<f32>, iparams = array<i64: 4, 1, 0, 0, 75, 1, 1>, name = "onnx.Concat"
+// CATCOPY: amk_task.kernel copy {buffers = array<i64: {{[0-9]+}}, 3>, fparams = array<f32>, iparams = array<i64: 4, 1, 0, 75, 75, 1, 1>, name = "onnx.Concat"
+// CATCOPY: amk_task.kernel copy {buffers = array<i64: {{[0-9]+}}, 4>, fparams = array<f32>, iparams = array<i64: 4, 2, 0, 0, 2, 256, 256, 1, 512, 1>, name = "onnx.Concat"
+// CATCOPY: amk_task.kernel copy {buffers = array<i64: 1, 4>, fparams = array<f32>, iparams = array<i64: 4, 2, 0, 256, 2, 256, 256, 1, 512, 1>, name = "onnx.Concat"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @concat_copies(%s: tensor<1x3x5x5xf32> {onnx.name = "s"}, %t: tensor<2x16x4x4xf32> {onnx.name = "t"}) -> (tensor<1x3x5x5xf32> {onnx.name = "v"}, tensor<1x6x5x5xf32> {onnx.name = "r"}, tensor<2x32x4x4xf32> {onnx.name = "bt"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w5 = "onnx.Constant"() <{value = dense<0.3> : tensor<3x3x1x1xf32>}> : () -> tensor<3x3x1x1xf32>
+    %w6 = "onnx.Constant"() <{value = dense<-0.2> : tensor<3x3x1x1xf32>}> : () -> tensor<3x3x1x1xf32>
+    %w7 = "onnx.Constant"() <{value = dense<0.1> : tensor<3x6x1x1xf32>}> : () -> tensor<3x6x1x1xf32>
+    %w8 = "onnx.Constant"() <{value = dense<0.1> : tensor<16x16x1x1xf32>}> : () -> tensor<16x16x1x1xf32>
+    %p = "amk.conv"(%s, %w5, %none, %none) : (tensor<1x3x5x5xf32>, tensor<3x3x1x1xf32>, none, none) -> tensor<1x3x5x5xf32>
+    %q = "amk.conv"(%s, %w6, %none, %none) : (tensor<1x3x5x5xf32>, tensor<3x3x1x1xf32>, none, none) -> tensor<1x3x5x5xf32>
+    %u = "onnx.Concat"(%p, %q) <{axis = 1 : i64}> : (tensor<1x3x5x5xf32>, tensor<1x3x5x5xf32>) -> tensor<1x6x5x5xf32>
+    %v = "amk.conv"(%u, %w7, %none, %none) : (tensor<1x6x5x5xf32>, tensor<3x6x1x1xf32>, none, none) -> tensor<1x3x5x5xf32>
+    %r = "onnx.Concat"(%q, %p) <{axis = 1 : i64}> : (tensor<1x3x5x5xf32>, tensor<1x3x5x5xf32>) -> tensor<1x6x5x5xf32>
+    %e = "amk.conv"(%t, %w8, %none, %none) : (tensor<2x16x4x4xf32>, tensor<16x16x1x1xf32>, none, none) -> tensor<2x16x4x4xf32>
+    %bt = "onnx.Concat"(%e, %t) <{axis = 1 : i64}> : (tensor<2x16x4x4xf32>, tensor<2x16x4x4xf32>) -> tensor<2x32x4x4xf32>
+    return %v, %r, %bt : tensor<1x3x5x5xf32>, tensor<1x6x5x5xf32>, tensor<2x32x4x4xf32>
   }
 }
 
