@@ -53,7 +53,8 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "elsewhere), or auto (Winograd where the cost model expects it "
            "to beat the direct kernel, direct where it applies: float "
            "weights, column stride 1 or 2; 1x1 stride-1 convolutions stay "
-           "GEMMs unless their output channels are a multiple of 32) "
+           "GEMMs unless 16 divides their output channels or their plane "
+           "has at most 16 pixels) "
            "[tune: auto|direct|im2col|winograd]",
            [{::llvm::cl::values(
              clEnumValN(::amk::ConvKernel::Auto, "auto", "direct where it pays"),

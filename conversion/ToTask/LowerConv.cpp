@@ -259,14 +259,20 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
                    ph == 0 && pw == 0 && OH == H && OW == W;
   // The direct kernel wants its weights packed now, so they must be a
   // float constant. `auto` leaves a 1x1 convolution whose channels do not
-  // fill 32-channel blocks to the GEMM: the block's idle lanes and its
+  // fill 16-channel tiles to the GEMM: the tile's idle lanes and its
   // transposed store cost more than the few FMAs per pixel (measured on
-  // MobileNetV2's 16- and 24-channel projections, docs/runtime.md).
-  bool direct =
-      opts.convKernel != amk::ConvKernel::Im2col && group == 1 && (sw == 1 || sw == 2) &&
-      (opts.convKernel == amk::ConvKernel::Direct || !pointwise ||
-       OC % AMK_CONV_OC_BLOCK == 0) &&
-      wt.getElementType().isF32() && w.getDefiningOp<amk::onnx::ConstantOp>();
+  // MobileNetV2's 24-channel projections, docs/runtime.md). Since the
+  // direct kernel runs a block's upper half past OC as a 16-channel tile,
+  // 16 dividing OC is enough (EfficientNet-B0's 24 -> 144 expansion at
+  // 56 x 56: 0.32 -> 0.24 ms). On a plane of at most 16 pixels (a
+  // squeeze-excitation's products on 1 x 1) the GEMM's set-up outweighs
+  // the products: 3-13 us there against 1-2 direct.
+  bool direct = opts.convKernel != amk::ConvKernel::Im2col && group == 1 &&
+                (sw == 1 || sw == 2) &&
+                (opts.convKernel == amk::ConvKernel::Direct || !pointwise ||
+                 OC % (AMK_CONV_OC_BLOCK / 2) == 0 || OH * OW <= 16) &&
+                wt.getElementType().isF32() &&
+                w.getDefiningOp<amk::onnx::ConstantOp>();
   // With 8-float vectors the direct kernel's 16-float register tiles spill:
   // measured on an AVX2 EPYC, 2-4x slower than im2col on 1x1 to 3x3
   // layers (docs/runtime.md). Under auto it is left to Winograd there.

@@ -66,6 +66,11 @@
 // RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/blocked_layout.mlir --seed 7 --threads 1 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/where.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// Under conv-kernel=auto a 1x1 convolution runs on the direct kernel when
+// 16 divides its output channels or its plane has at most 16 pixels, on
+// the GEMM otherwise.
+// RUN: amk-opt %t/pointwise_kernel.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=PWK
+// RUN: amk-run %t/pointwise_kernel.mlir --seed 7 --threads 2 --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // concat-in-place has the producers of a Concat's inputs write them into
 // the result: a DenseNet block's features go into its last Concat, the
 // earlier Concat is a slice of it, and no copy is left; an input at an
@@ -416,6 +421,26 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %n:5 = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) : (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, none, none, none, none)
     %y = "onnx.Relu"(%n#0) : (tensor<4x3xf32>) -> tensor<4x3xf32>
     return %y : tensor<4x3xf32>
+  }
+}
+
+// -----
+
+//--- pointwise_kernel.mlir
+// PWK-LABEL: amk_task.program @pointwise_kernel attributes
+// PWK: amk_task.kernel conv {{{.*}}iparams = array<i64: 1, 16, 8, 8, 48, 1, 1, 8, 8, {{.*}}variant = 2 : i64}
+// PWK: amk_task.kernel gemm {{{.*}}iparams = array<i64: 1, 24, 64, 48,
+// PWK: amk_task.kernel conv {{{.*}}iparams = array<i64: 1, 24, 4, 4, 8, 1, 1, 4, 4, {{.*}}variant = 2 : i64}
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @pointwise_kernel(%x: tensor<1x16x8x8xf32> {onnx.name = "x"}, %s: tensor<1x24x4x4xf32> {onnx.name = "s"}) -> (tensor<1x24x8x8xf32> {onnx.name = "y"}, tensor<1x8x4x4xf32> {onnx.name = "z"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.05> : tensor<48x16x1x1xf32>}> : () -> tensor<48x16x1x1xf32>
+    %w2 = "onnx.Constant"() <{value = dense<-0.03> : tensor<24x48x1x1xf32>}> : () -> tensor<24x48x1x1xf32>
+    %w3 = "onnx.Constant"() <{value = dense<0.02> : tensor<8x24x1x1xf32>}> : () -> tensor<8x24x1x1xf32>
+    %a = "amk.conv"(%x, %w1, %none, %none) <{activation = "relu"}> : (tensor<1x16x8x8xf32>, tensor<48x16x1x1xf32>, none, none) -> tensor<1x48x8x8xf32>
+    %y = "amk.conv"(%a, %w2, %none, %none) : (tensor<1x48x8x8xf32>, tensor<24x48x1x1xf32>, none, none) -> tensor<1x24x8x8xf32>
+    %z = "amk.conv"(%s, %w3, %none, %none) : (tensor<1x24x4x4xf32>, tensor<8x24x1x1xf32>, none, none) -> tensor<1x8x4x4xf32>
+    return %y, %z : tensor<1x24x8x8xf32>, tensor<1x8x4x4xf32>
   }
 }
 
