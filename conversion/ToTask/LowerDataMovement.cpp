@@ -472,17 +472,43 @@ void Scheduler::planConcatSlices() {
         continue;
       }
     }
-    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    const int64_t rootBytes =
+        cast<RankedTensorType>(root.getType()).getNumElements() * eb;
+    for (auto [i, input] : llvm::enumerate(op->getOperands())) {
+      Value v = input;
+      // A piece of a Split (a view of its input, lowerSplit) is in place
+      // when the Split's input is: plan that input around it (a CSP
+      // block's Concat of both halves and what follows them).
+      int64_t off = base + at[i];
+      if (auto split = v.getDefiningOp<onnx::SplitOp>()) {
+        auto xt = cast<RankedTensorType>(split.getOperand(0).getType());
+        int64_t sAxis = intAttr(split, "axis", 0);
+        if (sAxis < 0)
+          sAxis += xt.getRank();
+        if (!xt.hasStaticShape() || sAxis != axis || xt.getRank() != rank ||
+            product(xt.getShape().take_front(axis)) != 1)
+          continue;
+        int64_t q = 0;
+        for (Value r : split->getResults()) {
+          if (r == v)
+            break;
+          q += cast<RankedTensorType>(r.getType()).getDimSize(axis) * inner;
+        }
+        off -= q;
+        v = split.getOperand(0);
+        if (off < 0 || off + xt.getNumElements() * eb > rootBytes)
+          continue;
+      }
       Operation *def = v.getDefiningOp();
       // Views and constants have no producer of their own to redirect;
       // a channel-blocked value is not laid out as the result's bytes.
-      if (!def || concatSlices.count(v) || (base + at[i]) % kAlign ||
+      if (!def || concatSlices.count(v) || off % kAlign ||
           isa<onnx::ConstantOp, onnx::ReshapeOp, onnx::FlattenOp,
               onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::IdentityOp,
-              onnx::TransposeOp>(def) ||
+              onnx::TransposeOp, onnx::SplitOp>(def) ||
           channelBlocked.contains(v) || v == root)
         continue;
-      concatSlices[v] = {root, base + at[i]};
+      concatSlices[v] = {root, off};
     }
   }
 }
@@ -541,16 +567,21 @@ LogicalResult Scheduler::lowerConcat(Operation *op) {
     };
     if (inPlace())
       continue;
-    auto plan = concatSlices.find(v);
+    // The input, or the tensor it is a view of (a Split's piece), planned
+    // where this Concat wants it.
+    const int owner = rootOf(ins[i]);
+    const int64_t within = tensors[ins[i]].rootOffset;
+    auto plan = tensors[owner].value ? concatSlices.find(tensors[owner].value)
+                                     : concatSlices.end();
     auto planned = [&] {
       if (plan == concatSlices.end())
         return false;
       auto r = tensorOf.find(plan->second.first);
       return r != tensorOf.end() && r->second == y.root &&
-             plan->second.second == y.rootOffset + begin;
+             plan->second.second + within == y.rootOffset + begin;
     };
     if (contiguous && planned() &&
-        placeSlice(ins[i], y.root, plan->second.second))
+        placeSlice(owner, y.root, plan->second.second))
       continue;
     addCopy(op, ins[i], yi, it.getShape(), contiguousStrides(it.getShape()), 0,
             outStrides, begin / eb, eb, contiguous);
@@ -569,9 +600,32 @@ LogicalResult Scheduler::lowerSplit(Operation *op) {
   if (failed(xi))
     return failure();
   SmallVector<int64_t> inStrides = contiguousStrides(xt.getShape());
+  // With an outer extent of 1 each piece is one run of the input's bytes:
+  // where it starts 64-byte aligned in an arena tensor it is a view of
+  // those bytes (a CSP block's Split, ShuffleNet's channel halves), as a
+  // Concat's inputs are slices of its result (concat-in-place).
+  const bool runs = opts.concatInPlace &&
+                    product(xt.getShape().take_front(axis)) == 1 &&
+                    tensors[rootOf(*xi)].kind == TensorInfo::Arena;
+  const int64_t eb = elemBytes(xt.getElementType());
   int64_t at = 0;
   for (Value y : op->getResults()) {
     auto yt = cast<RankedTensorType>(y.getType());
+    const int64_t begin = tensors[*xi].rootOffset + at * inStrides[axis] * eb;
+    if (runs && begin % kAlign == 0 && yt.getNumElements() != 0) {
+      TensorInfo t = tensors[*xi];
+      t.value = y;
+      t.type = yt;
+      t.bytes = yt.getNumElements() * eb;
+      t.rootOffset = begin;
+      t.buffer = -1;
+      t.name = amk::onnx::getTensorName(y).str();
+      tensors[t.root].hasSlices = true;
+      tensorOf[y] = tensors.size();
+      tensors.push_back(t);
+      at += yt.getDimSize(axis);
+      continue;
+    }
     int yi = defineOutput(y);
     if (yt.getNumElements() != 0)
       addCopy(op, *xi, yi, yt.getShape(), inStrides, at * inStrides[axis],

@@ -79,6 +79,12 @@
 // RUN: amk-opt %t/concat_in_place.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=CAT
 // RUN: amk-opt %t/concat_in_place.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 concat-in-place=false})' | FileCheck %s --check-prefix=NOCAT
 // RUN: amk-opt %t/concat_copies.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=CATCOPY
+// A Split along such an axis is views of its input, and a CSP block's
+// Concat of both pieces and what follows them holds the Split's input too:
+// six copies fewer.
+// RUN: amk-opt %t/csp_split.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=CSP
+// RUN: amk-opt %t/csp_split.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 concat-in-place=false})' | FileCheck %s --check-prefix=NOCSP
+// RUN: amk-run %t/csp_split.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/concat_copies.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=CATEXEC
@@ -467,6 +473,36 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %c = "amk.conv"(%c1, %w3, %none, %none) <{activation = "relu"}> : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
     %c2 = "onnx.Concat"(%a, %b, %c) <{axis = 1 : i64}> : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x48x8x8xf32>
     %y = "amk.conv"(%c2, %w4, %none, %none) : (tensor<1x48x8x8xf32>, tensor<16x48x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
+    return %y : tensor<1x16x8x8xf32>
+  }
+}
+
+// -----
+
+//--- csp_split.mlir
+// CSP-LABEL: amk_task.program @csp_split attributes
+// CSP-DAG: amk_task.buffer {kind = "arena", size = 16384 : i64, type = tensor<1x64x8x8xf32>}
+// CSP-DAG: amk_task.buffer {kind = "arena", size = 8192 : i64, type = tensor<1x32x8x8xf32>}
+// CSP-DAG: amk_task.buffer {kind = "arena", offset = 4096 : i64, size = 4096 : i64, type = tensor<1x16x8x8xf32>}
+// CSP-NOT: op = "onnx.Split"
+// CSP-NOT: op = "onnx.Concat"
+// NOCSP-LABEL: amk_task.program @csp_split attributes
+// NOCSP-COUNT-2: op = "onnx.Split"
+// NOCSP-COUNT-4: op = "onnx.Concat"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @csp_split(%x: tensor<1x16x8x8xf32> {onnx.name = "x"}) -> (tensor<1x16x8x8xf32> {onnx.name = "y"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.05> : tensor<32x16x1x1xf32>}> : () -> tensor<32x16x1x1xf32>
+    %w2 = "onnx.Constant"() <{value = dense<-0.03> : tensor<16x16x3x3xf32>}> : () -> tensor<16x16x3x3xf32>
+    %w3 = "onnx.Constant"() <{value = dense<0.02> : tensor<16x16x3x3xf32>}> : () -> tensor<16x16x3x3xf32>
+    %w4 = "onnx.Constant"() <{value = dense<0.04> : tensor<16x64x1x1xf32>}> : () -> tensor<16x64x1x1xf32>
+    %split = "onnx.Constant"() <{value = dense<[16, 16]> : tensor<2xi64>}> : () -> tensor<2xi64>
+    %a = "amk.conv"(%x, %w1, %none, %none) <{activation = "relu"}> : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>, none, none) -> tensor<1x32x8x8xf32>
+    %h:2 = "onnx.Split"(%a, %split) <{axis = 1 : i64}> : (tensor<1x32x8x8xf32>, tensor<2xi64>) -> (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>)
+    %m1 = "amk.conv"(%h#1, %w2, %none, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x8x8xf32>
+    %m2 = "amk.conv"(%m1, %w3, %none, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x8x8xf32>
+    %c = "onnx.Concat"(%h#0, %h#1, %m1, %m2) <{axis = 1 : i64}> : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x64x8x8xf32>
+    %y = "amk.conv"(%c, %w4, %none, %none) : (tensor<1x64x8x8xf32>, tensor<16x64x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
     return %y : tensor<1x16x8x8xf32>
   }
 }
