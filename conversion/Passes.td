@@ -95,7 +95,8 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "last; an earlier Concat whose inputs then sit side by side is a "
            "slice of it) where the axis has outer extent 1 and the offsets "
            "are 64-byte aligned; other inputs are copied. A Split along "
-           "such an axis is views of its input [tune: true|false]">,
+           "such an axis, and a Slice that is one run of its input, are "
+           "views of the input [tune: true|false]">,
     Option<"fuseGatedProducts", "fuse-gated-products", "bool",
            /*default=*/"true",
            "Run Mul(act(A x Bg), A x Bu) of two float32 products with "

@@ -143,6 +143,55 @@ LogicalResult Scheduler::lowerTranspose(Operation *op) {
   return success();
 }
 
+/// Where a Slice's result is one run of its input's bytes (every axis
+/// inside the first sliced one whole, every axis outside it of extent 1,
+/// step 1 on it): the run's first element; none otherwise.
+static std::optional<int64_t> sliceRun(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!xt.hasStaticShape() || !yt.hasStaticShape() ||
+      xt.getRank() != yt.getRank())
+    return std::nullopt;
+  int64_t rank = xt.getRank();
+  auto starts = amk::onnx::getIntValues(op->getOperand(1));
+  std::optional<SmallVector<int64_t>> axes, steps;
+  if (op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3)))
+    axes = amk::onnx::getIntValues(op->getOperand(3));
+  if (op->getNumOperands() > 4 && !isNoneValue(op->getOperand(4)))
+    steps = amk::onnx::getIntValues(op->getOperand(4));
+  if (!starts ||
+      (op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3)) && !axes) ||
+      (op->getNumOperands() > 4 && !isNoneValue(op->getOperand(4)) && !steps))
+    return std::nullopt;
+  SmallVector<int64_t> st(rank, 0), sp(rank, 1);
+  for (size_t i = 0; i < starts->size(); ++i) {
+    int64_t ax = axes ? (*axes)[i] : (int64_t)i;
+    if (ax < 0)
+      ax += rank;
+    if (ax < 0 || ax >= rank)
+      return std::nullopt;
+    int64_t dim = xt.getDimSize(ax), s = (*starts)[i];
+    sp[ax] = steps ? (*steps)[i] : 1;
+    if (s < 0)
+      s += dim;
+    st[ax] = std::clamp<int64_t>(s, 0, sp[ax] > 0 ? dim : dim - 1);
+  }
+  int64_t d = rank - 1;
+  for (; d >= 0 && yt.getDimSize(d) == xt.getDimSize(d); --d)
+    if (st[d] != 0 || sp[d] != 1)
+      return std::nullopt;
+  if (d >= 0 && sp[d] != 1 && yt.getDimSize(d) > 1)
+    return std::nullopt;
+  for (int64_t o = d - 1; o >= 0; --o)
+    if (yt.getDimSize(o) != 1)
+      return std::nullopt;
+  SmallVector<int64_t> strides = contiguousStrides(xt.getShape());
+  int64_t off = 0;
+  for (int64_t a = 0; a < rank; ++a)
+    off += st[a] * strides[a];
+  return off;
+}
+
 LogicalResult Scheduler::lowerSlice(Operation *op) {
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
@@ -175,6 +224,26 @@ LogicalResult Scheduler::lowerSlice(Operation *op) {
   auto xi = getTensor(op->getOperand(0), op);
   if (failed(xi))
     return failure();
+  // One run of an arena tensor's bytes, 64-byte aligned: a view (a
+  // chunk of channels at batch 1, as torch.chunk exports), like a Split's
+  // pieces (concat-in-place).
+  const int64_t eb = elemBytes(xt.getElementType());
+  if (auto run = sliceRun(op);
+      run && opts.concatInPlace && yt.getNumElements() != 0 &&
+      tensors[rootOf(*xi)].kind == TensorInfo::Arena &&
+      (tensors[*xi].rootOffset + *run * eb) % kAlign == 0) {
+    TensorInfo t = tensors[*xi];
+    t.value = op->getResult(0);
+    t.type = yt;
+    t.bytes = yt.getNumElements() * eb;
+    t.rootOffset += *run * eb;
+    t.buffer = -1;
+    t.name = amk::onnx::getTensorName(t.value).str();
+    tensors[t.root].hasSlices = true;
+    tensorOf[t.value] = tensors.size();
+    tensors.push_back(t);
+    return success();
+  }
   int yi = defineOutput(op->getResult(0));
   SmallVector<int64_t> inStrides = contiguousStrides(xt.getShape()), src;
   int64_t off = 0;
@@ -498,6 +567,15 @@ void Scheduler::planConcatSlices() {
         v = split.getOperand(0);
         if (off < 0 || off + xt.getNumElements() * eb > rootBytes)
           continue;
+      } else if (auto slice = v.getDefiningOp<onnx::SliceOp>()) {
+        auto xt = cast<RankedTensorType>(slice.getOperand(0).getType());
+        auto run = sliceRun(slice);
+        if (!run)
+          continue;
+        off -= *run * eb;
+        v = slice.getOperand(0);
+        if (off < 0 || off + xt.getNumElements() * eb > rootBytes)
+          continue;
       }
       Operation *def = v.getDefiningOp();
       // Views and constants have no producer of their own to redirect;
@@ -505,7 +583,7 @@ void Scheduler::planConcatSlices() {
       if (!def || concatSlices.count(v) || off % kAlign ||
           isa<onnx::ConstantOp, onnx::ReshapeOp, onnx::FlattenOp,
               onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::IdentityOp,
-              onnx::TransposeOp, onnx::SplitOp>(def) ||
+              onnx::TransposeOp, onnx::SplitOp, onnx::SliceOp>(def) ||
           channelBlocked.contains(v) || v == root)
         continue;
       concatSlices[v] = {root, off};

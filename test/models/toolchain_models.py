@@ -26,6 +26,7 @@ Models (opset, inputs with dynamic dims by name):
   det_head          11  x[N,3,64,64]   torch.onnx.export, ConvTranspose+Resize
   unet_small        12  x[N,3,H,W]     torch.onnx.export, cat skips
   detect_nms        11  image[1,3,32,32]  torch.onnx.export, torchvision nms
+  yolo_c2f          17  x[N,3,H,W]     torch.onnx.export, C2f (Split/Concat), SPPF
   audio_stft        17  x[N,L]         STFT/HannWindow/MelWeightMatrix (helper)
   tf_nhwc_resize    13  x[N,32,32,3]   tf2onnx idiom (helper)
   paddle_opset9      9  x[N,3,H,W]     paddle2onnx idiom (helper)
@@ -271,6 +272,69 @@ def detect_nms(path):
 
 # ---------------------------------------------------------------------------
 # Hand-written graphs (onnx.helper) in other exporters' idioms
+
+def yolo_c2f(path):
+    """torch.onnx.export of a YOLOv8-style backbone piece (opset 17) with
+    dynamic batch, height and width: Conv+BN+SiLU, C2f blocks (a 1x1 conv,
+    torch.chunk into two halves (Split), bottlenecks with residuals on the
+    second half, torch.cat of both halves and every bottleneck's output),
+    SPPF (three chained 5x5 max pools, cat of all four). At batch 1 the
+    runtime writes the Concats' inputs in place and the Split's halves are
+    views (concat-in-place); at batch 2 the same model copies. H and W must
+    be multiples of 4."""
+    import torch
+    import torch.nn as nn
+
+    def cbs(cin, cout, k=1, stride=1):
+        return nn.Sequential(nn.Conv2d(cin, cout, k, stride, k // 2,
+                                       bias=False),
+                             nn.BatchNorm2d(cout), nn.SiLU())
+
+    class Bottleneck(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.cv1, self.cv2 = cbs(c, c, 3), cbs(c, c, 3)
+
+        def forward(self, x):
+            return x + self.cv2(self.cv1(x))
+
+    class C2f(nn.Module):
+        def __init__(self, cin, cout, n):
+            super().__init__()
+            self.c = cout // 2
+            self.cv1 = cbs(cin, 2 * self.c)
+            self.cv2 = cbs((2 + n) * self.c, cout)
+            self.m = nn.ModuleList(Bottleneck(self.c) for _ in range(n))
+
+        def forward(self, x):
+            y = list(self.cv1(x).chunk(2, 1))
+            y.extend(m(y[-1]) for m in self.m)
+            return self.cv2(torch.cat(y, 1))
+
+    class SPPF(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.cv1, self.cv2 = cbs(c, c // 2), cbs(c * 2, c)
+            self.m = nn.MaxPool2d(5, 1, 2)
+
+        def forward(self, x):
+            x = self.cv1(x)
+            y1 = self.m(x)
+            y2 = self.m(y1)
+            return self.cv2(torch.cat([x, y1, y2, self.m(y2)], 1))
+
+    torch.manual_seed(SEED + 4)
+    model = nn.Sequential(cbs(3, 16, 3, 2), cbs(16, 32, 3, 2),
+                          C2f(32, 32, 1), cbs(32, 64, 3, 2), C2f(64, 64, 2),
+                          SPPF(64))
+    randomize_bn(model)
+    torch_export(model, (torch.randn(1, 3, 64, 64),), path, 17, ['x'],
+                 ['features'],
+                 {'x': {0: 'N', 2: 'H', 3: 'W'},
+                  'features': {0: 'N', 2: 'H', 3: 'W'}})
+    return [{'x': (1, 3, 64, 64)}, {'x': (1, 3, 96, 160)},
+            {'x': (2, 3, 48, 80)}]
+
 
 def audio_stft():
     """An audio front-end at opset 17, written with onnx.helper because
@@ -578,6 +642,7 @@ MODELS = {
     'det_head': det_head,
     'unet_small': unet_small,
     'detect_nms': detect_nms,
+    'yolo_c2f': yolo_c2f,
     'audio_stft': helper_model(audio_stft),
     'tf_nhwc_resize': helper_model(tf_nhwc_resize),
     'paddle_opset9': helper_model(paddle_opset9),

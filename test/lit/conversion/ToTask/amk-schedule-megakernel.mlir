@@ -85,6 +85,10 @@
 // RUN: amk-opt %t/csp_split.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=CSP
 // RUN: amk-opt %t/csp_split.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 concat-in-place=false})' | FileCheck %s --check-prefix=NOCSP
 // RUN: amk-run %t/csp_split.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
+// So is a Slice that is one run of its input (torch.chunk's export).
+// RUN: amk-opt %t/chunk_slices.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16},amk-validate-task-program)' | FileCheck %s --check-prefix=CHUNK
+// RUN: amk-opt %t/chunk_slices.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 concat-in-place=false})' | FileCheck %s --check-prefix=NOCHUNK
+// RUN: amk-run %t/chunk_slices.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=CATEXEC
 // RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/concat_copies.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=CATEXEC
@@ -504,6 +508,44 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %c = "onnx.Concat"(%h#0, %h#1, %m1, %m2) <{axis = 1 : i64}> : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x64x8x8xf32>
     %y = "amk.conv"(%c, %w4, %none, %none) : (tensor<1x64x8x8xf32>, tensor<16x64x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
     return %y : tensor<1x16x8x8xf32>
+  }
+}
+
+// -----
+
+//--- chunk_slices.mlir
+// The channel halves are views and in place in the Concat; the strided
+// Slice (every other row) is a copy.
+// CHUNK-LABEL: amk_task.program @chunk_slices attributes
+// CHUNK-NOT: op = "onnx.Slice"
+// CHUNK-NOT: op = "onnx.Concat"
+// CHUNK: amk_task.kernel copy {{.*}}iparams = array<i64: 4, 3, 0, 0, 32, 4, 8, 64, 16, 1, 32, 8, 1>, name = "onnx.Slice"
+// CHUNK-NOT: op = "onnx.Concat"
+// NOCHUNK-LABEL: amk_task.program @chunk_slices attributes
+// NOCHUNK-COUNT-2: op = "onnx.Slice"
+// NOCHUNK-COUNT-3: op = "onnx.Concat"
+// NOCHUNK: op = "onnx.Slice"
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @chunk_slices(%x: tensor<1x16x8x8xf32> {onnx.name = "x"}) -> (tensor<1x16x8x8xf32> {onnx.name = "y"}, tensor<1x32x4x8xf32> {onnx.name = "rows"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.05> : tensor<32x16x1x1xf32>}> : () -> tensor<32x16x1x1xf32>
+    %w2 = "onnx.Constant"() <{value = dense<-0.03> : tensor<16x16x3x3xf32>}> : () -> tensor<16x16x3x3xf32>
+    %w4 = "onnx.Constant"() <{value = dense<0.04> : tensor<16x48x1x1xf32>}> : () -> tensor<16x48x1x1xf32>
+    %s0 = "onnx.Constant"() <{value = dense<[0]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %s16 = "onnx.Constant"() <{value = dense<[16]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %s32 = "onnx.Constant"() <{value = dense<[32]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %ax1 = "onnx.Constant"() <{value = dense<[1]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %ax2 = "onnx.Constant"() <{value = dense<[2]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %s8 = "onnx.Constant"() <{value = dense<[8]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %two = "onnx.Constant"() <{value = dense<[2]> : tensor<1xi64>}> : () -> tensor<1xi64>
+    %a = "amk.conv"(%x, %w1, %none, %none) <{activation = "relu"}> : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>, none, none) -> tensor<1x32x8x8xf32>
+    %h0 = "onnx.Slice"(%a, %s0, %s16, %ax1, %none) : (tensor<1x32x8x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x16x8x8xf32>
+    %h1 = "onnx.Slice"(%a, %s16, %s32, %ax1, %none) : (tensor<1x32x8x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x16x8x8xf32>
+    %m = "amk.conv"(%h1, %w2, %none, %none) <{pads = array<i64: 1, 1, 1, 1>, activation = "relu"}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x8x8xf32>
+    %c = "onnx.Concat"(%h0, %h1, %m) <{axis = 1 : i64}> : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x48x8x8xf32>
+    %y = "amk.conv"(%c, %w4, %none, %none) : (tensor<1x48x8x8xf32>, tensor<16x48x1x1xf32>, none, none) -> tensor<1x16x8x8xf32>
+    %rows = "onnx.Slice"(%a, %s0, %s8, %ax2, %two) : (tensor<1x32x8x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x32x4x8xf32>
+    return %y, %rows : tensor<1x16x8x8xf32>, tensor<1x32x4x8xf32>
   }
 }
 
