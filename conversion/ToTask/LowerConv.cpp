@@ -263,10 +263,12 @@ LogicalResult Scheduler::lowerConv(Operation *op) {
   // transposed store cost more than the few FMAs per pixel (measured on
   // MobileNetV2's 24-channel projections, docs/runtime.md). Since the
   // direct kernel runs a block's upper half past OC as a 16-channel tile,
-  // 16 dividing OC is enough (EfficientNet-B0's 24 -> 144 expansion at
-  // 56 x 56: 0.32 -> 0.24 ms). On a plane of at most 16 pixels (a
-  // squeeze-excitation's products on 1 x 1) the GEMM's set-up outweighs
-  // the products: 3-13 us there against 1-2 direct.
+  // 16 dividing OC is enough; so is a plane of at most 16 pixels (a
+  // squeeze-excitation's products on 1 x 1), where the GEMM's set-up
+  // outweighs the products. Whole models, interleaved: EfficientNet-B0
+  // 8.31 -> 8.14 ms at 1 thread and 4.61 -> 4.33 at 2, MobileNetV3-small
+  // 1.37 -> 1.26 and 0.79 -> 0.72 (docs/runtime.md); 24 and 40 output
+  // channels measured even, so they stay GEMMs.
   bool direct = opts.convKernel != amk::ConvKernel::Im2col && group == 1 &&
                 (sw == 1 || sw == 2) &&
                 (opts.convKernel == amk::ConvKernel::Direct || !pointwise ||
