@@ -497,7 +497,8 @@ void Scheduler::planConcatSlices() {
   for (Operation *op : llvm::reverse(concats)) {
     Value y = op->getResult(0);
     auto yt = cast<RankedTensorType>(y.getType());
-    if (!yt.hasStaticShape())
+    // An empty result gets no kernel (lowerOp) and holds no bytes.
+    if (!yt.hasStaticShape() || yt.getNumElements() == 0)
       continue;
     int64_t rank = yt.getRank(), axis = intAttr(op, "axis", 0);
     if (axis < 0)
@@ -581,6 +582,7 @@ void Scheduler::planConcatSlices() {
       // Views and constants have no producer of their own to redirect;
       // a channel-blocked value is not laid out as the result's bytes.
       if (!def || concatSlices.count(v) || off % kAlign ||
+          cast<RankedTensorType>(v.getType()).getNumElements() == 0 ||
           isa<onnx::ConstantOp, onnx::ReshapeOp, onnx::FlattenOp,
               onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::IdentityOp,
               onnx::TransposeOp, onnx::SplitOp, onnx::SliceOp>(def) ||
