@@ -143,39 +143,56 @@ LogicalResult Scheduler::lowerTranspose(Operation *op) {
   return success();
 }
 
-/// Where a Slice's result is one run of its input's bytes (every axis
-/// inside the first sliced one whole, every axis outside it of extent 1,
-/// step 1 on it): the run's first element; none otherwise.
-static std::optional<int64_t> sliceRun(Operation *op) {
+/// A Slice's start and step along every axis of its input (negative and
+/// out-of-range starts resolved), when starts, ends, axes and steps are
+/// constants.
+struct SliceBounds {
+  SmallVector<int64_t> start, step;
+};
+static std::optional<SliceBounds> sliceBounds(Operation *op) {
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!xt.hasStaticShape() || !yt.hasStaticShape() ||
-      xt.getRank() != yt.getRank())
-    return std::nullopt;
   int64_t rank = xt.getRank();
   auto starts = amk::onnx::getIntValues(op->getOperand(1));
+  auto ends = amk::onnx::getIntValues(op->getOperand(2));
   std::optional<SmallVector<int64_t>> axes, steps;
-  if (op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3)))
+  bool hasAxes = op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3));
+  bool hasSteps = op->getNumOperands() > 4 && !isNoneValue(op->getOperand(4));
+  if (hasAxes)
     axes = amk::onnx::getIntValues(op->getOperand(3));
-  if (op->getNumOperands() > 4 && !isNoneValue(op->getOperand(4)))
+  if (hasSteps)
     steps = amk::onnx::getIntValues(op->getOperand(4));
-  if (!starts ||
-      (op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3)) && !axes) ||
-      (op->getNumOperands() > 4 && !isNoneValue(op->getOperand(4)) && !steps))
+  if (!starts || !ends || (hasAxes && !axes) || (hasSteps && !steps))
     return std::nullopt;
-  SmallVector<int64_t> st(rank, 0), sp(rank, 1);
+  SliceBounds b{SmallVector<int64_t>(rank, 0), SmallVector<int64_t>(rank, 1)};
   for (size_t i = 0; i < starts->size(); ++i) {
     int64_t ax = axes ? (*axes)[i] : (int64_t)i;
     if (ax < 0)
       ax += rank;
     if (ax < 0 || ax >= rank)
       return std::nullopt;
-    int64_t dim = xt.getDimSize(ax), s = (*starts)[i];
-    sp[ax] = steps ? (*steps)[i] : 1;
+    int64_t dim = xt.getDimSize(ax), step = steps ? (*steps)[i] : 1;
+    int64_t s = (*starts)[i];
     if (s < 0)
       s += dim;
-    st[ax] = std::clamp<int64_t>(s, 0, sp[ax] > 0 ? dim : dim - 1);
+    b.start[ax] = step > 0 ? std::clamp<int64_t>(s, 0, dim)
+                           : std::clamp<int64_t>(s, 0, dim - 1);
+    b.step[ax] = step;
   }
+  return b;
+}
+
+/// Where a Slice's result is one run of its input's bytes (every axis
+/// inside the first sliced one whole, every axis outside it of extent 1,
+/// step 1 on it): the run's first element; none otherwise.
+static std::optional<int64_t> sliceRun(Operation *op) {
+  auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto yt = cast<RankedTensorType>(op->getResult(0).getType());
+  auto bounds = sliceBounds(op);
+  if (!bounds || !xt.hasStaticShape() || !yt.hasStaticShape() ||
+      xt.getRank() != yt.getRank())
+    return std::nullopt;
+  int64_t rank = xt.getRank();
+  const SmallVector<int64_t> &st = bounds->start, &sp = bounds->step;
   int64_t d = rank - 1;
   for (; d >= 0 && yt.getDimSize(d) == xt.getDimSize(d); --d)
     if (st[d] != 0 || sp[d] != 1)
@@ -196,31 +213,10 @@ LogicalResult Scheduler::lowerSlice(Operation *op) {
   auto xt = cast<RankedTensorType>(op->getOperand(0).getType());
   auto yt = cast<RankedTensorType>(op->getResult(0).getType());
   int64_t rank = xt.getRank();
-  auto starts = amk::onnx::getIntValues(op->getOperand(1));
-  auto ends = amk::onnx::getIntValues(op->getOperand(2));
-  std::optional<SmallVector<int64_t>> axes, steps;
-  if (op->getNumOperands() > 3 && !isNoneValue(op->getOperand(3)))
-    axes = amk::onnx::getIntValues(op->getOperand(3));
-  if (op->getNumOperands() > 4 && !isNoneValue(op->getOperand(4)))
-    steps = amk::onnx::getIntValues(op->getOperand(4));
-  if (!starts || !ends || (op->getNumOperands() > 3 &&
-                           !isNoneValue(op->getOperand(3)) && !axes) ||
-      (op->getNumOperands() > 4 && !isNoneValue(op->getOperand(4)) && !steps))
+  auto bounds = sliceBounds(op);
+  if (!bounds)
     return unsupported(op, "Slice with non-constant starts/ends/axes/steps");
-  SmallVector<int64_t> st(rank, 0), sp(rank, 1);
-  for (size_t i = 0; i < starts->size(); ++i) {
-    int64_t ax = axes ? (*axes)[i] : (int64_t)i;
-    if (ax < 0)
-      ax += rank;
-    int64_t dim = xt.getDimSize(ax), step = steps ? (*steps)[i] : 1;
-    int64_t s = (*starts)[i];
-    if (s < 0)
-      s += dim;
-    s = step > 0 ? std::clamp<int64_t>(s, 0, dim)
-                 : std::clamp<int64_t>(s, 0, dim - 1);
-    st[ax] = s;
-    sp[ax] = step;
-  }
+  const SmallVector<int64_t> &st = bounds->start, &sp = bounds->step;
   auto xi = getTensor(op->getOperand(0), op);
   if (failed(xi))
     return failure();
