@@ -119,6 +119,11 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
                         "workers in turn"))}]>,
     Option<"syncNs", "sync-ns", "double", /*default=*/"1000",
            "Modelled cost of a cross-worker counter hand-off (ns)">,
+    Option<"remoteKbNs", "remote-kb-ns", "double", /*default=*/"6",
+           "Modelled extra cost (ns) of each KB a tile reads that a tile "
+           "on another worker wrote: the list scheduler keeps a tile on "
+           "the worker that wrote its input where finish times allow "
+           "[tune: 0|6|18]">,
     Option<"peakGflops", "peak-gflops", "double", /*default=*/"200",
            "Modelled GEMM throughput of one worker (GFLOP/s)">,
     Option<"memGbps", "mem-gbps", "double", /*default=*/"20",

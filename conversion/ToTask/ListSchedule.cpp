@@ -29,6 +29,15 @@ void Scheduler::listSchedule() {
   std::vector<double> free(W, 0);
   std::vector<int> count(W, 0);
   int64_t rr = 0;
+  // Reading what another worker just wrote costs more than reading one's
+  // own lines (docs/runtime.md, "Two threads on this VM").
+  auto remoteNs = [&](const Task &t, int w) {
+    double kb = 0;
+    for (auto [d, bytes] : llvm::zip(t.deps, t.depBytes))
+      if (tasks[d].worker != w)
+        kb += bytes / 1024.0;
+    return kb * opts.remoteKbNs;
+  };
   for (Task &t : tasks) {
     int best = 0;
     double bestFinish = INFINITY;
@@ -38,14 +47,14 @@ void Scheduler::listSchedule() {
       for (int d : t.deps)
         start = std::max(start, tasks[d].finish +
                                     (tasks[d].worker != best ? opts.syncNs : 0));
-      bestFinish = start + t.cost;
+      bestFinish = start + t.cost + remoteNs(t, best);
     } else {
       for (int w = 0; w < W; ++w) {
         double start = free[w];
         for (int d : t.deps)
           start = std::max(start, tasks[d].finish +
                                       (tasks[d].worker != w ? opts.syncNs : 0));
-        double finish = start + t.cost;
+        double finish = start + t.cost + remoteNs(t, w);
         if (finish < bestFinish - 1e-9) {
           bestFinish = finish;
           best = w;

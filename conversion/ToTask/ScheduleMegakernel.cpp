@@ -520,7 +520,13 @@ struct ScheduleMegakernelPass
       return signalPassFailure();
     }
     o.policy = policy, o.syncNs = syncNs, o.peakGflops = peakGflops,
-    o.memGbps = memGbps;
+    o.memGbps = memGbps, o.remoteKbNs = remoteKbNs;
+    if (o.remoteKbNs < 0) {
+      module.emitError("amk-schedule-megakernel: remote-kb-ns must not be "
+                       "negative, not ")
+          << static_cast<double>(remoteKbNs);
+      return signalPassFailure();
+    }
     Scheduler s(module, funcs[0], o);
     if (failed(s.run()))
       return signalPassFailure();

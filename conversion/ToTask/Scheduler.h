@@ -166,6 +166,9 @@ struct Task {
   SmallVector<TAccess> reads, writes;
   double cost = 0;
   SmallVector<int> deps;
+  // Bytes of each dep's writes that this task reads (0 for an order-only
+  // dep), for the list scheduler's cost of reading another worker's data.
+  SmallVector<int64_t> depBytes;
   int worker = 0, pos = 0;
   double finish = 0;
   bool signals = false;

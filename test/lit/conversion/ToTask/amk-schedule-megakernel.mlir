@@ -2,12 +2,12 @@
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=1},amk-validate-task-program)' | FileCheck %s --check-prefix=ONE
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 tile-rows=4 policy=round-robin},amk-validate-task-program)' | FileCheck %s --check-prefix=TILES
 // Each knob changes the program: granularity, column tiles, the cost model.
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0})' | FileCheck %s --check-prefix=DEF
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 remote-kb-ns=0})' | FileCheck %s --check-prefix=DEF
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tasks-per-worker=4},amk-validate-task-program)' | FileCheck %s --check-prefix=TPW
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2},amk-validate-task-program)' | FileCheck %s --check-prefix=DWCOST
 // RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 tile-cols=64},amk-validate-task-program)' | FileCheck %s --check-prefix=COLS
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 sync-ns=1000000},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
-// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 sync-ns=1000000 remote-kb-ns=0},amk-validate-task-program)' | FileCheck %s --check-prefix=SYNC
+// RUN: amk-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 peak-gflops=1 mem-gbps=1000 remote-kb-ns=0},amk-validate-task-program)' | FileCheck %s --check-prefix=PEAK
 // RUN: not amk-opt %s -split-input-file --pass-pipeline='builtin.module(amk-schedule-megakernel{policy=random})' 2>&1 | FileCheck %s --check-prefix=BADPOLICY
 // conv-kernel picks the convolution kernel: im2col keeps the implicit GEMM
 // (variant 1, unpacked weights), direct takes the 1x1 conv too.
@@ -91,6 +91,15 @@
 // RUN: amk-run %t/chunk_slices.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=CATEXEC
 // RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=WHEREEXEC
 // RUN: amk-run %t/concat_in_place.mlir --seed 7 --threads 1 --jit --check-reference | FileCheck %s --check-prefix=WHEREEXEC
+// remote-kb-ns charges a tile the bytes it reads that another worker
+// wrote: at 0 the 3x3 convolution's first tile runs on worker 1 (free
+// first, while worker 0 reduces), reading all of worker 0's half of its
+// input; at 100 ns/KB it stays on worker 0 with that half.
+// RUN: amk-opt %t/remote_placement.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 remote-kb-ns=0},amk-validate-task-program)' | FileCheck %s --check-prefix=FAR
+// RUN: amk-opt %t/remote_placement.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{vector-width=16 workers=2 min-task-ns=0 remote-kb-ns=100},amk-validate-task-program)' | FileCheck %s --check-prefix=NEAR
+// RUN: amk-run %t/remote_placement.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 remote-kb-ns=100})' | FileCheck %s --check-prefix=WHEREEXEC
+// RUN: not amk-opt %t/remote_placement.mlir --pass-pipeline='builtin.module(amk-schedule-megakernel{remote-kb-ns=-1})' 2>&1 | FileCheck %s --check-prefix=BADREMOTE
+// BADREMOTE: error: amk-schedule-megakernel: remote-kb-ns must not be negative, not -1
 // RUN: amk-run %t/concat_copies.mlir --seed 7 --threads 2 --check-reference --pipeline='builtin.module(amk-schedule-megakernel{workers=2 min-task-ns=0 tasks-per-worker=3})' | FileCheck %s --check-prefix=CATEXEC
 // CATEXEC-COUNT-2: ok vs reference
 // A BatchNormalization whose only reader is a Relu runs the Relu as its
@@ -224,7 +233,8 @@
 // TILES: tile = array<i64: 0, 4,
 
 // The same graph without the knobs (one tile per op per worker): 7 tasks,
-// modelled makespan ~4.3 us.
+// modelled makespan ~4.2 us (remote-kb-ns=0: reading the other worker's
+// writes adds nothing).
 // DEF-LABEL: amk_task.program @cnn_mlp attributes
 // DEF-SAME: modelled_makespan_ns = 4.2{{[0-9]+}}e+03 : f64{{.*}}tasks = 7 : i64
 // TPW-LABEL: amk_task.program @cnn_mlp attributes
@@ -578,6 +588,27 @@ module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 
     %e = "amk.conv"(%t, %w8, %none, %none) : (tensor<2x16x4x4xf32>, tensor<16x16x1x1xf32>, none, none) -> tensor<2x16x4x4xf32>
     %bt = "onnx.Concat"(%e, %t) <{axis = 1 : i64}> : (tensor<2x16x4x4xf32>, tensor<2x16x4x4xf32>) -> tensor<2x32x4x4xf32>
     return %v, %r, %bt : tensor<1x3x5x5xf32>, tensor<1x6x5x5xf32>, tensor<2x32x4x4xf32>
+  }
+}
+
+// -----
+
+//--- remote_placement.mlir
+// FAR-LABEL: amk_task.program @remote_placement attributes
+// FAR: kernel = 0 : i64{{.*}}tile = array<i64: 0, 32, 0, 512>{{.*}}worker = 0
+// FAR: kernel = 2 : i64{{.*}}tile = array<i64: 0, 32, 0, 512>{{.*}}worker = 1
+// NEAR-LABEL: amk_task.program @remote_placement attributes
+// NEAR: kernel = 0 : i64{{.*}}tile = array<i64: 0, 32, 0, 512>{{.*}}worker = 0
+// NEAR: kernel = 2 : i64{{.*}}tile = array<i64: 0, 32, 0, 512>{{.*}}worker = 0
+module attributes {onnx.ir_version = 8 : i64, onnx.opset_import = {ai.onnx = 18 : i64}} {
+  func.func @remote_placement(%x: tensor<1x16x32x32xf32> {onnx.name = "x"}) -> (tensor<1x32x32x32xf32> {onnx.name = "y"}, tensor<f32> {onnx.name = "z"}) {
+    %none = "onnx.NoValue"() : () -> none
+    %w1 = "onnx.Constant"() <{value = dense<0.05> : tensor<32x16x1x1xf32>}> : () -> tensor<32x16x1x1xf32>
+    %w2 = "onnx.Constant"() <{value = dense<-0.03> : tensor<32x32x3x3xf32>}> : () -> tensor<32x32x3x3xf32>
+    %a = "amk.conv"(%x, %w1, %none, %none) <{activation = "relu"}> : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>, none, none) -> tensor<1x32x32x32xf32>
+    %z = "onnx.ReduceMax"(%x, %none) <{keepdims = 0 : i64}> : (tensor<1x16x32x32xf32>, none) -> tensor<f32>
+    %y = "amk.conv"(%a, %w2, %none, %none) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>, none, none) -> tensor<1x32x32x32xf32>
+    return %y, %z : tensor<1x32x32x32xf32>, tensor<f32>
   }
 }
 
