@@ -123,7 +123,7 @@ def ScheduleMegakernel : Pass<"amk-schedule-megakernel", "mlir::ModuleOp"> {
            "Modelled extra cost (ns) of each KB a tile reads that a tile "
            "on another worker wrote: the list scheduler keeps a tile on "
            "the worker that wrote its input where finish times allow "
-           "[tune: 0|6|18]">,
+           "[tune: 6|0|18]">,
     Option<"peakGflops", "peak-gflops", "double", /*default=*/"200",
            "Modelled GEMM throughput of one worker (GFLOP/s)">,
     Option<"memGbps", "mem-gbps", "double", /*default=*/"20",
