@@ -24,34 +24,6 @@ using namespace amk::task;
 
 namespace amk::totask {
 
-/// About how many bytes two accesses share: exact for spans and for rows of
-/// one stride, the hull's overlap times the sparser access's density
-/// otherwise. A cost estimate; accessesOverlap decides dependencies.
-static int64_t overlapBytes(int64_t baseA, const Access &a, int64_t baseB,
-                            const Access &b) {
-  if (!accessesOverlap(baseA, a, baseB, b))
-    return 0;
-  int64_t a0 = baseA + a.offset, a1 = baseA + a.end();
-  int64_t b0 = baseB + b.offset, b1 = baseB + b.end();
-  int64_t hull = std::min(a1, b1) - std::max(a0, b0);
-  auto sparse = [](const Access &x) {
-    return x.rows > 1 && x.stride > 0 && x.rowBytes < x.stride;
-  };
-  if (sparse(a) && sparse(b) && a.stride == b.stride) {
-    int64_t s = a.stride, d = ((b0 - a0) % s + s) % s;
-    auto meet = [&](int64_t bc) {
-      return std::max<int64_t>(0, std::min(a.rowBytes, bc + b.rowBytes) -
-                                      std::max<int64_t>(0, bc));
-    };
-    int64_t perPeriod = meet(d) + meet(d - s);
-    return std::max(perPeriod, hull / s * perPeriod);
-  }
-  auto density = [&](const Access &x) {
-    return sparse(x) ? (double)x.rowBytes / x.stride : 1.0;
-  };
-  return (int64_t)(hull * std::min(density(a), density(b)));
-}
-
 void Scheduler::findDependencies() {
   // Absolute address of an access: arena tensors share one space.
   struct Abs {
@@ -101,7 +73,8 @@ void Scheduler::findDependencies() {
         for (const TAccess &y : cur.reads) {
           Abs ay = absOf(y);
           if (ax.space == ay.space)
-            raw += overlapBytes(ax.base, toAccess(x), ay.base, toAccess(y));
+            raw += accessesOverlapBytes(ax.base, toAccess(x), ay.base,
+                                        toAccess(y));
         }
       }
       cur.depBytes.push_back(raw);

@@ -14,6 +14,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace amk::task;
 
@@ -104,6 +106,17 @@ llvm::StringRef amk::task::kernelKindName(int kind) {
   return stringifyKernelKind(static_cast<KernelKind>(kind));
 }
 
+/// Bytes one period of `a`'s rows shares with `b`'s, for two accesses of one
+/// stride whose rows are narrower than it; `d` is where `b` starts within
+/// `a`'s period (its row also starts at d - stride, in the next period).
+static int64_t sharedColumns(const Access &a, const Access &b, int64_t d) {
+  auto meet = [&](int64_t bc) {
+    return std::max<int64_t>(0, std::min(a.rowBytes, bc + b.rowBytes) -
+                                    std::max<int64_t>(0, bc));
+  };
+  return meet(d) + meet(d - a.stride);
+}
+
 bool amk::task::accessesOverlap(int64_t baseA, const Access &a,
                                 int64_t baseB, const Access &b) {
   if (a.rows <= 0 || b.rows <= 0 || a.rowBytes <= 0 || b.rowBytes <= 0)
@@ -121,12 +134,43 @@ bool amk::task::accessesOverlap(int64_t baseA, const Access &a,
     return true; // Rows touch each other: the hulls decide.
   // Same stride: the rows interleave; compare the column intervals of the
   // rows that can meet.
-  int64_t d = ((b0 - a0) % s + s) % s; // b's start within a's period.
-  // b's row starts at column d of a's period (and d - s of the next).
-  auto columnsMeet = [&](int64_t bc) {
-    return bc < a.rowBytes && bc + b.rowBytes > 0;
+  return sharedColumns(a, b, ((b0 - a0) % s + s) % s) > 0;
+}
+
+int64_t amk::task::accessesOverlapBytes(int64_t baseA, const Access &a,
+                                        int64_t baseB, const Access &b) {
+  if (!accessesOverlap(baseA, a, baseB, b))
+    return 0;
+  int64_t a0 = baseA + a.offset, a1 = baseA + a.end();
+  int64_t b0 = baseB + b.offset, b1 = baseB + b.end();
+  int64_t lo = std::max(a0, b0), hi = std::min(a1, b1);
+  // Rows that touch each other make one contiguous range.
+  auto sparse = [](const Access &x) {
+    return x.rows > 1 && x.rowBytes < x.stride;
   };
-  return columnsMeet(d) || columnsMeet(d - s);
+  if (!sparse(a) && !sparse(b))
+    return hi - lo;
+  if (sparse(a) && sparse(b)) {
+    if (a.stride != b.stride) // Rough: the hull at the sparser density.
+      return (int64_t)((double)(hi - lo) *
+                       std::min((double)a.rowBytes / a.stride,
+                                (double)b.rowBytes / b.stride));
+    int64_t s = a.stride;
+    int64_t perPeriod = sharedColumns(a, b, ((b0 - a0) % s + s) % s);
+    return (hi - lo + s - 1) / s * perPeriod;
+  }
+  // One contiguous range [lo, hi) against rows: each row's part inside it.
+  const Access &r = sparse(a) ? a : b;
+  const int64_t r0 = sparse(a) ? a0 : b0;
+  int64_t first = std::max<int64_t>(0, (lo - r0 - r.rowBytes) / r.stride);
+  int64_t last = std::min<int64_t>(r.rows - 1, (hi - r0) / r.stride);
+  int64_t bytes = 0;
+  for (int64_t k = first; k <= last; ++k) {
+    int64_t x0 = r0 + k * r.stride;
+    bytes +=
+        std::max<int64_t>(0, std::min(hi, x0 + r.rowBytes) - std::max(lo, x0));
+  }
+  return bytes;
 }
 
 LogicalResult ProgramOp::verify() {

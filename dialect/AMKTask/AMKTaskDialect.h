@@ -48,6 +48,13 @@ struct Access {
 bool accessesOverlap(int64_t baseA, const Access &a, int64_t baseB,
                      const Access &b);
 
+/// About how many bytes two accesses share (0 when accessesOverlap says
+/// none): exact for spans, for rows against a span and for rows of one
+/// stride; the byte hull's overlap times the sparser access's density for
+/// rows of two strides. A cost estimate, not a dependency test.
+int64_t accessesOverlapBytes(int64_t baseA, const Access &a, int64_t baseB,
+                             const Access &b);
+
 } // namespace amk::task
 
 #endif // AMK_DIALECT_AMKTASK_AMKTASKDIALECT_H

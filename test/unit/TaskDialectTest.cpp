@@ -40,3 +40,29 @@ TEST(TaskDialect, KernelKindNamesAreDistinct) {
 }
 
 } // namespace
+
+TEST(TaskDialect, OverlapBytes) {
+  using amk::task::Access;
+  using amk::task::accessesOverlap;
+  using amk::task::accessesOverlapBytes;
+  // Spans: the shared bytes.
+  Access span0{0, 0, 100, 100, 1}, span1{0, 60, 100, 100, 1};
+  EXPECT_EQ(accessesOverlapBytes(0, span0, 0, span1), 40);
+  EXPECT_EQ(accessesOverlapBytes(0, span0, 200, span1), 0);
+  // Rows of one stride: the upper half of 4 planes of 64 bytes against the
+  // middle half (16 bytes shared per plane), and against the lower half
+  // (none: the hulls overlap but no row meets).
+  Access top{0, 0, 32, 64, 4}, mid{0, 16, 32, 64, 4}, low{0, 32, 32, 64, 4};
+  EXPECT_EQ(accessesOverlapBytes(0, top, 0, mid), 4 * 16);
+  EXPECT_TRUE(accessesOverlap(0, top, 0, mid));
+  EXPECT_EQ(accessesOverlapBytes(0, top, 0, low), 0);
+  EXPECT_FALSE(accessesOverlap(0, top, 0, low));
+  // A span against rows: each row's part inside it.
+  Access all{0, 0, 256, 256, 1}, head{0, 40, 100, 100, 1};
+  EXPECT_EQ(accessesOverlapBytes(0, all, 0, top), 128);
+  EXPECT_EQ(accessesOverlapBytes(0, top, 0, all), 128);
+  EXPECT_EQ(accessesOverlapBytes(0, head, 0, top), 32 + 12);
+  // Rows of two strides: the hull at the sparser density (rough).
+  Access wide{0, 0, 64, 128, 2};
+  EXPECT_EQ(accessesOverlapBytes(0, top, 0, wide), 96);
+}
